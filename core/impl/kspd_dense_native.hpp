@@ -1,0 +1,260 @@
+#ifndef KSPD_DENSE_NATIVE_HPP
+#define KSPD_DENSE_NATIVE_HPP
+/// \file kspd_dense_native.hpp
+/// Portable Kokkos kernels: the leaves of the recursive algorithms when no vendor library
+/// serves the backend (and, in tests, to check the recursion without any TPL), plus GEMM on
+/// KokkosBlas. Each leaf handles one canonical variant (Left, Lower, NoTranspose or
+/// Transpose); the recursive layer maps every other variant onto it by transposition.
+/// Leaves are meant for blocks up to a few hundred rows.
+
+#include <Kokkos_Core.hpp>
+
+#include "kspd_compat.hpp"
+#include "kspd_dense_mat.hpp"
+
+namespace kspd::Impl::native {
+
+template <class ExecSpace, class T>
+using StridedView = Kokkos::View<T**, Kokkos::LayoutStride, typename ExecSpace::memory_space,
+                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+template <class ExecSpace, class T>
+StridedView<ExecSpace, T> as_view(const Mat<T>& a) {
+  return StridedView<ExecSpace, T>(a.p, Kokkos::LayoutStride(a.m, a.rs, a.n, a.cs));
+}
+
+/// C = beta C, with beta == 0 writing zeros (BLAS semantics: C is not read).
+template <class ExecSpace, class T>
+void scale(const ExecSpace& exec, T beta, Mat<T> C) {
+  if (C.empty() || beta == T(1)) return;
+  const size_type m = C.m;
+  Kokkos::parallel_for(
+      "kspd::native::scale", Kokkos::RangePolicy<ExecSpace>(exec, 0, C.m * C.n),
+      KOKKOS_LAMBDA(const size_type idx) {
+        T& c = C(idx % m, idx / m);
+        c = beta == T(0) ? T(0) : beta * c;
+      });
+}
+
+/// C = alpha op(A) op(B) + beta C on KokkosBlas::gemm.
+template <class ExecSpace, class T>
+void gemm(const ExecSpace& exec, Trans ta, Trans tb, T alpha, CMat<T> A, CMat<T> B, T beta,
+          Mat<T> C) {
+  if (C.empty()) return;
+  const size_type k = is_trans(ta) ? A.m : A.n;
+  if (k == 0 || alpha == T(0)) {
+    scale(exec, beta, C);
+    return;
+  }
+  if (beta == T(0)) scale(exec, T(0), C);  // so that poison in C never reaches beta * C
+  const char* sa = is_trans(ta) ? "T" : "N";
+  const char* sb = is_trans(tb) ? "T" : "N";
+  compat::gemm(exec, sa, sb, alpha, as_view<ExecSpace, const T>(A), as_view<ExecSpace, const T>(B),
+               beta, as_view<ExecSpace, T>(C));
+}
+
+/// Left, Lower: B = alpha op(A)^{-1} B (solve) or B = alpha op(A) B (multiply); one thread
+/// per column of B.
+template <class ExecSpace, class T>
+void trxm_leaf(const ExecSpace& exec, bool solve, Trans trans, Diag diag, T alpha, CMat<T> A,
+               Mat<T> B) {
+  if (B.empty()) return;
+  const size_type m = B.m;
+  const bool unit = diag == Diag::Unit;
+  const bool tr = is_trans(trans);
+  Kokkos::parallel_for(
+      solve ? "kspd::native::trsm_leaf" : "kspd::native::trmm_leaf",
+      Kokkos::RangePolicy<ExecSpace>(exec, 0, B.n), KOKKOS_LAMBDA(const size_type j) {
+        if (solve) {
+          if (!tr) {  // L x = alpha b, forward
+            for (size_type i = 0; i < m; ++i) {
+              T s = alpha * B(i, j);
+              for (size_type k = 0; k < i; ++k) s -= A(i, k) * B(k, j);
+              B(i, j) = unit ? s : s / A(i, i);
+            }
+          } else {  // L^T x = alpha b, backward
+            for (size_type i = m - 1; i >= 0; --i) {
+              T s = alpha * B(i, j);
+              for (size_type k = i + 1; k < m; ++k) s -= A(k, i) * B(k, j);
+              B(i, j) = unit ? s : s / A(i, i);
+            }
+          }
+        } else {
+          if (!tr) {  // b = alpha L b, bottom-up keeps the inputs each row needs
+            for (size_type i = m - 1; i >= 0; --i) {
+              T s = unit ? B(i, j) : A(i, i) * B(i, j);
+              for (size_type k = 0; k < i; ++k) s += A(i, k) * B(k, j);
+              B(i, j) = alpha * s;
+            }
+          } else {  // b = alpha L^T b, top-down
+            for (size_type i = 0; i < m; ++i) {
+              T s = unit ? B(i, j) : A(i, i) * B(i, j);
+              for (size_type k = i + 1; k < m; ++k) s += A(k, i) * B(k, j);
+              B(i, j) = alpha * s;
+            }
+          }
+        }
+      });
+}
+
+/// Lower triangle of C = alpha (A B^T [+ B A^T]) + beta C, A and B n-by-k. B == nullptr: syrk.
+template <class ExecSpace, class T>
+void syrk_leaf(const ExecSpace& exec, T alpha, CMat<T> A, CMat<T> B, bool two, T beta,
+               Mat<T> C) {
+  if (C.empty()) return;
+  const size_type n = C.n, k = A.n;
+  Kokkos::parallel_for(
+      "kspd::native::syrk_leaf", Kokkos::RangePolicy<ExecSpace>(exec, 0, n * n),
+      KOKKOS_LAMBDA(const size_type idx) {
+        const size_type i = idx % n, j = idx / n;
+        if (i < j) return;
+        T s = 0;
+        if (two)
+          for (size_type l = 0; l < k; ++l) s += A(i, l) * B(j, l) + B(i, l) * A(j, l);
+        else
+          for (size_type l = 0; l < k; ++l) s += A(i, l) * A(j, l);
+        C(i, j) = beta == T(0) ? alpha * s : alpha * s + beta * C(i, j);
+      });
+}
+
+/// C = alpha S B + beta C, S symmetric with its lower triangle in A (Left side).
+template <class ExecSpace, class T>
+void symm_leaf(const ExecSpace& exec, T alpha, CMat<T> A, CMat<T> B, T beta, Mat<T> C) {
+  if (C.empty()) return;
+  const size_type m = C.m, n = C.n;
+  Kokkos::parallel_for(
+      "kspd::native::symm_leaf", Kokkos::RangePolicy<ExecSpace>(exec, 0, m * n),
+      KOKKOS_LAMBDA(const size_type idx) {
+        const size_type i = idx % m, j = idx / m;
+        T s = 0;
+        for (size_type l = 0; l < m; ++l) s += (i >= l ? A(i, l) : A(l, i)) * B(l, j);
+        C(i, j) = beta == T(0) ? alpha * s : alpha * s + beta * C(i, j);
+      });
+}
+
+/// One team factors a lower-triangular block: right-looking Cholesky. Writes LAPACK's
+/// info (0, or the 1-based column of the first non-positive pivot) to *info.
+template <class ExecSpace, class T>
+void potrf_leaf(const ExecSpace& exec, Mat<T> A, int* info) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  const size_type n = A.n;
+  Kokkos::parallel_for(
+      "kspd::native::potrf_leaf", Policy(exec, 1, Kokkos::AUTO), KOKKOS_LAMBDA(const Member& team) {
+        int failed = 0;
+        for (size_type j = 0; j < n; ++j) {
+          const T ajj = A(j, j);
+          team.team_barrier();
+          if (!(ajj > T(0))) {  // also catches NaN
+            failed = int(j + 1);
+            break;
+          }
+          const T ljj = compat::sqrt(ajj);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j, n), [&](const size_type i) {
+            A(i, j) = i == j ? ljj : A(i, j) / ljj;
+          });
+          team.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j + 1, n), [&](const size_type c) {
+            const T acj = A(c, j);
+            for (size_type i = c; i < n; ++i) A(i, c) -= A(i, j) * acj;
+          });
+          team.team_barrier();
+        }
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { *info = failed; });
+      });
+}
+
+/// Row-by-row in-place kernels over a lower triangle: row i's new entries are computed into
+/// team scratch from data no other thread writes in that step, then stored.
+template <class ExecSpace, class T, class RowOp>
+void rowwise_leaf(const ExecSpace& exec, const char* label, size_type n, Mat<T> A, RowOp op) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Policy policy(exec, 1, Kokkos::AUTO);
+  policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(n > 0 ? n : 1)));
+  Kokkos::parallel_for(label, policy, KOKKOS_LAMBDA(const Member& team) {
+    Scratch row(team.team_scratch(0), n > 0 ? n : 1);
+    for (size_type i = 0; i < n; ++i) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, size_type(0), i + 1),
+                           [&](const size_type j) { row(j) = op(A, i, j); });
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, size_type(0), i + 1),
+                           [&](const size_type j) { A(i, j) = row(j); });
+      team.team_barrier();
+    }
+  });
+}
+
+template <class T>
+struct TrtriRow {
+  bool unit;
+  KOKKOS_INLINE_FUNCTION T operator()(const Mat<T>& A, size_type i, size_type j) const {
+    if (j == i) return unit ? A(i, i) : T(1) / A(i, i);  // a unit diagonal is never touched
+    const T inv_ii = unit ? T(1) : T(1) / A(i, i);
+    // rows < i hold X = L^{-1} already; row i still holds L; X(j,j) is 1 when unit
+    T s = A(i, j) * (unit ? T(1) : A(j, j));
+    for (size_type k = j + 1; k < i; ++k) s += A(i, k) * A(k, j);
+    return -inv_ii * s;
+  }
+};
+template <class T>
+struct LauumRow {
+  KOKKOS_INLINE_FUNCTION T operator()(const Mat<T>& A, size_type i, size_type j) const {
+    T s = 0;  // (L^T L)(i,j) = sum_{k >= i} L(k,i) L(k,j); rows >= i are untouched
+    for (size_type k = i; k < A.n; ++k) s += A(k, i) * A(k, j);
+    return s;
+  }
+};
+
+/// First exactly-zero diagonal entry (1-based) or 0: trtri's singularity test.
+template <class ExecSpace, class T>
+void zero_diagonal(const ExecSpace& exec, CMat<T> A, int* info) {
+  const size_type n = A.n;
+  Kokkos::parallel_for(
+      "kspd::native::zero_diagonal", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
+      KOKKOS_LAMBDA(const size_type) {
+        int f = 0;
+        for (size_type i = 0; i < n && f == 0; ++i)
+          if (A(i, i) == T(0)) f = int(i + 1);
+        *info = f;
+      });
+}
+
+/// LAPACK potrf implementations differ on NaN pivots (reference LAPACK reports them,
+/// OpenBLAS does not); this makes every backend report the first column whose factor
+/// diagonal is NaN when *info is still 0. NaN anywhere in A reaches the diagonal of L at
+/// or after its column. Runs on the stream, no fence.
+template <class ExecSpace, class T>
+void nan_diagonal(const ExecSpace& exec, CMat<T> A, int* info) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  const size_type n = A.n;
+  Kokkos::parallel_for(
+      "kspd::native::nan_diagonal", Policy(exec, 1, Kokkos::AUTO), KOKKOS_LAMBDA(const Member& team) {
+        int first = 0x7fffffff;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, size_type(0), n),
+            [&](const size_type i, int& f) {
+              const T d = A(i, i);
+              if (d != d && int(i + 1) < f) f = int(i + 1);
+            },
+            Kokkos::Min<int>(first));
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          if (*info == 0 && first != 0x7fffffff) *info = first;
+        });
+      });
+}
+
+template <class ExecSpace, class T>
+void trtri_leaf(const ExecSpace& exec, Diag diag, Mat<T> A) {
+  rowwise_leaf(exec, "kspd::native::trtri_leaf", A.n, A, TrtriRow<T>{diag == Diag::Unit});
+}
+template <class ExecSpace, class T>
+void lauum_leaf(const ExecSpace& exec, Mat<T> A) {
+  rowwise_leaf(exec, "kspd::native::lauum_leaf", A.n, A, LauumRow<T>{});
+}
+
+}  // namespace kspd::Impl::native
+#endif

@@ -1,0 +1,91 @@
+#ifndef KSPD_COMPAT_HPP
+#define KSPD_COMPAT_HPP
+/// \file kspd_compat.hpp
+/// Every difference between Kokkos / Kokkos Kernels 3.4 (Debian's Trilinos 13.2) and
+/// Kokkos 4.x/5.x lives here, in kspd::compat, and nowhere else.
+
+#include <Kokkos_Core.hpp>
+#include <KokkosBlas3_gemm.hpp>
+
+#include <string>
+#include <type_traits>
+
+#include "KSPD_Config.hpp"
+
+// Kokkos Kernels 3.4 has no version macro; it always ships with the Kokkos of the same
+// version, so Kokkos' version stands for both.
+#define KSPD_KOKKOS_VERSION KOKKOS_VERSION
+#if KOKKOS_VERSION >= 40000
+#define KSPD_KOKKOS_4 1
+#endif
+
+namespace kspd::compat {
+
+/// Fences `exec`; the label reaches Kokkos Tools where the Kokkos version supports it.
+template <class ExecSpace>
+void fence(const ExecSpace& exec, const char* label) {
+#if KOKKOS_VERSION >= 30500
+  exec.fence(label);
+#else
+  (void)label;
+  exec.fence();
+#endif
+}
+
+/// A Kokkos Tools region for the lifetime of the object.
+class ScopedRegion {
+ public:
+  explicit ScopedRegion(const std::string& name) { Kokkos::Profiling::pushRegion(name); }
+  ~ScopedRegion() { Kokkos::Profiling::popRegion(); }
+  ScopedRegion(const ScopedRegion&) = delete;
+  ScopedRegion& operator=(const ScopedRegion&) = delete;
+};
+
+/// KokkosBlas::gemm on `exec`. Kokkos Kernels 3.4's gemm takes no execution space and runs
+/// on the view's default instance, so it is fenced against `exec` on both sides there.
+template <class ExecSpace, class AV, class BV, class CV>
+void gemm(const ExecSpace& exec, const char* ta, const char* tb,
+          typename CV::const_value_type alpha, const AV& A, const BV& B,
+          typename CV::const_value_type beta, const CV& C) {
+#ifdef KSPD_KOKKOS_4
+  KokkosBlas::gemm(exec, ta, tb, alpha, A, B, beta, C);
+#else
+  exec.fence();
+  KokkosBlas::gemm(ta, tb, alpha, A, B, beta, C);
+  typename ExecSpace::execution_space().fence();
+#endif
+}
+
+/// Memory spaces: true when host code may dereference pointers of ExecSpace's memory space.
+template <class ExecSpace>
+inline constexpr bool is_host_exec_v =
+    std::is_same<typename ExecSpace::memory_space, Kokkos::HostSpace>::value;
+
+#ifdef KOKKOS_ENABLE_CUDA
+template <class ExecSpace>
+inline constexpr bool is_cuda_exec_v = std::is_same<ExecSpace, Kokkos::Cuda>::value;
+#else
+template <class ExecSpace>
+inline constexpr bool is_cuda_exec_v = false;
+#endif
+
+/// Math functions moved from Kokkos::Experimental to Kokkos in 3.7.
+template <class T>
+KOKKOS_INLINE_FUNCTION T sqrt(T x) {
+#if KOKKOS_VERSION >= 30700
+  return Kokkos::sqrt(x);
+#else
+  return Kokkos::Experimental::sqrt(x);
+#endif
+}
+
+/// Kokkos::printf appeared in 4.2; older versions use the C printf in device code.
+#if KOKKOS_VERSION >= 40200
+#define KSPD_DEVICE_PRINTF(...) Kokkos::printf(__VA_ARGS__)
+#else
+#define KSPD_DEVICE_PRINTF(...) printf(__VA_ARGS__)
+#endif
+
+}  // namespace kspd::compat
+
+#endif

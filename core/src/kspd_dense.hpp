@@ -1,0 +1,232 @@
+#ifndef KSPD_DENSE_HPP
+#define KSPD_DENSE_HPP
+/// \file kspd_dense.hpp
+/// Dense BLAS-3 and LAPACK operations on rank-2 Kokkos Views (column-major, row-major or
+/// strided; float and double), every one taking an execution-space instance first and
+/// enqueueing its work there. CUDA builds call cuBLAS/cuSOLVER on exec's stream (or the
+/// recursive kernels, where they are faster); host spaces call host BLAS/LAPACK; other
+/// backends run the recursive algorithms on KokkosBlas::gemm with portable leaves.
+///
+/// Numerical breakdown is reported as LAPACK's info, not thrown (kspd::require_spd turns
+/// it into kspd::NotPositiveDefinite). Bad arguments throw kspd::InvalidArgument /
+/// kspd::DimensionMismatch naming the argument.
+
+#include <algorithm>
+#include <string>
+
+#include "kspd_compat.hpp"
+#include "kspd_dense_recursive.hpp"
+#include "kspd_error.hpp"
+#include "kspd_tags.hpp"
+#include "kspd_types.hpp"
+
+namespace kspd {
+namespace Impl {
+
+enum class DenseOp { Gemm, Syrk, Symm, Trxm, Potrf, Trtri, Lauum, Potri };
+
+template <class ExecSpace>
+size_type default_leaf(Algo algo) {
+  if (algo == Algo::Native) return 64;
+  if constexpr (compat::is_host_exec_v<ExecSpace>) return 128;
+  else return 512;
+}
+
+/// The algorithm `Auto` stands for, per backend and operation (the choices the perf tests
+/// measured; see perf_tests/results/).
+template <class ExecSpace, class T>
+Algo resolve(Algo requested, DenseOp op, size_type size) {
+  if (requested != Algo::Auto) {
+    if (requested != Algo::Native && !has_vendor_v<ExecSpace, T>) return Algo::Native;
+    return requested;
+  }
+  if constexpr (!has_vendor_v<ExecSpace, T>) {
+    return Algo::Native;
+  } else if constexpr (compat::is_host_exec_v<ExecSpace>) {
+    return Algo::Vendor;
+  } else {  // CUDA: the recursive kernels win on large triangular work, and CUDA has no lauum
+    switch (op) {
+      case DenseOp::Trxm: return size >= 4096 ? Algo::Recursive : Algo::Vendor;
+      case DenseOp::Lauum:
+      case DenseOp::Potri: return Algo::Recursive;
+      default: return Algo::Vendor;
+    }
+  }
+}
+
+template <class ExecSpace, class T>
+Recursive<ExecSpace, T> recursive(const ExecSpace& exec, Algo algo, const DenseOptions& opt) {
+  return Recursive<ExecSpace, T>{exec, algo != Algo::Native,
+                                 opt.leaf_size > 0 ? size_type(opt.leaf_size)
+                                                   : default_leaf<ExecSpace>(algo)};
+}
+
+inline const char* trans_name(Trans t) { return is_trans(t) ? "op(.) = transpose" : "op(.) = identity"; }
+
+template <class ExecSpace, class V>
+void check_matrix(const char* op, const char* name, const V&) {
+  static_assert(Kokkos::is_view<V>::value, "kspd: operands must be Kokkos::Views");
+  static_assert(V::rank == 2, "kspd: dense operands must be rank-2 Views");
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename V::memory_space>::accessible,
+                "kspd: the execution space cannot access an operand's memory space");
+  (void)op;
+  (void)name;
+}
+
+template <class V>
+void require_square(const char* op, const char* name, const V& A) {
+  KSPD_REQUIRE(A.extent(0) == A.extent(1), DimensionMismatch,
+               op << ": " << name << " must be square, got " << A.extent(0) << " x " << A.extent(1));
+}
+
+}  // namespace Impl
+
+/// C = alpha op(A) op(B) + beta C (?gemm). beta == 0 does not read C.
+template <class ExecSpace, class AV, class BV, class CV>
+void gemm(const ExecSpace& exec, Trans ta, Trans tb, typename CV::const_value_type alpha, const AV& A,
+          const BV& B, typename CV::const_value_type beta, const CV& C) {
+  using T = typename CV::non_const_value_type;
+  Impl::check_matrix<ExecSpace>("kspd::gemm", "A", A);
+  Impl::check_matrix<ExecSpace>("kspd::gemm", "B", B);
+  Impl::check_matrix<ExecSpace>("kspd::gemm", "C", C);
+  const size_type am = is_trans(ta) ? A.extent(1) : A.extent(0), ak = is_trans(ta) ? A.extent(0) : A.extent(1);
+  const size_type bk = is_trans(tb) ? B.extent(1) : B.extent(0), bn = is_trans(tb) ? B.extent(0) : B.extent(1);
+  KSPD_REQUIRE(am == size_type(C.extent(0)) && bn == size_type(C.extent(1)) && ak == bk, DimensionMismatch,
+               "kspd::gemm: op(A) is " << am << " x " << ak << ", op(B) is " << bk << " x " << bn
+                                       << ", C is " << C.extent(0) << " x " << C.extent(1));
+  compat::ScopedRegion region("kspd::gemm");
+  Impl::Recursive<ExecSpace, T>{exec, true, 0}.gemm(ta, tb, alpha, Impl::make_mat(A), Impl::make_mat(B),
+                                                    beta, Impl::make_mat(C));
+}
+
+/// Triangular solve in place: B = alpha op(A)^{-1} B (Left) or alpha B op(A)^{-1} (Right).
+template <class ExecSpace, class AV, class BV>
+void trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag,
+          typename BV::const_value_type alpha, const AV& A, const BV& B, const DenseOptions& opt = {});
+/// Triangular multiply in place: B = alpha op(A) B (Left) or alpha B op(A) (Right).
+template <class ExecSpace, class AV, class BV>
+void trmm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag,
+          typename BV::const_value_type alpha, const AV& A, const BV& B, const DenseOptions& opt = {});
+
+namespace Impl {
+template <class ExecSpace, class AV, class BV>
+void trxm(const char* name, bool solve, const ExecSpace& exec, Side side, Uplo uplo, Trans trans,
+          Diag diag, typename BV::const_value_type alpha, const AV& A, const BV& B,
+          const DenseOptions& opt) {
+  using T = typename BV::non_const_value_type;
+  check_matrix<ExecSpace>(name, "A", A);
+  check_matrix<ExecSpace>(name, "B", B);
+  require_square(name, "A", A);
+  const size_type k = side == Side::Left ? B.extent(0) : B.extent(1);
+  KSPD_REQUIRE(size_type(A.extent(0)) == k, DimensionMismatch,
+               name << ": A is " << A.extent(0) << " x " << A.extent(1) << " but B is " << B.extent(0)
+                    << " x " << B.extent(1) << " (side " << to_char(side) << ")");
+  compat::ScopedRegion region(name);
+  const Algo algo = resolve<ExecSpace, T>(opt.algo, DenseOp::Trxm,
+                                          std::min<size_type>(B.extent(0), B.extent(1)));
+  auto a = make_mat(A);
+  auto b = make_mat(B);
+  if (algo == Algo::Vendor && vendor_trxm(exec, solve, side, uplo, trans, diag, T(alpha), a, b)) return;
+  recursive<ExecSpace, T>(exec, algo, opt).trxm(solve, side, uplo, trans, diag, alpha, a, b);
+}
+}  // namespace Impl
+
+template <class ExecSpace, class AV, class BV>
+void trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag,
+          typename BV::const_value_type alpha, const AV& A, const BV& B, const DenseOptions& opt) {
+  Impl::trxm("kspd::trsm", true, exec, side, uplo, trans, diag, alpha, A, B, opt);
+}
+template <class ExecSpace, class AV, class BV>
+void trmm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag,
+          typename BV::const_value_type alpha, const AV& A, const BV& B, const DenseOptions& opt) {
+  Impl::trxm("kspd::trmm", false, exec, side, uplo, trans, diag, alpha, A, B, opt);
+}
+
+/// C = alpha op(A) op(A)^T + beta C on the `uplo` triangle of C (?syrk); the other triangle
+/// is not touched. trans = NoTranspose: A is n x k; otherwise k x n.
+template <class ExecSpace, class AV, class CV>
+void syrk(const ExecSpace& exec, Uplo uplo, Trans trans, typename CV::const_value_type alpha, const AV& A,
+          typename CV::const_value_type beta, const CV& C, const DenseOptions& opt = {}) {
+  using T = typename CV::non_const_value_type;
+  Impl::check_matrix<ExecSpace>("kspd::syrk", "A", A);
+  Impl::check_matrix<ExecSpace>("kspd::syrk", "C", C);
+  Impl::require_square("kspd::syrk", "C", C);
+  const size_type an = is_trans(trans) ? A.extent(1) : A.extent(0);
+  KSPD_REQUIRE(an == size_type(C.extent(0)), DimensionMismatch,
+               "kspd::syrk: op(A) has " << an << " rows but C is " << C.extent(0) << " x " << C.extent(1));
+  compat::ScopedRegion region("kspd::syrk");
+  const Algo algo = Impl::resolve<ExecSpace, T>(opt.algo, Impl::DenseOp::Syrk, C.extent(0));
+  auto a = Impl::make_mat(A);
+  auto c = Impl::make_mat(C);
+  if (algo == Algo::Vendor && Impl::vendor_syrk(exec, uplo, trans, T(alpha), Impl::Mat<const T>(a), T(beta), c))
+    return;
+  if (is_trans(trans)) a = a.t();
+  if (uplo == Uplo::Upper) c = c.t();  // the upper triangle of C is the lower one of C^T
+  Impl::recursive<ExecSpace, T>(exec, algo, opt).syrk(alpha, a, a, false, beta, c);
+}
+
+/// C = alpha (op(A) op(B)^T + op(B) op(A)^T) + beta C on the `uplo` triangle (?syr2k).
+template <class ExecSpace, class AV, class BV, class CV>
+void syr2k(const ExecSpace& exec, Uplo uplo, Trans trans, typename CV::const_value_type alpha, const AV& A,
+           const BV& B, typename CV::const_value_type beta, const CV& C, const DenseOptions& opt = {}) {
+  using T = typename CV::non_const_value_type;
+  Impl::check_matrix<ExecSpace>("kspd::syr2k", "A", A);
+  Impl::check_matrix<ExecSpace>("kspd::syr2k", "B", B);
+  Impl::check_matrix<ExecSpace>("kspd::syr2k", "C", C);
+  Impl::require_square("kspd::syr2k", "C", C);
+  KSPD_REQUIRE(A.extent(0) == B.extent(0) && A.extent(1) == B.extent(1), DimensionMismatch,
+               "kspd::syr2k: A is " << A.extent(0) << " x " << A.extent(1) << " but B is " << B.extent(0)
+                                    << " x " << B.extent(1));
+  const size_type an = is_trans(trans) ? A.extent(1) : A.extent(0);
+  KSPD_REQUIRE(an == size_type(C.extent(0)), DimensionMismatch,
+               "kspd::syr2k: op(A) has " << an << " rows but C is " << C.extent(0) << " x " << C.extent(1));
+  compat::ScopedRegion region("kspd::syr2k");
+  const Algo algo = Impl::resolve<ExecSpace, T>(opt.algo, Impl::DenseOp::Syrk, C.extent(0));
+  auto a = Impl::make_mat(A);
+  auto b = Impl::make_mat(B);
+  auto c = Impl::make_mat(C);
+  if (algo == Algo::Vendor &&
+      Impl::vendor_syr2k(exec, uplo, trans, T(alpha), Impl::Mat<const T>(a), Impl::Mat<const T>(b), T(beta), c))
+    return;
+  if (is_trans(trans)) {
+    a = a.t();
+    b = b.t();
+  }
+  if (uplo == Uplo::Upper) c = c.t();
+  Impl::recursive<ExecSpace, T>(exec, algo, opt).syrk(alpha, a, b, true, beta, c);
+}
+
+/// C = alpha S B + beta C (Left) or alpha B S + beta C (Right), S symmetric with its `uplo`
+/// triangle stored in A (?symm).
+template <class ExecSpace, class AV, class BV, class CV>
+void symm(const ExecSpace& exec, Side side, Uplo uplo, typename CV::const_value_type alpha, const AV& A,
+          const BV& B, typename CV::const_value_type beta, const CV& C, const DenseOptions& opt = {}) {
+  using T = typename CV::non_const_value_type;
+  Impl::check_matrix<ExecSpace>("kspd::symm", "A", A);
+  Impl::check_matrix<ExecSpace>("kspd::symm", "B", B);
+  Impl::check_matrix<ExecSpace>("kspd::symm", "C", C);
+  Impl::require_square("kspd::symm", "A", A);
+  const size_type k = side == Side::Left ? C.extent(0) : C.extent(1);
+  KSPD_REQUIRE(B.extent(0) == C.extent(0) && B.extent(1) == C.extent(1) && size_type(A.extent(0)) == k,
+               DimensionMismatch,
+               "kspd::symm: A is " << A.extent(0) << " x " << A.extent(1) << ", B is " << B.extent(0) << " x "
+                                   << B.extent(1) << ", C is " << C.extent(0) << " x " << C.extent(1));
+  compat::ScopedRegion region("kspd::symm");
+  const Algo algo = Impl::resolve<ExecSpace, T>(opt.algo, Impl::DenseOp::Symm, C.extent(0));
+  auto a = Impl::make_mat(A);
+  auto b = Impl::make_mat(B);
+  auto c = Impl::make_mat(C);
+  if (algo == Algo::Vendor &&
+      Impl::vendor_symm(exec, side, uplo, T(alpha), Impl::Mat<const T>(a), Impl::Mat<const T>(b), T(beta), c))
+    return;
+  if (uplo == Uplo::Upper) a = a.t();
+  if (side == Side::Right) {  // C^T = S B^T
+    b = b.t();
+    c = c.t();
+  }
+  Impl::recursive<ExecSpace, T>(exec, algo, opt).symm(alpha, a, b, beta, c);
+}
+
+}  // namespace kspd
+
+#endif

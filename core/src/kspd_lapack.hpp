@@ -1,0 +1,122 @@
+#ifndef KSPD_LAPACK_HPP
+#define KSPD_LAPACK_HPP
+/// \file kspd_lapack.hpp
+/// Cholesky and inversion: potrf, potrs, trtri, lauum, potri on rank-2 Views, float and
+/// double. The `int` overloads fence `exec` and return LAPACK's info; the overloads taking a
+/// rank-0 info View are non-blocking where the backend allows (cuSOLVER writes info on the
+/// stream) and blocking otherwise.
+
+#include <type_traits>
+
+#include "kspd_dense.hpp"
+
+namespace kspd {
+namespace Impl {
+
+template <class ExecSpace, class AV>
+int factor(const char* name, const ExecSpace& exec, FactorOp fop, Uplo uplo, Diag diag, const AV& A,
+           const DenseOptions& opt, int* vendor_info = nullptr) {
+  using T = typename AV::non_const_value_type;
+  static_assert(!std::is_const<typename AV::value_type>::value, "kspd: A is overwritten; it cannot be const");
+  check_matrix<ExecSpace>(name, "A", A);
+  require_square(name, "A", A);
+  compat::ScopedRegion region(name);
+  const DenseOp dop = fop == FactorOp::Potrf   ? DenseOp::Potrf
+                      : fop == FactorOp::Trtri ? DenseOp::Trtri
+                      : fop == FactorOp::Lauum ? DenseOp::Lauum
+                                               : DenseOp::Potri;
+  const Algo algo = resolve<ExecSpace, T>(opt.algo, dop, A.extent(0));
+  auto a = make_mat(A);
+  InfoSlot<ExecSpace> slot(exec);
+  if (algo == Algo::Vendor) {
+    int* p = vendor_info ? vendor_info : slot.ptr();
+    if (vendor_factor(exec, fop, uplo, diag, a, p)) {
+      if (fop == FactorOp::Potrf && A.extent(0) > 0) native::nan_diagonal<ExecSpace, T>(exec, a, p);
+      return vendor_info ? 0 : slot.read();
+    }
+  }
+  auto r = recursive<ExecSpace, T>(exec, algo, opt);
+  if (uplo == Uplo::Upper) a = a.t();  // U^T U = L L^T with L = U^T; inv(U)^T = inv(U^T)
+  int info = 0;
+  if (fop == FactorOp::Potrf) {
+    info = r.potrf(a, slot);
+  } else {
+    if (fop != FactorOp::Lauum && !(fop == FactorOp::Trtri && diag == Diag::Unit)) {
+      native::zero_diagonal<ExecSpace, T>(exec, a, slot.ptr());
+      info = slot.read();
+    }
+    if (info == 0) {
+      if (fop != FactorOp::Lauum) r.trtri(fop == FactorOp::Potri ? Diag::NonUnit : diag, a);
+      if (fop != FactorOp::Trtri) r.lauum(a);
+    }
+  }
+  if (vendor_info) {  // a caller's device info: store the value on the stream
+    Kokkos::View<int, typename ExecSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> dst(vendor_info);
+    Kokkos::deep_copy(exec, dst, info);
+  }
+  return info;
+}
+
+template <class ExecSpace, class InfoView>
+int* info_pointer(const InfoView& info) {
+  static_assert(Kokkos::is_view<InfoView>::value && InfoView::rank == 0 &&
+                    std::is_same<typename InfoView::non_const_value_type, int>::value,
+                "kspd: info must be a rank-0 Kokkos::View<int>");
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename InfoView::memory_space>::accessible,
+                "kspd: the execution space cannot access the info View");
+  return info.data();
+}
+
+}  // namespace Impl
+
+/// Cholesky factorization A = L L^T (Lower) or U^T U (Upper) in place (?potrf). Fences exec.
+/// \return info: 0, or k > 0 when the leading minor of order k is not positive definite.
+template <class ExecSpace, class AV>
+[[nodiscard]] int potrf(const ExecSpace& exec, Uplo uplo, const AV& A, const DenseOptions& opt = {}) {
+  return Impl::factor("kspd::potrf", exec, Impl::FactorOp::Potrf, uplo, Diag::NonUnit, A, opt);
+}
+/// potrf writing info into a rank-0 View (non-blocking with cuSOLVER).
+template <class ExecSpace, class AV, class InfoView,
+          class = std::enable_if_t<Kokkos::is_view<InfoView>::value>>
+void potrf(const ExecSpace& exec, Uplo uplo, const AV& A, const InfoView& info, const DenseOptions& opt = {}) {
+  (void)Impl::factor("kspd::potrf", exec, Impl::FactorOp::Potrf, uplo, Diag::NonUnit, A, opt,
+                     Impl::info_pointer<ExecSpace>(info));
+}
+
+/// Inverse of a triangular matrix in place (?trtri). \return info: k > 0 if A(k,k) == 0.
+template <class ExecSpace, class AV>
+[[nodiscard]] int trtri(const ExecSpace& exec, Uplo uplo, Diag diag, const AV& A, const DenseOptions& opt = {}) {
+  return Impl::factor("kspd::trtri", exec, Impl::FactorOp::Trtri, uplo, diag, A, opt);
+}
+
+/// Product L^T L (Lower) or U U^T (Upper) in place (?lauum).
+template <class ExecSpace, class AV>
+void lauum(const ExecSpace& exec, Uplo uplo, const AV& A, const DenseOptions& opt = {}) {
+  (void)Impl::factor("kspd::lauum", exec, Impl::FactorOp::Lauum, uplo, Diag::NonUnit, A, opt);
+}
+
+/// Inverse of an SPD matrix from its Cholesky factor, in place (?potri = trtri + lauum).
+/// \return info: k > 0 if the factor's k-th diagonal entry is zero.
+template <class ExecSpace, class AV>
+[[nodiscard]] int potri(const ExecSpace& exec, Uplo uplo, const AV& A, const DenseOptions& opt = {}) {
+  return Impl::factor("kspd::potri", exec, Impl::FactorOp::Potri, uplo, Diag::NonUnit, A, opt);
+}
+
+/// Solves A X = B with the Cholesky factor from potrf, in place on B (?potrs).
+template <class ExecSpace, class AV, class BV>
+void potrs(const ExecSpace& exec, Uplo uplo, const AV& A, const BV& B, const DenseOptions& opt = {}) {
+  Impl::check_matrix<ExecSpace>("kspd::potrs", "A", A);
+  Impl::check_matrix<ExecSpace>("kspd::potrs", "B", B);
+  Impl::require_square("kspd::potrs", "A", A);
+  KSPD_REQUIRE(A.extent(0) == B.extent(0), DimensionMismatch,
+               "kspd::potrs: A is " << A.extent(0) << " x " << A.extent(1) << " but B has " << B.extent(0)
+                                    << " rows");
+  compat::ScopedRegion region("kspd::potrs");
+  using T = typename BV::non_const_value_type;
+  const Trans first = uplo == Uplo::Lower ? Trans::NoTranspose : Trans::Transpose;
+  trsm(exec, Side::Left, uplo, first, Diag::NonUnit, T(1), A, B, opt);
+  trsm(exec, Side::Left, uplo, toggle(first), Diag::NonUnit, T(1), A, B, opt);
+}
+
+}  // namespace kspd
+#endif

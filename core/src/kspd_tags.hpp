@@ -1,0 +1,49 @@
+#ifndef KSPD_TAGS_HPP
+#define KSPD_TAGS_HPP
+/// \file kspd_tags.hpp
+/// Mode tags shared by host and device code, with the LAPACK character each stands for.
+
+#include <Kokkos_Macros.hpp>
+
+namespace kspd {
+
+enum class Uplo : char { Lower = 'L', Upper = 'U' };
+enum class Trans : char { NoTranspose = 'N', Transpose = 'T', ConjTranspose = 'C' };
+enum class Side : char { Left = 'L', Right = 'R' };
+enum class Diag : char { NonUnit = 'N', Unit = 'U' };
+enum class Norm : char { Max = 'M', One = '1', Inf = 'I', Frobenius = 'F' };
+
+/// Which implementation runs a dense operation.
+/// Auto: the backend's best (measured) choice. Vendor: cuBLAS/cuSOLVER on CUDA, host
+/// BLAS/LAPACK on host spaces. Recursive: the recursive algorithm, GEMM for the off-diagonal
+/// blocks, a vendor leaf below the cutoff. Native: the recursive algorithm on KokkosBlas::gemm
+/// with our own Kokkos kernels at the leaves (no TPL at all; what non-CUDA GPUs run).
+enum class Algo { Auto, Vendor, Recursive, Native };
+
+/// Options of the recursive triangular and factorization kernels.
+struct DenseOptions {
+  Algo algo = Algo::Auto;
+  long long leaf_size = 0;  ///< recursion cutoff; 0 = the backend's default
+};
+
+KOKKOS_INLINE_FUNCTION constexpr char to_char(Uplo u) { return static_cast<char>(u); }
+KOKKOS_INLINE_FUNCTION constexpr char to_char(Trans t) { return static_cast<char>(t); }
+KOKKOS_INLINE_FUNCTION constexpr char to_char(Side s) { return static_cast<char>(s); }
+KOKKOS_INLINE_FUNCTION constexpr char to_char(Diag d) { return static_cast<char>(d); }
+KOKKOS_INLINE_FUNCTION constexpr char to_char(Norm n) { return static_cast<char>(n); }
+
+KOKKOS_INLINE_FUNCTION constexpr Uplo flip(Uplo u) {
+  return u == Uplo::Lower ? Uplo::Upper : Uplo::Lower;
+}
+KOKKOS_INLINE_FUNCTION constexpr Side flip(Side s) {
+  return s == Side::Left ? Side::Right : Side::Left;
+}
+/// For real scalars ConjTranspose is Transpose; toggling maps both to NoTranspose.
+KOKKOS_INLINE_FUNCTION constexpr Trans toggle(Trans t) {
+  return t == Trans::NoTranspose ? Trans::Transpose : Trans::NoTranspose;
+}
+KOKKOS_INLINE_FUNCTION constexpr bool is_trans(Trans t) { return t != Trans::NoTranspose; }
+
+}  // namespace kspd
+
+#endif

@@ -1,0 +1,251 @@
+// cuBLAS / cuSOLVER bindings. See kspd_cuda_bindings.hpp.
+#include "kspd_cuda_bindings.hpp"
+
+#ifdef KSPD_ENABLE_CUDA_TPLS
+#include <Kokkos_Core.hpp>
+#include <cublas_v2.h>
+#include <cusolverDn.h>
+
+#include <climits>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include "kspd_error.hpp"
+
+namespace kspd::Impl::cuda {
+namespace {
+
+[[noreturn]] void throw_cuda(cudaError_t e, const char* call, const char* file, int line) {
+  std::ostringstream os;
+  os << call << " failed: " << cudaGetErrorName(e) << " (" << cudaGetErrorString(e) << ") ["
+     << file << ':' << line << ']';
+  if (e == cudaErrorMemoryAllocation) throw kspd::OutOfDeviceMemory(os.str());
+  throw kspd::TplError(os.str());
+}
+[[noreturn]] void throw_status(int status, const char* lib, const char* call, const char* file,
+                               int line) {
+  std::ostringstream os;
+  os << call << " failed: " << lib << " status " << status << " [" << file << ':' << line << ']';
+  if ((std::string(lib) == "cuBLAS" && status == CUBLAS_STATUS_ALLOC_FAILED) ||
+      (std::string(lib) == "cuSOLVER" && status == CUSOLVER_STATUS_ALLOC_FAILED))
+    throw kspd::OutOfDeviceMemory(os.str());
+  throw kspd::TplError(os.str());
+}
+#define KSPD_CUDA_SAFE_CALL(call)                                   \
+  do {                                                              \
+    cudaError_t kspd_e_ = (call);                                   \
+    if (kspd_e_ != cudaSuccess) throw_cuda(kspd_e_, #call, __FILE__, __LINE__); \
+  } while (0)
+#define KSPD_CUBLAS_SAFE_CALL(call)                                 \
+  do {                                                              \
+    cublasStatus_t kspd_s_ = (call);                                \
+    if (kspd_s_ != CUBLAS_STATUS_SUCCESS)                           \
+      throw_status(int(kspd_s_), "cuBLAS", #call, __FILE__, __LINE__); \
+  } while (0)
+#define KSPD_CUSOLVER_SAFE_CALL(call)                               \
+  do {                                                              \
+    cusolverStatus_t kspd_s_ = (call);                              \
+    if (kspd_s_ != CUSOLVER_STATUS_SUCCESS)                         \
+      throw_status(int(kspd_s_), "cuSOLVER", #call, __FILE__, __LINE__); \
+  } while (0)
+
+// One cuBLAS and one cuSOLVER handle per host thread; all are destroyed at Kokkos finalize.
+struct Handles {
+  cublasHandle_t blas = nullptr;
+  cusolverDnHandle_t solver = nullptr;
+  cusolverDnParams_t params = nullptr;
+  unsigned generation = 0;
+};
+std::mutex g_mutex;
+std::vector<Handles*> g_all;
+unsigned g_generation = 1;
+bool g_hook = false;
+
+void destroy_all() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (Handles* h : g_all) {
+    if (h->params) cusolverDnDestroyParams(h->params);
+    if (h->solver) cusolverDnDestroy(h->solver);
+    if (h->blas) cublasDestroy(h->blas);
+    *h = Handles{};
+  }
+  g_all.clear();
+  ++g_generation;
+  g_hook = false;
+}
+
+Handles& handles(cudaStream_t s) {
+  thread_local Handles h;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (h.generation != g_generation) {
+      h = Handles{};
+      KSPD_CUBLAS_SAFE_CALL(cublasCreate(&h.blas));
+      KSPD_CUSOLVER_SAFE_CALL(cusolverDnCreate(&h.solver));
+      KSPD_CUSOLVER_SAFE_CALL(cusolverDnCreateParams(&h.params));
+      h.generation = g_generation;
+      g_all.push_back(&h);
+      if (!g_hook) {
+        Kokkos::push_finalize_hook(destroy_all);
+        g_hook = true;
+      }
+    }
+  }
+  KSPD_CUBLAS_SAFE_CALL(cublasSetStream(h.blas, s));
+  KSPD_CUSOLVER_SAFE_CALL(cusolverDnSetStream(h.solver, s));
+  return h;
+}
+
+cublasOperation_t op(char t) {
+  return t == 'N' ? CUBLAS_OP_N : (t == 'T' ? CUBLAS_OP_T : CUBLAS_OP_C);
+}
+cublasFillMode_t fill(char u) { return u == 'L' ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER; }
+cublasSideMode_t side(char s) { return s == 'L' ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT; }
+cublasDiagType_t diag(char d) { return d == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT; }
+int64_t ld(offset_type v) { return v < 1 ? 1 : v; }
+
+template <class T> cudaDataType dtype();
+template <> cudaDataType dtype<float>() { return CUDA_R_32F; }
+template <> cudaDataType dtype<double>() { return CUDA_R_64F; }
+
+// Stream-ordered scratch for cuSOLVER's workspaces (freed on the same stream).
+struct DeviceScratch {
+  void* p = nullptr;
+  cudaStream_t s;
+  DeviceScratch(size_t bytes, cudaStream_t st) : s(st) {
+    if (bytes) KSPD_CUDA_SAFE_CALL(cudaMallocAsync(&p, bytes, s));
+  }
+  ~DeviceScratch() {
+    if (p) cudaFreeAsync(p, s);
+  }
+};
+
+template <class T>
+void xpotrf(cudaStream_t s, char uplo, size_type n, T* A, offset_type lda, int* info) {
+  if (n == 0) {
+    KSPD_CUDA_SAFE_CALL(cudaMemsetAsync(info, 0, sizeof(int), s));
+    return;
+  }
+  Handles& h = handles(s);
+  size_t dbytes = 0, hbytes = 0;
+  KSPD_CUSOLVER_SAFE_CALL(cusolverDnXpotrf_bufferSize(h.solver, h.params, fill(uplo), n, dtype<T>(), A,
+                                                       ld(lda), dtype<T>(), &dbytes, &hbytes));
+  DeviceScratch dw(dbytes, s);
+  std::vector<char> hw(hbytes);
+  KSPD_CUSOLVER_SAFE_CALL(cusolverDnXpotrf(h.solver, h.params, fill(uplo), n, dtype<T>(), A, ld(lda),
+                                            dtype<T>(), dw.p, dbytes, hw.data(), hbytes, info));
+}
+template <class T>
+void xpotrs(cudaStream_t s, char uplo, size_type n, size_type nrhs, const T* A, offset_type lda, T* B,
+            offset_type ldb, int* info) {
+  if (n == 0 || nrhs == 0) {
+    KSPD_CUDA_SAFE_CALL(cudaMemsetAsync(info, 0, sizeof(int), s));
+    return;
+  }
+  Handles& h = handles(s);
+  KSPD_CUSOLVER_SAFE_CALL(cusolverDnXpotrs(h.solver, h.params, fill(uplo), n, nrhs, dtype<T>(), A,
+                                            ld(lda), dtype<T>(), B, ld(ldb), info));
+}
+template <class T>
+void xtrtri(cudaStream_t s, char uplo, char dg, size_type n, T* A, offset_type lda, int* info) {
+  if (n == 0) {
+    KSPD_CUDA_SAFE_CALL(cudaMemsetAsync(info, 0, sizeof(int), s));
+    return;
+  }
+  Handles& h = handles(s);
+  size_t dbytes = 0, hbytes = 0;
+  KSPD_CUSOLVER_SAFE_CALL(cusolverDnXtrtri_bufferSize(h.solver, fill(uplo), diag(dg), n, dtype<T>(),
+                                                       A, ld(lda), &dbytes, &hbytes));
+  DeviceScratch dw(dbytes, s);
+  std::vector<char> hw(hbytes);
+  KSPD_CUSOLVER_SAFE_CALL(cusolverDnXtrtri(h.solver, fill(uplo), diag(dg), n, dtype<T>(), A, ld(lda),
+                                            dw.p, dbytes, hw.data(), hbytes, info));
+}
+int to_int(long long v, const char* what) {
+  if (v < 0 || v > INT_MAX) {
+    std::ostringstream os;
+    os << "kspd cuSOLVER potri: " << what << " = " << v << " exceeds the 32-bit cuSOLVER API";
+    throw kspd::InvalidArgument(os.str());
+  }
+  return int(v);
+}
+}  // namespace
+
+#define KSPD_CUDA_BLAS_DEF(T, P)                                                                    \
+  void gemm(cudaStream_t s, char ta, char tb, size_type m, size_type n, size_type k, T alpha,       \
+            const T* A, offset_type lda, const T* B, offset_type ldb, T beta, T* C,                 \
+            offset_type ldc) {                                                                      \
+    if (m == 0 || n == 0) return;                                                                   \
+    KSPD_CUBLAS_SAFE_CALL(cublas##P##gemm_64(handles(s).blas, op(ta), op(tb), m, n, k, &alpha, A,   \
+                                             ld(lda), B, ld(ldb), &beta, C, ld(ldc)));              \
+  }                                                                                                 \
+  void syrk(cudaStream_t s, char uplo, char trans, size_type n, size_type k, T alpha, const T* A,   \
+            offset_type lda, T beta, T* C, offset_type ldc) {                                       \
+    if (n == 0) return;                                                                             \
+    KSPD_CUBLAS_SAFE_CALL(cublas##P##syrk_64(handles(s).blas, fill(uplo), op(trans), n, k, &alpha,  \
+                                             A, ld(lda), &beta, C, ld(ldc)));                       \
+  }                                                                                                 \
+  void syr2k(cudaStream_t s, char uplo, char trans, size_type n, size_type k, T alpha,              \
+             const T* A, offset_type lda, const T* B, offset_type ldb, T beta, T* C,                \
+             offset_type ldc) {                                                                     \
+    if (n == 0) return;                                                                             \
+    KSPD_CUBLAS_SAFE_CALL(cublas##P##syr2k_64(handles(s).blas, fill(uplo), op(trans), n, k, &alpha, \
+                                              A, ld(lda), B, ld(ldb), &beta, C, ld(ldc)));          \
+  }                                                                                                 \
+  void symm(cudaStream_t s, char sd, char uplo, size_type m, size_type n, T alpha, const T* A,      \
+            offset_type lda, const T* B, offset_type ldb, T beta, T* C, offset_type ldc) {          \
+    if (m == 0 || n == 0) return;                                                                   \
+    KSPD_CUBLAS_SAFE_CALL(cublas##P##symm_64(handles(s).blas, side(sd), fill(uplo), m, n, &alpha,   \
+                                             A, ld(lda), B, ld(ldb), &beta, C, ld(ldc)));           \
+  }                                                                                                 \
+  void trsm(cudaStream_t s, char sd, char uplo, char ta, char dg, size_type m, size_type n,         \
+            T alpha, const T* A, offset_type lda, T* B, offset_type ldb) {                          \
+    if (m == 0 || n == 0) return;                                                                   \
+    KSPD_CUBLAS_SAFE_CALL(cublas##P##trsm_64(handles(s).blas, side(sd), fill(uplo), op(ta),         \
+                                             diag(dg), m, n, &alpha, A, ld(lda), B, ld(ldb)));      \
+  }                                                                                                 \
+  void trmm(cudaStream_t s, char sd, char uplo, char ta, char dg, size_type m, size_type n,         \
+            T alpha, const T* A, offset_type lda, T* B, offset_type ldb) {                          \
+    if (m == 0 || n == 0) return;                                                                   \
+    /* cuBLAS trmm is out of place; C == B is its documented in-place mode. */                     \
+    KSPD_CUBLAS_SAFE_CALL(cublas##P##trmm_64(handles(s).blas, side(sd), fill(uplo), op(ta),         \
+                                             diag(dg), m, n, &alpha, A, ld(lda), B, ld(ldb), B,     \
+                                             ld(ldb)));                                             \
+  }                                                                                                 \
+  void potrf(cudaStream_t s, char uplo, size_type n, T* A, offset_type lda, int* info) {            \
+    xpotrf<T>(s, uplo, n, A, lda, info);                                                            \
+  }                                                                                                 \
+  void potrs(cudaStream_t s, char uplo, size_type n, size_type nrhs, const T* A, offset_type lda,   \
+             T* B, offset_type ldb, int* info) {                                                    \
+    xpotrs<T>(s, uplo, n, nrhs, A, lda, B, ldb, info);                                              \
+  }                                                                                                 \
+  void trtri(cudaStream_t s, char uplo, char dg, size_type n, T* A, offset_type lda, int* info) {   \
+    xtrtri<T>(s, uplo, dg, n, A, lda, info);                                                        \
+  }                                                                                                 \
+  void potri(cudaStream_t s, char uplo, size_type n, T* A, offset_type lda, int* info) {            \
+    if (n == 0) {                                                                                   \
+      KSPD_CUDA_SAFE_CALL(cudaMemsetAsync(info, 0, sizeof(int), s));                               \
+      return;                                                                                       \
+    }                                                                                               \
+    Handles& h = handles(s);                                                                        \
+    int N = to_int(n, "n"), LDA = to_int(ld(lda), "lda"), lwork = 0;                                \
+    KSPD_CUSOLVER_SAFE_CALL(cusolverDn##P##potri_bufferSize(h.solver, fill(uplo), N, A, LDA, &lwork)); \
+    DeviceScratch w(size_t(lwork) * sizeof(T), s);                                                  \
+    KSPD_CUSOLVER_SAFE_CALL(                                                                        \
+        cusolverDn##P##potri(h.solver, fill(uplo), N, A, LDA, static_cast<T*>(w.p), lwork, info));  \
+  }
+
+KSPD_CUDA_BLAS_DEF(float, S)
+KSPD_CUDA_BLAS_DEF(double, D)
+#undef KSPD_CUDA_BLAS_DEF
+
+void mem_get_info(size_type& free_bytes, size_type& total_bytes) {
+  size_t f = 0, t = 0;
+  KSPD_CUDA_SAFE_CALL(cudaMemGetInfo(&f, &t));
+  free_bytes = static_cast<size_type>(f);
+  total_bytes = static_cast<size_type>(t);
+}
+
+}  // namespace kspd::Impl::cuda
+#endif

@@ -1,0 +1,49 @@
+#ifndef KSPD_CUDA_BINDINGS_HPP
+#define KSPD_CUDA_BINDINGS_HPP
+/// \file kspd_cuda_bindings.hpp
+/// cuBLAS/cuSOLVER bindings, one overload per scalar, compiled in kspd_cuda_bindings.cpp so
+/// <cublas_v2.h> and <cusolverDn.h> never reach user code. Every call runs on `stream`; the
+/// handles are created once per thread and freed by a Kokkos finalize hook. The 64-bit APIs
+/// are used where they exist (cublas*_64, cusolverDnX*); potri has only a 32-bit API.
+
+#include "KSPD_Config.hpp"
+#ifdef KSPD_ENABLE_CUDA_TPLS
+#include <cuda_runtime_api.h>
+
+#include "kspd_types.hpp"
+
+namespace kspd::Impl::cuda {
+
+#define KSPD_CUDA_BLAS_DECL(T)                                                                    \
+  void gemm(cudaStream_t s, char ta, char tb, size_type m, size_type n, size_type k, T alpha,     \
+            const T* A, offset_type lda, const T* B, offset_type ldb, T beta, T* C,               \
+            offset_type ldc);                                                                     \
+  void syrk(cudaStream_t s, char uplo, char trans, size_type n, size_type k, T alpha, const T* A, \
+            offset_type lda, T beta, T* C, offset_type ldc);                                      \
+  void syr2k(cudaStream_t s, char uplo, char trans, size_type n, size_type k, T alpha,            \
+             const T* A, offset_type lda, const T* B, offset_type ldb, T beta, T* C,              \
+             offset_type ldc);                                                                    \
+  void symm(cudaStream_t s, char side, char uplo, size_type m, size_type n, T alpha, const T* A,  \
+            offset_type lda, const T* B, offset_type ldb, T beta, T* C, offset_type ldc);         \
+  void trsm(cudaStream_t s, char side, char uplo, char ta, char diag, size_type m, size_type n,   \
+            T alpha, const T* A, offset_type lda, T* B, offset_type ldb);                         \
+  void trmm(cudaStream_t s, char side, char uplo, char ta, char diag, size_type m, size_type n,   \
+            T alpha, const T* A, offset_type lda, T* B, offset_type ldb);                         \
+  /* The factorizations write LAPACK's info into the device int `dev_info` (non-blocking). */     \
+  void potrf(cudaStream_t s, char uplo, size_type n, T* A, offset_type lda, int* dev_info);       \
+  void potrs(cudaStream_t s, char uplo, size_type n, size_type nrhs, const T* A, offset_type lda, \
+             T* B, offset_type ldb, int* dev_info);                                               \
+  void trtri(cudaStream_t s, char uplo, char diag, size_type n, T* A, offset_type lda,            \
+             int* dev_info);                                                                      \
+  void potri(cudaStream_t s, char uplo, size_type n, T* A, offset_type lda, int* dev_info);
+
+KSPD_CUDA_BLAS_DECL(float)
+KSPD_CUDA_BLAS_DECL(double)
+#undef KSPD_CUDA_BLAS_DECL
+
+/// Device memory currently free and total (cudaMemGetInfo), for memory reports.
+void mem_get_info(size_type& free_bytes, size_type& total_bytes);
+
+}  // namespace kspd::Impl::cuda
+#endif
+#endif

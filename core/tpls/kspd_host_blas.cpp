@@ -1,0 +1,135 @@
+// Host BLAS/LAPACK bindings (Fortran 77 interface, 32-bit integers, hidden string lengths).
+#include "kspd_host_blas.hpp"
+
+#include <climits>
+#include <cstddef>
+#include <string>
+
+#include "kspd_error.hpp"
+
+using fint = int;
+using flen = std::size_t;  // gfortran's hidden CHARACTER length
+
+extern "C" {
+void sgemm_(const char*, const char*, const fint*, const fint*, const fint*, const float*, const float*,
+            const fint*, const float*, const fint*, const float*, float*, const fint*, flen, flen);
+void dgemm_(const char*, const char*, const fint*, const fint*, const fint*, const double*, const double*,
+            const fint*, const double*, const fint*, const double*, double*, const fint*, flen, flen);
+void ssyrk_(const char*, const char*, const fint*, const fint*, const float*, const float*, const fint*,
+            const float*, float*, const fint*, flen, flen);
+void dsyrk_(const char*, const char*, const fint*, const fint*, const double*, const double*, const fint*,
+            const double*, double*, const fint*, flen, flen);
+void ssyr2k_(const char*, const char*, const fint*, const fint*, const float*, const float*, const fint*,
+             const float*, const fint*, const float*, float*, const fint*, flen, flen);
+void dsyr2k_(const char*, const char*, const fint*, const fint*, const double*, const double*, const fint*,
+             const double*, const fint*, const double*, double*, const fint*, flen, flen);
+void ssymm_(const char*, const char*, const fint*, const fint*, const float*, const float*, const fint*,
+            const float*, const fint*, const float*, float*, const fint*, flen, flen);
+void dsymm_(const char*, const char*, const fint*, const fint*, const double*, const double*, const fint*,
+            const double*, const fint*, const double*, double*, const fint*, flen, flen);
+void strsm_(const char*, const char*, const char*, const char*, const fint*, const fint*, const float*,
+            const float*, const fint*, float*, const fint*, flen, flen, flen, flen);
+void dtrsm_(const char*, const char*, const char*, const char*, const fint*, const fint*, const double*,
+            const double*, const fint*, double*, const fint*, flen, flen, flen, flen);
+void strmm_(const char*, const char*, const char*, const char*, const fint*, const fint*, const float*,
+            const float*, const fint*, float*, const fint*, flen, flen, flen, flen);
+void dtrmm_(const char*, const char*, const char*, const char*, const fint*, const fint*, const double*,
+            const double*, const fint*, double*, const fint*, flen, flen, flen, flen);
+void spotrf_(const char*, const fint*, float*, const fint*, fint*, flen);
+void dpotrf_(const char*, const fint*, double*, const fint*, fint*, flen);
+void spotrs_(const char*, const fint*, const fint*, const float*, const fint*, float*, const fint*, fint*, flen);
+void dpotrs_(const char*, const fint*, const fint*, const double*, const fint*, double*, const fint*, fint*, flen);
+void strtri_(const char*, const char*, const fint*, float*, const fint*, fint*, flen, flen);
+void dtrtri_(const char*, const char*, const fint*, double*, const fint*, fint*, flen, flen);
+void slauum_(const char*, const fint*, float*, const fint*, fint*, flen);
+void dlauum_(const char*, const fint*, double*, const fint*, fint*, flen);
+void spotri_(const char*, const fint*, float*, const fint*, fint*, flen);
+void dpotri_(const char*, const fint*, double*, const fint*, fint*, flen);
+}
+
+namespace kspd::Impl::host {
+namespace {
+fint to_fint(long long v, const char* what) {
+  KSPD_REQUIRE(v >= 0 && v <= INT_MAX, kspd::InvalidArgument,
+               "kspd host BLAS: " << what << " = " << v
+                                  << " does not fit the 32-bit host BLAS interface");
+  return static_cast<fint>(v);
+}
+fint ld(long long v) { return to_fint(v < 1 ? 1 : v, "leading dimension"); }
+}  // namespace
+
+#define KSPD_HOST_BLAS_DEF(T, P)                                                                 \
+  void gemm(char ta, char tb, size_type m, size_type n, size_type k, T alpha, const T* A,        \
+            offset_type lda, const T* B, offset_type ldb, T beta, T* C, offset_type ldc) {       \
+    fint M = to_fint(m, "m"), N = to_fint(n, "n"), K = to_fint(k, "k"), LA = ld(lda),             \
+         LB = ld(ldb), LC = ld(ldc);                                                             \
+    if (M == 0 || N == 0) return;                                                                \
+    P##gemm_(&ta, &tb, &M, &N, &K, &alpha, A, &LA, B, &LB, &beta, C, &LC, 1, 1);                 \
+  }                                                                                              \
+  void syrk(char uplo, char trans, size_type n, size_type k, T alpha, const T* A, offset_type lda, \
+            T beta, T* C, offset_type ldc) {                                                     \
+    fint N = to_fint(n, "n"), K = to_fint(k, "k"), LA = ld(lda), LC = ld(ldc);                   \
+    if (N == 0) return;                                                                          \
+    P##syrk_(&uplo, &trans, &N, &K, &alpha, A, &LA, &beta, C, &LC, 1, 1);                        \
+  }                                                                                              \
+  void syr2k(char uplo, char trans, size_type n, size_type k, T alpha, const T* A,               \
+             offset_type lda, const T* B, offset_type ldb, T beta, T* C, offset_type ldc) {      \
+    fint N = to_fint(n, "n"), K = to_fint(k, "k"), LA = ld(lda), LB = ld(ldb), LC = ld(ldc);     \
+    if (N == 0) return;                                                                          \
+    P##syr2k_(&uplo, &trans, &N, &K, &alpha, A, &LA, B, &LB, &beta, C, &LC, 1, 1);               \
+  }                                                                                              \
+  void symm(char side, char uplo, size_type m, size_type n, T alpha, const T* A, offset_type lda, \
+            const T* B, offset_type ldb, T beta, T* C, offset_type ldc) {                        \
+    fint M = to_fint(m, "m"), N = to_fint(n, "n"), LA = ld(lda), LB = ld(ldb), LC = ld(ldc);     \
+    if (M == 0 || N == 0) return;                                                                \
+    P##symm_(&side, &uplo, &M, &N, &alpha, A, &LA, B, &LB, &beta, C, &LC, 1, 1);                 \
+  }                                                                                              \
+  void trsm(char side, char uplo, char ta, char diag, size_type m, size_type n, T alpha,         \
+            const T* A, offset_type lda, T* B, offset_type ldb) {                                \
+    fint M = to_fint(m, "m"), N = to_fint(n, "n"), LA = ld(lda), LB = ld(ldb);                   \
+    if (M == 0 || N == 0) return;                                                                \
+    P##trsm_(&side, &uplo, &ta, &diag, &M, &N, &alpha, A, &LA, B, &LB, 1, 1, 1, 1);              \
+  }                                                                                              \
+  void trmm(char side, char uplo, char ta, char diag, size_type m, size_type n, T alpha,         \
+            const T* A, offset_type lda, T* B, offset_type ldb) {                                \
+    fint M = to_fint(m, "m"), N = to_fint(n, "n"), LA = ld(lda), LB = ld(ldb);                   \
+    if (M == 0 || N == 0) return;                                                                \
+    P##trmm_(&side, &uplo, &ta, &diag, &M, &N, &alpha, A, &LA, B, &LB, 1, 1, 1, 1);              \
+  }                                                                                              \
+  int potrf(char uplo, size_type n, T* A, offset_type lda) {                                     \
+    fint N = to_fint(n, "n"), LA = ld(lda), info = 0;                                            \
+    if (N == 0) return 0;                                                                        \
+    P##potrf_(&uplo, &N, A, &LA, &info, 1);                                                      \
+    return info;                                                                                 \
+  }                                                                                              \
+  int potrs(char uplo, size_type n, size_type nrhs, const T* A, offset_type lda, T* B,           \
+            offset_type ldb) {                                                                   \
+    fint N = to_fint(n, "n"), R = to_fint(nrhs, "nrhs"), LA = ld(lda), LB = ld(ldb), info = 0;   \
+    if (N == 0 || R == 0) return 0;                                                              \
+    P##potrs_(&uplo, &N, &R, A, &LA, B, &LB, &info, 1);                                          \
+    return info;                                                                                 \
+  }                                                                                              \
+  int trtri(char uplo, char diag, size_type n, T* A, offset_type lda) {                          \
+    fint N = to_fint(n, "n"), LA = ld(lda), info = 0;                                            \
+    if (N == 0) return 0;                                                                        \
+    P##trtri_(&uplo, &diag, &N, A, &LA, &info, 1, 1);                                            \
+    return info;                                                                                 \
+  }                                                                                              \
+  int lauum(char uplo, size_type n, T* A, offset_type lda) {                                     \
+    fint N = to_fint(n, "n"), LA = ld(lda), info = 0;                                            \
+    if (N == 0) return 0;                                                                        \
+    P##lauum_(&uplo, &N, A, &LA, &info, 1);                                                      \
+    return info;                                                                                 \
+  }                                                                                              \
+  int potri(char uplo, size_type n, T* A, offset_type lda) {                                     \
+    fint N = to_fint(n, "n"), LA = ld(lda), info = 0;                                            \
+    if (N == 0) return 0;                                                                        \
+    P##potri_(&uplo, &N, A, &LA, &info, 1);                                                      \
+    return info;                                                                                 \
+  }
+
+KSPD_HOST_BLAS_DEF(float, s)
+KSPD_HOST_BLAS_DEF(double, d)
+#undef KSPD_HOST_BLAS_DEF
+
+}  // namespace kspd::Impl::host

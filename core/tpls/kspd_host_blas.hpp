@@ -1,0 +1,37 @@
+#ifndef KSPD_HOST_BLAS_HPP
+#define KSPD_HOST_BLAS_HPP
+/// \file kspd_host_blas.hpp
+/// Host BLAS/LAPACK bindings: one overload per scalar, compiled in kspd_host_blas.cpp so the
+/// Fortran symbols never reach user code. Dimensions are 64-bit here and checked against the
+/// 32-bit BLAS interface there.
+
+#include "kspd_types.hpp"
+
+namespace kspd::Impl::host {
+
+#define KSPD_HOST_BLAS_DECL(T)                                                                  \
+  void gemm(char ta, char tb, size_type m, size_type n, size_type k, T alpha, const T* A,       \
+            offset_type lda, const T* B, offset_type ldb, T beta, T* C, offset_type ldc);       \
+  void syrk(char uplo, char trans, size_type n, size_type k, T alpha, const T* A, offset_type lda, \
+            T beta, T* C, offset_type ldc);                                                     \
+  void syr2k(char uplo, char trans, size_type n, size_type k, T alpha, const T* A,              \
+             offset_type lda, const T* B, offset_type ldb, T beta, T* C, offset_type ldc);      \
+  void symm(char side, char uplo, size_type m, size_type n, T alpha, const T* A, offset_type lda, \
+            const T* B, offset_type ldb, T beta, T* C, offset_type ldc);                        \
+  void trsm(char side, char uplo, char ta, char diag, size_type m, size_type n, T alpha,        \
+            const T* A, offset_type lda, T* B, offset_type ldb);                                \
+  void trmm(char side, char uplo, char ta, char diag, size_type m, size_type n, T alpha,        \
+            const T* A, offset_type lda, T* B, offset_type ldb);                                \
+  int potrf(char uplo, size_type n, T* A, offset_type lda);                                     \
+  int potrs(char uplo, size_type n, size_type nrhs, const T* A, offset_type lda, T* B,          \
+            offset_type ldb);                                                                   \
+  int trtri(char uplo, char diag, size_type n, T* A, offset_type lda);                          \
+  int lauum(char uplo, size_type n, T* A, offset_type lda);                                     \
+  int potri(char uplo, size_type n, T* A, offset_type lda);
+
+KSPD_HOST_BLAS_DECL(float)
+KSPD_HOST_BLAS_DECL(double)
+#undef KSPD_HOST_BLAS_DECL
+
+}  // namespace kspd::Impl::host
+#endif
