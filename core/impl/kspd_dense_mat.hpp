@@ -25,7 +25,10 @@ struct Mat {
     return Mat{p + i * rs + j * cs, mm, nn, rs, cs};
   }
   KOKKOS_INLINE_FUNCTION Mat t() const { return Mat{p, n, m, cs, rs}; }
-  KOKKOS_INLINE_FUNCTION operator Mat<const T>() const { return Mat<const T>{p, m, n, rs, cs}; }
+  template <class U = T, class = std::enable_if_t<!std::is_const<U>::value>>
+  KOKKOS_INLINE_FUNCTION operator Mat<const U>() const {
+    return Mat<const U>{p, m, n, rs, cs};
+  }
   KOKKOS_INLINE_FUNCTION bool empty() const { return m == 0 || n == 0; }
 };
 

@@ -164,25 +164,47 @@ void potrf_leaf(const ExecSpace& exec, Mat<T> A, int* info) {
       });
 }
 
-/// Row-by-row in-place kernels over a lower triangle: row i's new entries are computed into
-/// team scratch from data no other thread writes in that step, then stored.
+/// Row-by-row in-place kernels over a lower triangle: row i's new entries are computed from
+/// data no other thread writes in that step, kept in a row buffer, then stored. Blocks that
+/// fit in team scratch (the leaves on GPUs) are first loaded there with coalesced reads, so
+/// the O(n^3) inner loops never touch global memory.
 template <class ExecSpace, class T, class RowOp>
 void rowwise_leaf(const ExecSpace& exec, const char* label, size_type n, Mat<T> A, RowOp op) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  constexpr size_type kMaxScratchBytes = 40 * 1024;
+  const size_type nn = n > 0 ? n : 1;
+  const bool in_scratch = Scratch::shmem_size(nn * nn + nn) <= size_t(kMaxScratchBytes);
+  const size_type scratch_len = in_scratch ? nn * nn + nn : nn;
   Policy policy(exec, 1, Kokkos::AUTO);
-  policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(n > 0 ? n : 1)));
+  policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(scratch_len)));
   Kokkos::parallel_for(label, policy, KOKKOS_LAMBDA(const Member& team) {
-    Scratch row(team.team_scratch(0), n > 0 ? n : 1);
+    Scratch buf(team.team_scratch(0), scratch_len);
+    Scratch row(buf.data() + (in_scratch ? nn * nn : 0), nn);
+    // the working copy: the scratch block (column-major, ld n) or A itself
+    const Mat<T> W = in_scratch ? Mat<T>{buf.data(), n, n, 1, n} : A;
+    if (in_scratch) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, size_type(0), n * n), [&](const size_type idx) {
+        const size_type i = idx % n, j = idx / n;
+        if (i >= j) W(i, j) = A(i, j);
+      });
+      team.team_barrier();
+    }
     for (size_type i = 0; i < n; ++i) {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, size_type(0), i + 1),
-                           [&](const size_type j) { row(j) = op(A, i, j); });
+                           [&](const size_type j) { row(j) = op(W, i, j); });
       team.team_barrier();
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, size_type(0), i + 1),
-                           [&](const size_type j) { A(i, j) = row(j); });
+                           [&](const size_type j) { W(i, j) = row(j); });
       team.team_barrier();
+    }
+    if (in_scratch) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, size_type(0), n * n), [&](const size_type idx) {
+        const size_type i = idx % n, j = idx / n;
+        if (i >= j) A(i, j) = W(i, j);
+      });
     }
   });
 }

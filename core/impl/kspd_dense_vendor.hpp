@@ -199,6 +199,9 @@ bool vendor_factor(const ExecSpace& exec, FactorOp fop, Uplo uplo, Diag diag, Ma
       switch (fop) {
         case FactorOp::Potrf: cuda::potrf(exec.cuda_stream(), u, a.n, a.p, a.ld, info); return true;
         case FactorOp::Trtri:
+          // FIXME_CUDA: cuSOLVER's trtri writes the unit diagonal that LAPACK leaves alone;
+          // the native leaf keeps LAPACK's contract there.
+          if (diag == Diag::Unit) return false;
           cuda::trtri(exec.cuda_stream(), u, to_char(diag), a.n, a.p, a.ld, info);
           return true;
         case FactorOp::Potri: cuda::potri(exec.cuda_stream(), u, a.n, a.p, a.ld, info); return true;

@@ -25,11 +25,13 @@ namespace Impl {
 
 enum class DenseOp { Gemm, Syrk, Symm, Trxm, Potrf, Trtri, Lauum, Potri };
 
+/// Recursion cutoffs (DenseOptions::leaf_size overrides). On GPUs LAUUM has no vendor leaf:
+/// its native leaf runs in one team's scratch memory, so its cutoff stays small.
 template <class ExecSpace>
-size_type default_leaf(Algo algo) {
+size_type default_leaf(Algo algo, DenseOp op = DenseOp::Trxm) {
   if (algo == Algo::Native) return 64;
   if constexpr (compat::is_host_exec_v<ExecSpace>) return 128;
-  else return 512;
+  else return op == DenseOp::Lauum ? 64 : 512;
 }
 
 /// The algorithm `Auto` stands for, per backend and operation (the choices the perf tests
@@ -55,10 +57,11 @@ Algo resolve(Algo requested, DenseOp op, size_type size) {
 }
 
 template <class ExecSpace, class T>
-Recursive<ExecSpace, T> recursive(const ExecSpace& exec, Algo algo, const DenseOptions& opt) {
+Recursive<ExecSpace, T> recursive(const ExecSpace& exec, Algo algo, const DenseOptions& opt,
+                                  DenseOp op = DenseOp::Trxm) {
   return Recursive<ExecSpace, T>{exec, algo != Algo::Native,
                                  opt.leaf_size > 0 ? size_type(opt.leaf_size)
-                                                   : default_leaf<ExecSpace>(algo)};
+                                                   : default_leaf<ExecSpace>(algo, op)};
 }
 
 inline const char* trans_name(Trans t) { return is_trans(t) ? "op(.) = transpose" : "op(.) = identity"; }

@@ -47,7 +47,7 @@ int factor(const char* name, const ExecSpace& exec, FactorOp fop, Uplo uplo, Dia
     }
     if (info == 0) {
       if (fop != FactorOp::Lauum) r.trtri(fop == FactorOp::Potri ? Diag::NonUnit : diag, a);
-      if (fop != FactorOp::Trtri) r.lauum(a);
+      if (fop != FactorOp::Trtri) recursive<ExecSpace, T>(exec, algo, opt, DenseOp::Lauum).lauum(a);
     }
   }
   if (vendor_info) {  // a caller's device info: store the value on the stream

@@ -141,7 +141,9 @@ TYPED_TEST(DenseLapack, TrtriInvertsEveryVariant) {
               At(i, j) = tri_at(A, uplo, diag, i, j);
               Xt(i, j) = tri_at(X, uplo, diag, i, j);
               if (!in_tri(uplo, i, j) || (diag == Diag::Unit && i == j))
-                ASSERT_TRUE(std::isnan(X(i, j))) << "trtri touched an entry it must not at " << i << "," << j;
+                ASSERT_TRUE(std::isnan(X(i, j))) << "trtri touched an entry it must not at " << i << "," << j
+                                                 << " uplo=" << kspd::to_char(uplo) << " diag=" << kspd::to_char(diag)
+                                                 << " n=" << n << " algo=" << int(opt.algo);
             }
           HostMat I = matmul(At, false, Xt, false);
           for (int i = 0; i < n; ++i) I(i, i) -= 1.0;

@@ -1,0 +1,170 @@
+// perf_dense: recursive TRSM / TRMM / POTRI against the vendor call (cuBLAS/cuSOLVER on CUDA
+// builds, host BLAS/LAPACK elsewhere) in the same run, with GEMM's rate for reference.
+//   perf_dense [--n 1024,2048,...] [--nrhs 64,512,0] [--prec d,s] [--ops trsm,trmm,potri,gemm]
+//              [--reps 5] [--leaf 0] [--smoke]
+// nrhs 0 means square (nrhs = n). Prints one line per case: times (median), TFLOP/s, and
+// speedup = t_vendor / t_kspd.
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Random.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kspd_core.hpp"
+
+namespace {
+using Exec = Kokkos::DefaultExecutionSpace;
+template <class T>
+using Mat = Kokkos::View<T**, Kokkos::LayoutLeft, Exec::memory_space>;
+
+std::vector<long> parse_list(const char* s) {
+  std::vector<long> v;
+  std::string str(s);
+  size_t pos = 0;
+  while (pos < str.size()) {
+    size_t c = str.find(',', pos);
+    v.push_back(std::stol(str.substr(pos, c == std::string::npos ? std::string::npos : c - pos)));
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+  return v;
+}
+std::vector<std::string> parse_words(const char* s) {
+  std::vector<std::string> v;
+  std::string str(s);
+  size_t pos = 0;
+  while (pos <= str.size()) {
+    size_t c = str.find(',', pos);
+    v.push_back(str.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+  return v;
+}
+
+/// Median time of `reps` runs of fn(), each preceded by reset() (untimed).
+template <class Reset, class Fn>
+double median_time(int reps, Reset reset, Fn fn) {
+  Exec exec;
+  std::vector<double> t;
+  reset();
+  fn();  // warm-up (handles, module load, allocator)
+  exec.fence();
+  for (int r = 0; r < reps; ++r) {
+    reset();
+    exec.fence();
+    Kokkos::Timer timer;
+    fn();
+    exec.fence();
+    t.push_back(timer.seconds());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+/// A lower-triangular matrix with a dominant diagonal: well conditioned at any n.
+template <class T>
+void make_triangular(const Mat<T>& A, long n) {
+  Kokkos::Random_XorShift64_Pool<Exec> pool(42);
+  Kokkos::fill_random(A, pool, T(0), T(1));
+  Kokkos::parallel_for("perf::diag", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(long i) { A(i, i) += T(n); });
+}
+
+template <class T>
+void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std::vector<std::string>& ops, int reps,
+         long leaf, const char* prec) {
+  Exec exec;
+  const kspd::DenseOptions rec{kspd::Algo::Recursive, leaf}, ven{kspd::Algo::Vendor, 0};
+  for (long n : ns) {
+    Mat<T> A("A", n, n);
+    make_triangular(A, n);
+    double gemm_tf = 0;
+    if (std::find(ops.begin(), ops.end(), "gemm") != ops.end()) {
+      Mat<T> B("B", n, n), C("C", n, n);
+      Kokkos::deep_copy(B, T(1));
+      const double t = median_time(reps, [] {}, [&] {
+        kspd::gemm(exec, kspd::Trans::NoTranspose, kspd::Trans::NoTranspose, T(1), A, B, T(0), C);
+      });
+      gemm_tf = 2.0 * n * n * n / t * 1e-12;
+      std::printf("%s gemm      n=%6ld             %9.3f ms %7.2f TF\n", prec, n, t * 1e3, gemm_tf);
+      std::fflush(stdout);
+    }
+    for (const std::string op : {"trsm", "trmm"}) {
+      if (std::find(ops.begin(), ops.end(), op) == ops.end()) continue;
+      for (long r : nrhss) {
+        const long m = r == 0 ? n : r;
+        Mat<T> B0("B0", n, m), B("B", n, m);
+        Kokkos::Random_XorShift64_Pool<Exec> pool(7);
+        Kokkos::fill_random(B0, pool, T(-1), T(1));
+        const bool solve = op == "trsm";
+        for (auto [side, trans] : {std::pair{kspd::Side::Left, kspd::Trans::NoTranspose}}) {
+          auto call = [&](const kspd::DenseOptions& o) {
+            if (solve) kspd::trsm(exec, side, kspd::Uplo::Lower, trans, kspd::Diag::NonUnit, T(1), A, B, o);
+            else kspd::trmm(exec, side, kspd::Uplo::Lower, trans, kspd::Diag::NonUnit, T(1), A, B, o);
+          };
+          auto reset = [&] { Kokkos::deep_copy(exec, B, B0); };
+          const double tv = median_time(reps, reset, [&] { call(ven); });
+          const double tk = median_time(reps, reset, [&] { call(rec); });
+          const double flops = double(n) * n * m;
+          std::printf("%s %-4s LLN n=%6ld nrhs=%6ld  vendor %9.3f ms %7.2f TF | kspd %9.3f ms %7.2f TF | speedup %5.2fx",
+                      prec, op.c_str(), n, m, tv * 1e3, flops / tv * 1e-12, tk * 1e3, flops / tk * 1e-12, tv / tk);
+          if (gemm_tf > 0 && m == n) std::printf(" | kspd/gemm rate %3.0f%%", 100.0 * (flops / tk * 1e-12) / gemm_tf);
+          std::printf("\n");
+          std::fflush(stdout);
+        }
+      }
+    }
+    if (std::find(ops.begin(), ops.end(), "potri") != ops.end()) {
+      // SPD A = T T^T/n^2 + I from the triangular matrix, factored once (untimed).
+      Mat<T> S("S", n, n), F("F", n, n), W("W", n, n);
+      kspd::gemm(exec, kspd::Trans::NoTranspose, kspd::Trans::Transpose, T(1) / T(n) / T(n), A, A, T(0), S);
+      Kokkos::parallel_for("perf::shift", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(long i) { S(i, i) += T(1); });
+      Kokkos::deep_copy(F, S);
+      kspd::require_spd(kspd::potrf(exec, kspd::Uplo::Lower, F), "perf_dense");
+      auto reset = [&] { Kokkos::deep_copy(exec, W, F); };
+      int info_v = 0, info_k = 0;
+      const double tv = median_time(reps, reset, [&] { info_v = kspd::potri(exec, kspd::Uplo::Lower, W, ven); });
+      const double tk = median_time(reps, reset, [&] { info_k = kspd::potri(exec, kspd::Uplo::Lower, W, rec); });
+      const double tf = median_time(reps, [&] { Kokkos::deep_copy(exec, W, S); },
+                                    [&] { (void)kspd::potrf(exec, kspd::Uplo::Lower, W); });
+      const double flops = 2.0 * n * n * n / 3.0;
+      std::printf("%s potri     n=%6ld             vendor %9.3f ms %7.2f TF | kspd %9.3f ms %7.2f TF | speedup %5.2fx "
+                  "(info %d/%d) | potrf %9.3f ms %7.2f TF\n",
+                  prec, n, tv * 1e3, flops / tv * 1e-12, tk * 1e3, flops / tk * 1e-12, tv / tk, info_v, info_k,
+                  tf * 1e3, double(n) * n * n / 3.0 / tf * 1e-12);
+      std::fflush(stdout);
+    }
+  }
+}
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  Kokkos::ScopeGuard guard(argc, argv);
+  std::vector<long> ns = {1024, 2048, 4096, 8192, 16384, 32768}, nrhs = {64, 512, 0};
+  std::vector<std::string> precs = {"d", "s"}, ops = {"gemm", "trsm", "trmm", "potri"};
+  int reps = 5;
+  long leaf = 0;
+  for (int i = 1; i < argc; ++i) {
+    auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
+    if (std::strcmp(argv[i], "--smoke") == 0) {
+      ns = {200};
+      nrhs = {16, 0};
+      reps = 1;
+    } else if (arg("--n")) ns = parse_list(argv[++i]);
+    else if (arg("--nrhs")) nrhs = parse_list(argv[++i]);
+    else if (arg("--prec")) precs = parse_words(argv[++i]);
+    else if (arg("--ops")) ops = parse_words(argv[++i]);
+    else if (arg("--reps")) reps = std::stoi(argv[++i]);
+    else if (arg("--leaf")) leaf = std::stol(argv[++i]);
+  }
+  std::printf("perf_dense: backend %s, kspd %d.%d (git %s), recursive leaf %ld (0 = default)\n", Exec::name(),
+              KSPD_VERSION_MAJOR, KSPD_VERSION_MINOR, KSPD_GIT_HASH, leaf);
+  for (const auto& p : precs) {
+    if (p == "d") run<double>(ns, nrhs, ops, reps, leaf, "d");
+    if (p == "s") run<float>(ns, nrhs, ops, reps, leaf, "s");
+  }
+  return 0;
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what kspd needs on a new Debian bookworm machine (run as root). Idempotent.
+#  - Kokkos / Kokkos Kernels 3.4 (Trilinos 13.2, Serial backend): the CPU default
+#  - OpenBLAS + LAPACK, Metis, Open MPI, zlib, GoogleTest, Google Benchmark
+#  - SuiteSparse (CHOLMOD) and MUMPS: benchmark peers only
+set -euo pipefail
+pkgs=(cmake make g++ gfortran pkg-config
+      libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
+      libopenblas-dev liblapack-dev libmetis-dev zlib1g-dev
+      libopenmpi-dev openmpi-bin
+      googletest libgtest-dev libbenchmark-dev
+      libsuitesparse-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "kspd setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "kspd setup: all Debian packages present"
+fi
