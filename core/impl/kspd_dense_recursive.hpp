@@ -186,11 +186,12 @@ struct Recursive {
     }
     const size_type n1 = recursion_split(n), n2 = n - n1;
     auto A11 = A.sub(0, 0, n1, n1), A21 = A.sub(n1, 0, n2, n1), A22 = A.sub(n1, n1, n2, n2);
-    // inv = [L11^-1 0; -L22^-1 L21 L11^-1  L22^-1]
-    trxm(true, Side::Right, Uplo::Lower, Trans::NoTranspose, d, T(-1), A11, A21);
-    trxm(true, Side::Left, Uplo::Lower, Trans::NoTranspose, d, T(1), A22, A21);
+    // inv = [L11^-1 0; -L22^-1 L21 L11^-1  L22^-1]: invert the diagonal blocks first, then two
+    // in-place TRMMs (faster than TRSMs on GPUs and free of divisions)
     trtri(d, A11);
     trtri(d, A22);
+    trxm(false, Side::Left, Uplo::Lower, Trans::NoTranspose, d, T(-1), A22, A21);
+    trxm(false, Side::Right, Uplo::Lower, Trans::NoTranspose, d, T(1), A11, A21);
   }
 
   // ---- LAUUM (lower): A = L^T L in place ------------------------------------------------
