@@ -5,4 +5,11 @@
 #include "kspd_rfp_layout.hpp"
 #include "kspd_rfp_matrix.hpp"
 #include "kspd_rfp_convert.hpp"
+#include "kspd_rfp_tfsm.hpp"
+#include "kspd_rfp_pftrf.hpp"
+#include "kspd_rfp_pftri.hpp"
+#include "kspd_rfp_sfrk.hpp"
+#include "kspd_rfp_sfmm.hpp"
+#include "kspd_rfp_lansf.hpp"
+#include "kspd_rfp_pfcon.hpp"
 #endif
