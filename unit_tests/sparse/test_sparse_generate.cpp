@@ -125,7 +125,9 @@ TYPED_TEST(SparseGenerate, Elasticity3dStructureValuesAndSpd) {
         for (int r = 0; r < 3; ++r)
           for (int c = 0; c < 3; ++c) {
             const double v = D[size_t((3 * q + r) + (3 * p + c) * n)];
-            if (!nb) EXPECT_EQ(v, 0.0) << "entry outside the 27-point stencil";
+            if (!nb) {
+              EXPECT_EQ(v, 0.0) << "entry outside the 27-point stencil";
+            }
             zeros += nb && std::abs(v) < 1e-6;
           }
       }
@@ -179,7 +181,9 @@ TEST(SparseGenerateNnz, FormulasMatchBuiltMatrices) {
     EXPECT_EQ(A.nnz(), sp::elasticity_3d_nnz(g.nx, g.ny, g.nz));
     // An interior column holds its node's lower diagonal block and 13 forward neighbours.
     const size_type p = 1 + g.nx * (1 + g.ny * 1);
-    if (g.nx > 2 && g.ny > 2 && g.nz > 2) EXPECT_EQ(A.colptr[size_t(3 * p + 1)] - A.colptr[size_t(3 * p)], 3 + 13 * 3);
+    if (g.nx > 2 && g.ny > 2 && g.nz > 2) {
+      EXPECT_EQ(A.colptr[size_t(3 * p + 1)] - A.colptr[size_t(3 * p)], 3 + 13 * 3);
+    }
   }
   // Closed forms for a cube m^3: 6 m^3 + 9 (3 m^2 (m-1) + 6 m (m-1)^2 + 4 (m-1)^3).
   for (size_type m : {1, 2, 5, 100}) {
