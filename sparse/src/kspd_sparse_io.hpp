@@ -64,5 +64,28 @@ CscMatrix<Scalar> read_matrix_market(const std::string& path, const ReadOptions&
 template <class Scalar>
 void write_matrix_market(const std::string& path, const CscMatrix<Scalar>& A, const std::string& comment = "");
 
+/// \brief Reads a Rutherford-Boeing or Harwell-Boeing file of an assembled real symmetric
+/// matrix (type RSA; also ISA integer, PSA pattern, and RUA/IUA/PUA with symmetric values,
+/// checked as for 'general' Matrix Market). Fixed-format header: title/key line; the card
+/// counts (totcrd ptrcrd indcrd valcrd [rhscrd]); type, nrow, ncol, nnzero, neltvl; the
+/// Fortran formats of pointers, indices and values ((16I5), (10I8), (5E16.8),
+/// (1P,3D26.18), ...; D exponents and exponents without a letter are read). Harwell-Boeing
+/// right-hand sides (rhscrd > 0) are skipped. Entries of the upper triangle are mirrored.
+/// Errors as for read_matrix_market (also: wrong card counts, pointers that are not
+/// monotone from 1 to nnzero+1, elemental or complex types).
+template <class Scalar>
+CscMatrix<Scalar> read_rutherford_boeing(const std::string& path, const ReadOptions& options = {});
+
+enum class MatrixFormat { MatrixMarket, RutherfordBoeing };
+
+/// The format of a file by its extension: .mtx .mm (Matrix Market), .rsa .rb .rua .psa .pua
+/// .isa .iua .hb (Rutherford-Boeing), each optionally followed by .gz. Otherwise the first line is
+/// looked at ("%%MatrixMarket" means Matrix Market). \throw InvalidArgument if unknown.
+MatrixFormat matrix_format_of(const std::string& path);
+
+/// \brief Reads a sparse symmetric matrix, choosing the reader by matrix_format_of(path).
+template <class Scalar>
+CscMatrix<Scalar> read_matrix(const std::string& path, const ReadOptions& options = {});
+
 }  // namespace kspd::sparse
 #endif

@@ -6,6 +6,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -24,6 +26,8 @@
 #include "kspd_sparse_io.hpp"
 
 extern "C" void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info, size_t uplo_len);
+extern "C" void dsyev_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
+                       double* work, const int* lwork, int* info, size_t jobz_len, size_t uplo_len);
 
 namespace {
 
@@ -386,5 +390,467 @@ TEST(SparseIoMatrixMarket, GzipWithoutZlibIsAClearError) {
   EXPECT_THROW((void)sp::read_matrix_market<double>(p), kspd::InvalidArgument);
 }
 #endif
+
+
+// ------------------------------------------------------------------------------------------
+// Rutherford-Boeing / Harwell-Boeing
+// ------------------------------------------------------------------------------------------
+std::string ifield(long long v, int w) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%*lld", w, v);
+  return b;
+}
+std::string pad(std::string s, size_t w) {
+  s.resize(std::max(s.size(), w), ' ');
+  return s;
+}
+/// Cards of `vals` (already formatted fields), `per` per line.
+std::string cards(const std::vector<std::string>& vals, size_t per, int* count) {
+  std::string out;
+  *count = 0;
+  for (size_t k = 0; k < vals.size(); k += per) {
+    for (size_t m = k; m < std::min(vals.size(), k + per); ++m) out += vals[m];
+    out += "\n";
+    ++*count;
+  }
+  return out;
+}
+std::vector<std::string> ints(const std::vector<long long>& v, int w) {
+  std::vector<std::string> f;
+  for (long long x : v) f.push_back(ifield(x, w));
+  return f;
+}
+
+/// Pieces of a Rutherford-Boeing file; tests change one and assemble it with text().
+struct RbFile {
+  std::string title = "1Test matrix for kspd";
+  std::string key = "KSPDTEST";
+  std::string type = "RSA";
+  long long nrow = 4, ncol = 4, nnz = 7;
+  std::vector<long long> ptr = {1, 4, 6, 7, 8};
+  std::vector<long long> ind = {1, 2, 4, 2, 3, 3, 4};
+  std::vector<std::string> val = {"  0.400000000000E+01", " -0.100000000000E+01", "  0.500000000000E+00",
+                                  "  0.500000000000E+01", " -0.200000000000E+01", "  0.600000000000E+01",
+                                  "  0.700000000000E+01"};
+  std::string ptrfmt = "(16I5)", indfmt = "(16I5)", valfmt = "(4E20.12)";
+  size_t val_per = 4, int_per = 16;
+  int int_w = 5;
+  bool hb_rhs = false;       // Harwell-Boeing: a right-hand side after the values
+  bool four_counts = false;  // Rutherford-Boeing line 2 without rhscrd
+  long long crd_fix[4] = {-1, -1, -1, -1};  // override totcrd ptrcrd indcrd valcrd
+  std::string after;         // text appended after the last card
+
+  std::string text() const {
+    int pc = 0, ic = 0, vc = 0;
+    const std::string P = cards(ints(ptr, int_w), int_per, &pc), I = cards(ints(ind, int_w), int_per, &ic);
+    const std::string V = type[0] == 'P' ? std::string() : cards(val, val_per, &vc);
+    const int rc = hb_rhs ? 1 : 0;
+    long long c[5] = {pc + ic + vc + rc, pc, ic, vc, rc};
+    for (int k = 0; k < 4; ++k)
+      if (crd_fix[k] >= 0) c[k] = crd_fix[k];
+    std::string t = pad(title, 72) + key + "\n";
+    for (int k = 0; k < (four_counts ? 4 : 5); ++k) t += ifield(c[k], 14);
+    t += "\n" + pad(type, 14) + ifield(nrow, 14) + ifield(ncol, 14) + ifield(nnz, 14) + ifield(0, 14) + "\n";
+    t += pad(ptrfmt, 16) + pad(indfmt, 16) + pad(valfmt, 20) + (hb_rhs ? pad("(4E20.12)", 20) : "") + "\n";
+    if (hb_rhs) t += "F             1\n";
+    t += P + I + V;
+    if (hb_rhs) t += "  0.100000000000E+01  0.200000000000E+01  0.300000000000E+01  0.400000000000E+01\n";
+    return t + after;
+  }
+};
+
+void expect_rb_error(const TempDir& tmp, const RbFile& f, size_type line, const std::string& what) {
+  static int counter = 0;
+  const std::string p = tmp.write("bad" + std::to_string(counter++) + ".rsa", f.text());
+  SCOPED_TRACE(f.text());
+  expect_parse_error([&] { (void)sp::read_rutherford_boeing<double>(p); }, p, line, what);
+  expect_parse_error([&] { (void)sp::read_matrix<float>(p); }, p, line, what);
+}
+
+TEST(SparseIoRutherfordBoeing, ValidVariantsReadTheSameMatrix) {
+  TempDir tmp;
+  const auto ref = small_dense();
+  std::vector<std::pair<std::string, RbFile>> variants;
+  variants.push_back({"plain", RbFile{}});
+  {
+    RbFile f;  // D exponents, 3 per card, scale factor
+    f.valfmt = "(1P,3D26.18)";
+    f.val_per = 3;
+    f.val = {"  4.000000000000000000D+00", " -1.000000000000000000D+00", "  5.000000000000000000D-01",
+             "  5.000000000000000000d+00", " -2.000000000000000000D+00", "  6.000000000000000000D+00",
+             "  7.000000000000000000D+00"};
+    variants.push_back({"D exponents", f});
+  }
+  {
+    RbFile f;  // values run together; exponents without a letter; integers run together
+    f.valfmt = "(3E13.6)";
+    f.val_per = 3;
+    f.val = {" 4.000000E+00", "-1.000000E+00", " 5.00000-001", "  5.000000+00", "-2.000000E+00", " 6.000000E+00",
+             " 7.000000E+00"};
+    f.ptrfmt = f.indfmt = "(10I1)";
+    f.int_w = 1;
+    f.int_per = 10;
+    variants.push_back({"run together", f});
+  }
+  {
+    RbFile f;  // upper triangle stored (rows <= column), several cards of pointers
+    f.ptr = {1, 2, 4, 6, 8};
+    f.ind = {1, 1, 2, 2, 3, 1, 4};
+    f.val = {"  0.400000000000E+01", " -0.100000000000E+01", "  0.500000000000E+01", " -0.200000000000E+01",
+             "  0.600000000000E+01", "  0.500000000000E+00", "  0.700000000000E+01"};
+    f.int_per = 2;
+    f.ptrfmt = f.indfmt = "(2I5)";
+    variants.push_back({"upper triangle", f});
+  }
+  {
+    RbFile f;  // unsymmetric type with symmetric values, Harwell-Boeing right-hand side
+    f.type = "RUA";
+    f.nnz = 10;
+    f.ptr = {1, 5, 8, 10, 12};
+    f.ind = {1, 2, 4, 4, 1, 2, 3, 2, 3, 4};
+    f.ind = {1, 2, 4, 1, 2, 3, 2, 3, 1, 4};
+    f.ptr = {1, 4, 7, 9, 11};
+    f.val = {"  0.400000000000E+01", " -0.100000000000E+01", "  0.500000000000E+00", " -0.100000000000E+01",
+             "  0.500000000000E+01", " -0.200000000000E+01", " -0.200000000000E+01", "  0.600000000000E+01",
+             "  0.500000000000E+00", "  0.700000000000E+01"};
+    f.hb_rhs = true;
+    variants.push_back({"RUA + rhs", f});
+  }
+  {
+    RbFile f;  // Rutherford-Boeing 4-count line 2, lower-case type, trailing blank lines
+    f.four_counts = true;
+    f.type = "rsa";
+    f.after = "\n   \n";
+    variants.push_back({"4 counts", f});
+  }
+  for (const auto& [name, f] : variants) {
+    SCOPED_TRACE(name + "\n" + f.text());
+    const std::string p = tmp.write("ok.rsa", f.text());
+    const auto A = sp::read_rutherford_boeing<double>(p);
+    EXPECT_EQ(A.n, 4);
+    EXPECT_EQ(A.nnz(), 7);
+    EXPECT_EQ(dense(A), ref);
+    EXPECT_EQ(dense(sp::read_matrix<float>(p)), ref);
+  }
+  // Integer and pattern types.
+  RbFile fi;
+  fi.type = "ISA";
+  fi.valfmt = "(8I4)";
+  fi.val_per = 8;
+  fi.val = ints({4, -1, 2, 5, -2, 6, 7}, 4);
+  const auto Ai = sp::read_rutherford_boeing<double>(tmp.write("i.rsa", fi.text()));
+  EXPECT_EQ(Ai.values, (std::vector<double>{4, -1, 2, 5, -2, 6, 7}));
+  RbFile fp;
+  fp.type = "PSA";
+  fp.valfmt = "";
+  const std::string pp = tmp.write("p.psa", fp.text());
+  for (double v : sp::read_rutherford_boeing<double>(pp).values) EXPECT_EQ(v, 1.0);
+  sp::ReadOptions opt;
+  opt.pattern_values = sp::PatternValues::DiagonallyDominant;
+  const auto Ap = sp::read_matrix<double>(pp, opt);
+  EXPECT_EQ(Ap.values, (std::vector<double>{3, -1, -1, 3, -1, 2, 2}));
+  EXPECT_EQ(dense_potrf(dense(Ap), 4), 0);
+}
+
+TEST(SparseIoRutherfordBoeing, MalformedHeader) {
+  TempDir tmp;
+  const RbFile ok;
+  {
+    const std::string p = tmp.write("empty.rsa", "");
+    expect_parse_error([&] { (void)sp::read_rutherford_boeing<double>(p); }, p, 1, "empty file");
+    const std::string p2 = tmp.write("title.rsa", "1Only a title\n");
+    expect_parse_error([&] { (void)sp::read_rutherford_boeing<double>(p2); }, p2, 2, "expected the card counts");
+    const std::string p3 = tmp.write("three.rsa", "title\n 1 2 3\n");
+    expect_parse_error([&] { (void)sp::read_rutherford_boeing<double>(p3); }, p3, 2, "found 3 numbers");
+    const std::string p4 = tmp.write("abc.rsa", "title\n 4 1 abc 2\n");
+    expect_parse_error([&] { (void)sp::read_rutherford_boeing<double>(p4); }, p4, 2, "'abc' is not a non-negative integer");
+    const std::string p5 = tmp.write("eof3.rsa", "title\n 4 1 1 2\n");
+    expect_parse_error([&] { (void)sp::read_rutherford_boeing<double>(p5); }, p5, 3, "expected 'mxtype");
+  }
+  RbFile f = ok;
+  f.crd_fix[0] = 9;
+  expect_rb_error(tmp, f, 2, "totcrd = 9 is not ptrcrd + indcrd + valcrd + rhscrd = 4");
+  const std::vector<std::pair<std::string, std::string>> types = {
+      {"RSE", "elemental"}, {"CSA", "complex"}, {"RHA", "only symmetric (S)"}, {"RZA", "only symmetric (S)"},
+      {"RRA", "rectangular"}, {"XSA", "unknown value type 'X'"}, {"RXA", "unknown symmetry 'X'"},
+      {"RSX", "unknown storage 'X'"}, {"QSA", "values supplied separately"}, {"1SA", "3-letter matrix type"}};
+  for (const auto& [t, what] : types) {
+    f = ok;
+    f.type = t;
+    expect_rb_error(tmp, f, 3, what);
+  }
+  f = ok;
+  f.ncol = 5;
+  expect_rb_error(tmp, f, 3, "not square (4 rows, 5 columns)");
+  f = ok;
+  f.nnz = 11;
+  f.nrow = f.ncol = 4;
+  expect_rb_error(tmp, f, 3, "more than the 10 positions");
+  f = ok;
+  f.ptrfmt = "(16Q5)";
+  expect_rb_error(tmp, f, 4, "pointer format '(16Q5)'");
+  f = ok;
+  f.indfmt = "16I5";
+  expect_rb_error(tmp, f, 4, "index format '16I5'");
+  f = ok;
+  f.valfmt = "(4X20.12)";
+  expect_rb_error(tmp, f, 4, "value format '(4X20.12)'");
+  f = ok;
+  f.type = "PSA";
+  f.crd_fix[0] = 4;
+  f.crd_fix[3] = 2;
+  expect_rb_error(tmp, f, 2, "declares 2 value cards");
+}
+
+TEST(SparseIoRutherfordBoeing, MalformedData) {
+  TempDir tmp;
+  const RbFile ok;  // pointers: line 5, indices: line 6, values: lines 7-8
+  RbFile f = ok;
+  f.ptr = {2, 4, 6, 7, 8};
+  expect_rb_error(tmp, f, 5, "the first column pointer is 2, expected 1");
+  f.ptr = {1, 4, 3, 7, 8};
+  expect_rb_error(tmp, f, 5, "column pointer 3 = 3 is smaller than the previous one (4)");
+  f.ptr = {1, 4, 6, 7, 7};
+  expect_rb_error(tmp, f, 5, "the last column pointer is 7, expected nnzero + 1 = 8");
+  f.ptr = {1, 4, 6, 9, 8};
+  expect_rb_error(tmp, f, 5, "column pointer 4 = 9 exceeds nnzero + 1 = 8");
+  f = ok;
+  f.ind = {1, 2, 9, 2, 3, 3, 4};
+  expect_rb_error(tmp, f, 6, "row index 9 out of range [1, 4]");
+  f.ind = {1, 2, 0, 2, 3, 3, 4};
+  expect_rb_error(tmp, f, 6, "row index 0 out of range");
+  f = ok;
+  f.ind = {1, 2, 2, 2, 3, 3, 4};  // (2,1) twice in column 1
+  expect_rb_error(tmp, f, 6, "duplicate entry (2, 1)");
+  f = ok;
+  f.val[5] = "                 NaN";
+  expect_rb_error(tmp, f, 8, "'NaN' is not finite");
+  f.val[5] = "  0.1000000000E+999";
+  expect_rb_error(tmp, f, 8, "not finite");
+  f.val[5] = "  0.60000000000X+01";
+  expect_rb_error(tmp, f, 8, "'0.60000000000X+01' is not a number");
+  f = ok;
+  f.val[1] = "                    ";  // blank field followed by data
+  expect_rb_error(tmp, f, 7, "blank field 2 followed by more data");
+  // Truncated: the value cards missing, or cut short.
+  {
+    std::string t = ok.text();
+    const std::string p = tmp.write("cut1.rsa", t.substr(0, t.find("  0.4000")));
+    expect_parse_error([&] { (void)sp::read_rutherford_boeing<double>(p); }, p, 7, "0 of 7 values read");
+    const std::string p2 = tmp.write("cut2.rsa", t.substr(0, t.find("  0.6000")));
+    expect_parse_error([&] { (void)sp::read_rutherford_boeing<double>(p2); }, p2, 9, "unexpected end of file in the values: 5 of 7");
+    const std::string p3 = tmp.write("cut3.rsa", t.substr(0, t.find("    1    2    4")));
+    expect_parse_error([&] { (void)sp::read_rutherford_boeing<double>(p3); }, p3, 6, "in the row indices: 0 of 7");
+  }
+  // Card counts that disagree with the data, more values than declared, trailing data.
+  f = ok;
+  f.crd_fix[0] = 5;
+  f.crd_fix[2] = 2;
+  expect_rb_error(tmp, f, 6, "the row indices take 1 card(s), the header (line 2) declares 2");
+  f = ok;
+  f.val.push_back("  0.800000000000E+01");
+  expect_rb_error(tmp, f, 8, "more values than the 7 declared");
+  f = ok;
+  f.after = "  0.800000000000E+01\n";
+  expect_rb_error(tmp, f, 9, "unexpected data after the last card");
+  // Unsymmetric type whose values are not symmetric.
+  f = ok;
+  f.type = "RUA";
+  f.nnz = 8;
+  f.ptr = {1, 4, 7, 8, 9};
+  f.ind = {1, 2, 4, 1, 2, 3, 3, 4};
+  f.val = {"  0.400000000000E+01", " -0.100000000000E+01", "  0.500000000000E+00", " -0.100000000000E+01",
+           "  0.500000000000E+01", " -0.200000000000E+01", "  0.600000000000E+01", "  0.700000000000E+01"};
+  expect_rb_error(tmp, f, 6, "no matching entry");
+  f.val[3] = " -0.150000000000E+01";
+  f.ind = {1, 2, 3, 1, 2, 3, 3, 4};
+  f.ptr = {1, 4, 7, 8, 9};
+  expect_rb_error(tmp, f, 6, "differs");
+}
+
+TEST(SparseIoDispatch, ReadMatrixChoosesTheReaderByExtension) {
+  TempDir tmp;
+  const RbFile rb;
+  const std::string mm = std::string(kBanner) + "4 4 7\n1 1 4\n2 1 -1\n2 2 5\n3 2 -2\n3 3 6\n4 1 0.5\n4 4 7\n";
+  const auto ref = small_dense();
+  for (const char* nm : {"a.rsa", "a.rb", "a.RUA", "a.hb", "a.psa"}) {
+    EXPECT_EQ(sp::matrix_format_of(tmp.write(nm, rb.text())), sp::MatrixFormat::RutherfordBoeing) << nm;
+  }
+  EXPECT_EQ(dense(sp::read_matrix<double>(tmp.write("b.rb", rb.text()))), ref);
+  EXPECT_EQ(dense(sp::read_matrix<double>(tmp.write("b.mtx", mm))), ref);
+  EXPECT_EQ(dense(sp::read_matrix<double>(tmp.write("b.MTX", mm))), ref);
+  EXPECT_EQ(dense(sp::read_matrix<double>(tmp.write("b.txt", mm))), ref);  // banner sniffed
+  EXPECT_EQ(sp::matrix_format_of(tmp.path("b.mtx.gz")), sp::MatrixFormat::MatrixMarket);  // by name only
+  EXPECT_THROW((void)sp::read_matrix<double>(tmp.write("c.dat", "1 2 3\n")), kspd::InvalidArgument);
+  EXPECT_THROW((void)sp::read_matrix<double>(tmp.path("missing.xyz")), kspd::InvalidArgument);
+  // The reader follows the name: Matrix Market text in a .rsa file is a parse error at line 2.
+  const std::string wrong = tmp.write("mm.rsa", mm);
+  expect_parse_error([&] { (void)sp::read_matrix<double>(wrong); }, wrong, 2, "card count");
+#ifdef KSPD_ENABLE_ZLIB
+  const auto A = sp::laplacian_2d<double>(4, 3);
+  sp::write_matrix_market(tmp.path("g.mtx.gz"), A);
+  expect_equal(sp::read_matrix<double>(tmp.path("g.mtx.gz")), A);
+#endif
+}
+
+// ------------------------------------------------------------------------------------------
+// The real matrices in KSPD_DATA_DIR, against MANIFEST.md
+// ------------------------------------------------------------------------------------------
+struct ManifestRow {
+  std::string name, file;
+  size_type n = 0, nnz_stored = 0, nnz_full = 0;
+};
+
+std::vector<ManifestRow> read_manifest(const fs::path& dir) {
+  std::vector<ManifestRow> rows;
+  std::ifstream f(dir / "MANIFEST.md");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("| ", 0) != 0) continue;
+    std::vector<std::string> cols;
+    std::stringstream ss(line.substr(1));
+    std::string c;
+    while (std::getline(ss, c, '|')) {
+      const auto b = c.find_first_not_of(" `"), e = c.find_last_not_of(" `");
+      cols.push_back(b == std::string::npos ? std::string() : c.substr(b, e - b + 1));
+    }
+    if (cols.size() < 6 || cols[0].empty() || !std::isdigit((unsigned char)cols[0][0])) continue;
+    ManifestRow r;
+    r.name = cols[1];
+    r.file = cols[2];
+    r.n = std::atoll(cols[3].c_str());
+    r.nnz_stored = std::atoll(cols[4].c_str());
+    r.nnz_full = std::atoll(cols[5].c_str());
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+/// The data directory, or "" with the reason printed (the calling test then skips).
+std::string data_dir() {
+  const char* d = std::getenv("KSPD_DATA_DIR");
+  if (!d || !*d) {
+    std::printf("[  SKIPPED ] KSPD_DATA_DIR is not set (CTest sets it to ../shared/data/matrices)\n");
+    return "";
+  }
+  if (!fs::is_directory(d)) {
+    std::printf("[  SKIPPED ] KSPD_DATA_DIR=%s is not a directory: the real-matrix checks do not run\n", d);
+    return "";
+  }
+  return d;
+}
+
+TEST(SparseIoData, EveryMatrixReadsAndMatchesTheManifest) {
+  const std::string dir = data_dir();
+  if (dir.empty()) GTEST_SKIP() << "no data directory (reason printed above)";
+  const auto manifest = read_manifest(dir);
+  std::map<std::string, ManifestRow> by_file;
+  for (const auto& r : manifest) by_file[r.file] = r;
+  std::printf("[          ] %s: %zu matrices in MANIFEST.md\n", dir.c_str(), manifest.size());
+  EXPECT_GE(manifest.size(), 40u) << "MANIFEST.md parse";
+  size_type files = 0, checked = 0, dense_checked = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string file = entry.path().filename().string();
+    if (file == "MANIFEST.md" || !entry.is_regular_file()) continue;
+    ++files;
+    SCOPED_TRACE(file);
+    sp::CscMatrix<double> A;
+    try {
+      A = sp::read_matrix<double>(entry.path().string());
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "cannot read " << file << ": " << e.what();
+      continue;
+    }
+    ASSERT_NO_THROW(sp::check_csc(A));
+    size_type diag = 0, missing_diag = 0, nonpositive_diag = 0;
+    for (size_type j = 0; j < A.n; ++j) {
+      const size_type b = A.colptr[size_t(j)];
+      if (b < A.colptr[size_t(j + 1)] && A.rowind[size_t(b)] == j) {
+        ++diag;
+        nonpositive_diag += !(A.values[size_t(b)] > 0);
+      } else {
+        ++missing_diag;
+      }
+    }
+    for (double v : A.values) ASSERT_TRUE(std::isfinite(v));
+    // An SPD matrix has every diagonal entry, positive.
+    EXPECT_EQ(missing_diag, 0);
+    EXPECT_EQ(nonpositive_diag, 0);
+    const auto it = by_file.find(file);
+    if (it != by_file.end()) {
+      ++checked;
+      EXPECT_EQ(A.n, it->second.n);
+      EXPECT_EQ(A.nnz(), it->second.nnz_stored);
+      EXPECT_EQ(2 * (A.nnz() - diag) + diag, it->second.nnz_full);
+    } else {
+      std::printf("[          ] %s is not in MANIFEST.md: read and checked for invariants only\n", file.c_str());
+    }
+    // Small ones: the values read make an SPD matrix (dense LAPACK Cholesky).
+    if (A.n <= 1100) {
+      EXPECT_EQ(dense_potrf(dense(A), A.n), 0) << "not SPD as read";
+      ++dense_checked;
+    }
+    // The float reading is the double reading rounded.
+    if (A.n <= 3000) {
+      const auto Af = sp::read_matrix<float>(entry.path().string());
+      ASSERT_EQ(Af.rowind, A.rowind);
+      size_t bad = 0;
+      for (size_t k = 0; k < A.values.size(); ++k) bad += Af.values[k] != float(A.values[k]);
+      EXPECT_EQ(bad, 0u);
+    }
+  }
+  const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("[          ] %lld files read, %lld checked against MANIFEST.md, %lld by dense Cholesky, %.2f s\n",
+              (long long)files, (long long)checked, (long long)dense_checked, sec);
+  EXPECT_EQ(size_t(checked), manifest.size()) << "some matrices listed in MANIFEST.md are missing from " << dir;
+}
+
+/// Eigenvalues of a small dense symmetric matrix (LAPACK dsyev), ascending.
+std::vector<double> eigenvalues(std::vector<double> D, int n) {
+  std::vector<double> w(static_cast<size_t>(n));
+  int lwork = -1, info = 0;
+  double q = 0;
+  dsyev_("N", "L", &n, D.data(), &n, w.data(), &q, &lwork, &info, 1, 1);
+  lwork = int(q);
+  std::vector<double> work(static_cast<size_t>(lwork));
+  dsyev_("N", "L", &n, D.data(), &n, w.data(), work.data(), &lwork, &info, 1, 1);
+  EXPECT_EQ(info, 0);
+  return w;
+}
+
+TEST(SparseIoData, Bcsstk01And02KnownProperties) {
+  const std::string dir = data_dir();
+  if (dir.empty()) GTEST_SKIP() << "no data directory (reason printed above)";
+  const std::string p1 = dir + "/bcsstk01.rsa", p2 = dir + "/bcsstk02.rsa";
+  if (!fs::exists(p1) || !fs::exists(p2)) GTEST_SKIP() << "bcsstk01.rsa / bcsstk02.rsa missing from " << dir;
+  const auto A = sp::read_rutherford_boeing<double>(p1);
+  EXPECT_EQ(A.n, 48);
+  EXPECT_EQ(A.nnz(), 224);
+  EXPECT_EQ(A.name, "bcsstk01.rsa");
+  // Column 1 of the file: rows 1 5 6 7 11 19 25 30 and the first 8 values of the cards.
+  const std::vector<size_type> rows = {0, 4, 5, 6, 10, 18, 24, 29};
+  const std::vector<double> vals = {.283226851852E+07, .100000000000E+07, .208333333333E+07, -.333333333333E+04,
+                                    .100000000000E+07, -.280000000000E+07, -.289351851852E+05, .208333333333E+07};
+  ASSERT_EQ(A.colptr[1], 8);
+  for (size_t k = 0; k < 8; ++k) {
+    EXPECT_EQ(A.rowind[k], rows[k]);
+    EXPECT_EQ(A.values[k], vals[k]);
+  }
+  // MANIFEST.md: lambda_min = 3.42e3, cond2 = 8.8e5 (two significant digits).
+  auto w = eigenvalues(dense(A), 48);
+  EXPECT_NEAR(w.front(), 3.42e3, 0.01e3);
+  EXPECT_NEAR(w.back() / w.front(), 8.8e5, 0.1e5);
+  const auto B = sp::read_rutherford_boeing<double>(p2);
+  EXPECT_EQ(B.n, 66);
+  EXPECT_EQ(B.nnz(), 66 * 67 / 2);  // stored dense
+  w = eigenvalues(dense(B), 66);
+  EXPECT_NEAR(w.front(), 4.21, 0.01);
+  EXPECT_NEAR(w.back() / w.front(), 4.3e3, 0.1e3);
+  // Through the writer and back: identical.
+  TempDir tmp;
+  sp::write_matrix_market(tmp.path("bcsstk01.mtx"), A);
+  expect_equal(sp::read_matrix<double>(tmp.path("bcsstk01.mtx")), A);
+}
 
 }  // namespace
