@@ -1,0 +1,108 @@
+#ifndef KSPD_BATCHED_LAUNCH_HPP
+#define KSPD_BATCHED_LAUNCH_HPP
+/// \file kspd_batched_launch.hpp
+/// Host-side launch of a batched operation: one thread per matrix (RangePolicy over the
+/// batch; with a LayoutLeft batch-first View consecutive threads read consecutive matrices,
+/// so every load is coalesced) or one team per matrix (TeamPolicy, league = batch).
+/// An operation is a small functor with
+///   KOKKOS_INLINE_FUNCTION int serial(size_type b) const;                 // returns info
+///   template <class M> KOKKOS_INLINE_FUNCTION int team(const M&, size_type b) const;
+
+#include <string>
+
+#include "kspd_batched_mat.hpp"
+#include "kspd_error.hpp"
+
+namespace kspd::batched {
+
+/// Which kernel family runs a batched call. Auto: registers for fixed n <= 32 where the
+/// operation has a register kernel on a GPU, otherwise one thread per matrix for small n
+/// (and always on host backends), one team per matrix above.
+enum class BatchAlgo { Auto, Serial, Team, Register };
+
+struct BatchOptions {
+  BatchAlgo algo = BatchAlgo::Auto;
+  int team_size = 0;  ///< 0: chosen from the matrix size
+};
+
+namespace Impl {
+
+template <class Op>
+struct SerialKernel {
+  Op op;
+  int* infos;
+  KOKKOS_INLINE_FUNCTION void operator()(const size_type b) const {
+    const int info = op.serial(b);
+    if (infos != nullptr) infos[b] = info;
+  }
+};
+
+template <class Op>
+struct TeamKernel {
+  Op op;
+  int* infos;
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& member) const {
+    const size_type b = member.league_rank();
+    const int info = op.team(member, b);
+    if (infos != nullptr && member.team_rank() == 0) infos[b] = info;
+  }
+};
+
+template <class ExecSpace>
+constexpr bool is_gpu_v = !compat::is_host_exec_v<ExecSpace>;
+
+/// The kernel family `Auto` stands for (register kernels are chosen by their callers).
+template <class ExecSpace>
+BatchAlgo resolve(BatchAlgo algo, size_type n) {
+  if (algo == BatchAlgo::Serial || algo == BatchAlgo::Team) return algo;
+  if constexpr (!is_gpu_v<ExecSpace>) return BatchAlgo::Serial;
+  else return n <= 8 ? BatchAlgo::Serial : BatchAlgo::Team;
+}
+
+template <class ExecSpace, class Op>
+void launch(const ExecSpace& exec, const std::string& label, size_type nbatch, const Op& op, int* infos,
+            const BatchOptions& opts, size_type size) {
+  if (nbatch <= 0) return;
+  const BatchAlgo algo = resolve<ExecSpace>(opts.algo, size);
+  if (algo == BatchAlgo::Team) {
+    int ts = opts.team_size;
+    if (ts <= 0) {
+      if constexpr (is_gpu_v<ExecSpace>) ts = size <= 32 ? 32 : size <= 64 ? 64 : 128;
+      else ts = 1;
+    }
+    KSPD_REQUIRE(nbatch <= size_type(2147483647), InvalidArgument,
+                 label << ": the team kernels take at most 2^31-1 matrices (got " << nbatch << ")");
+    Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(exec, int(nbatch), ts),
+                         TeamKernel<Op>{op, infos});
+  } else {
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, nbatch),
+                         SerialKernel<Op>{op, infos});
+  }
+}
+
+/// Checks shared by the host entry points.
+template <class ExecSpace, class View>
+void check_batch_view(const char* op, const char* arg) {
+  static_assert(Kokkos::is_view<View>::value, "kspd::batched: batched operands must be Kokkos::Views");
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename View::memory_space>::accessible,
+                "kspd::batched: the execution space cannot access this View's memory space");
+  (void)op;
+  (void)arg;
+}
+
+template <class ExecSpace, class InfoView>
+int* info_ptr(const InfoView& infos, size_type nbatch, const char* op) {
+  static_assert(Kokkos::is_view<InfoView>::value && InfoView::rank == 1,
+                "kspd::batched: infos must be a rank-1 Kokkos::View<int*>");
+  static_assert(std::is_same<typename InfoView::value_type, int>::value, "kspd::batched: infos must hold int");
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename InfoView::memory_space>::accessible,
+                "kspd::batched: the execution space cannot access the infos View");
+  KSPD_REQUIRE(size_type(infos.extent(0)) >= nbatch, DimensionMismatch,
+               op << ": infos has " << infos.extent(0) << " entries for " << nbatch << " matrices");
+  return infos.data();
+}
+
+}  // namespace Impl
+}  // namespace kspd::batched
+#endif

@@ -1,0 +1,180 @@
+#ifndef KSPD_BATCHED_REGISTER_INTERNAL_HPP
+#define KSPD_BATCHED_REGISTER_INTERNAL_HPP
+/// \file kspd_batched_register_internal.hpp
+/// Register-resident kernels for tiny matrices (n <= kMaxRegisterN): one thread owns one
+/// matrix, held in a compile-time N x N array (n padded up to N = 1, 2, 4 or 8 with an
+/// identity block), so every loop unrolls and the factor never leaves registers. With a
+/// LayoutLeft batch-first View consecutive threads load consecutive matrices: coalesced.
+/// POTRF, POTRS (TRSM + TRSM^T fused: L is loaded once for all right-hand sides) and TRSM
+/// (every variant, reduced to a lower solve: upper problems are solved in reversed order).
+
+#include "kspd_batched_launch.hpp"
+#include "kspd_batched_trsm_internal.hpp"
+
+namespace kspd::batched::Impl {
+
+constexpr size_type kMaxRegisterN = 8;
+
+template <class ExecSpace>
+bool use_register(BatchAlgo algo, size_type n) {
+  if (algo == BatchAlgo::Register) return n <= kMaxRegisterN;
+  if (algo != BatchAlgo::Auto) return false;
+  return n <= kMaxRegisterN;  // faster than the generic loops on host and GPU alike
+}
+
+/// Loads a (uplo) Cholesky factor as the lower triangle r (L = U^T for Upper), padded.
+template <int N, class T>
+KOKKOS_INLINE_FUNCTION void load_lower(const Mat<const T>& a, int n, T (&r)[N][N]) {
+  for (int j = 0; j < N; ++j)
+    for (int i = j; i < N; ++i) r[i][j] = (i < n && j < n) ? a(i, j) : (i == j ? T(1) : T(0));
+}
+
+template <int N, class T>
+struct RegPotrf {
+  Uplo uplo;
+  BatchMat<T> A;
+  int n;
+  int* infos;
+  KOKKOS_INLINE_FUNCTION void operator()(const size_type b) const {
+    Mat<T> a = A.get(b, n, n);
+    if (uplo == Uplo::Upper) a = a.t();
+    T r[N][N];
+    load_lower<N, T>(a, n, r);
+    int info = 0;
+    for (int j = 0; j < N; ++j) {
+      T d = r[j][j];
+      for (int k = 0; k < j; ++k) d -= r[j][k] * r[j][k];
+      if (!(d > T(0)) && info == 0) info = j + 1;
+      d = compat::sqrt(d);
+      r[j][j] = d;
+      const T inv = T(1) / d;
+      for (int i = j + 1; i < N; ++i) {
+        T s = r[i][j];
+        for (int k = 0; k < j; ++k) s -= r[i][k] * r[j][k];
+        r[i][j] = s * inv;
+      }
+    }
+    // On failure only the finished columns are stored (the rest keep their input).
+    const int ncols = info == 0 ? n : info - 1;
+    for (int j = 0; j < N; ++j)
+      for (int i = j; i < N; ++i)
+        if (j < ncols && i < n) a(i, j) = r[i][j];
+    if (infos != nullptr) infos[b] = info;
+  }
+};
+
+template <int N, class T>
+struct RegPotrs {
+  Uplo uplo;
+  BatchMat<const T> A;
+  BatchMat<T> B;
+  int n, nrhs;
+  KOKKOS_INLINE_FUNCTION void operator()(const size_type b) const {
+    Mat<const T> a = A.get(b, n, n);
+    if (uplo == Uplo::Upper) a = a.t();
+    const Mat<T> x = B.get(b, n, nrhs);
+    T r[N][N], dinv[N];
+    load_lower<N, T>(a, n, r);
+    for (int i = 0; i < N; ++i) dinv[i] = T(1) / r[i][i];
+    for (int c = 0; c < nrhs; ++c) {
+      T v[N];
+      for (int i = 0; i < N; ++i) v[i] = i < n ? x(i, c) : T(0);
+      for (int i = 0; i < N; ++i) {  // L y = b
+        T s = v[i];
+        for (int k = 0; k < i; ++k) s -= r[i][k] * v[k];
+        v[i] = s * dinv[i];
+      }
+      for (int i = N - 1; i >= 0; --i) {  // L^T x = y
+        T s = v[i];
+        for (int k = i + 1; k < N; ++k) s -= r[k][i] * v[k];
+        v[i] = s * dinv[i];
+      }
+      for (int i = 0; i < N; ++i)
+        if (i < n) x(i, c) = v[i];
+    }
+  }
+};
+
+/// TRSM reduced to A X = alpha B (Left, NoTranspose) by stride swaps; an upper A is read in
+/// reversed index order (P A P is lower for the reversal P), so one lower solve serves all.
+template <int N, class T>
+struct RegTrsm {
+  Side side;
+  Uplo uplo;
+  Trans trans;
+  Diag diag;
+  T alpha;
+  BatchMat<const T> A;
+  BatchMat<T> B;
+  int m, n;  // B is m x n
+  KOKKOS_INLINE_FUNCTION void operator()(const size_type b) const {
+    const int k = side == Side::Left ? m : n;
+    Mat<const T> a = A.get(b, k, k);
+    Mat<T> x = B.get(b, m, n);
+    const bool lower = reduce_left_notrans(side, uplo, trans, a, x);
+    const bool unit = diag == Diag::Unit;
+    T r[N][N], dinv[N];
+    for (int j = 0; j < N; ++j)
+      for (int i = j; i < N; ++i) {
+        const int ii = lower ? i : k - 1 - i, jj = lower ? j : k - 1 - j;
+        r[i][j] = (i < k && j < k && (i != j || !unit)) ? a(ii, jj) : (i == j ? T(1) : T(0));
+      }
+    for (int i = 0; i < N; ++i) dinv[i] = T(1) / r[i][i];
+    const int ncol = int(x.n);
+    for (int c = 0; c < ncol; ++c) {
+      T v[N];
+      for (int i = 0; i < N; ++i) v[i] = i < k ? alpha * x(lower ? i : k - 1 - i, c) : T(0);
+      for (int i = 0; i < N; ++i) {
+        T s = v[i];
+        for (int l = 0; l < i; ++l) s -= r[i][l] * v[l];
+        v[i] = unit ? s : s * dinv[i];
+      }
+      for (int i = 0; i < N; ++i)
+        if (i < k) x(lower ? i : k - 1 - i, c) = v[i];
+    }
+  }
+};
+
+/// Calls f(std::integral_constant<int, N>) with the size class N >= n.
+template <class F>
+void with_size_class(size_type n, const F& f) {
+  if (n <= 1) f(std::integral_constant<int, 1>());
+  else if (n <= 2) f(std::integral_constant<int, 2>());
+  else if (n <= 4) f(std::integral_constant<int, 4>());
+  else f(std::integral_constant<int, 8>());
+}
+
+template <class ExecSpace, class Functor>
+void launch_range(const ExecSpace& exec, const char* label, size_type nbatch, const Functor& f) {
+  if (nbatch <= 0) return;
+  Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, nbatch), f);
+}
+
+template <class ExecSpace, class T>
+void register_potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A,
+                    int* infos) {
+  with_size_class(n, [&](auto nc) {
+    constexpr int N = decltype(nc)::value;
+    launch_range(exec, "kspd::batched::potrf[register]", nbatch, RegPotrf<N, T>{uplo, A, int(n), infos});
+  });
+}
+template <class ExecSpace, class T>
+void register_potrs(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, size_type nrhs,
+                    const BatchMat<const T>& A, const BatchMat<T>& B) {
+  with_size_class(n, [&](auto nc) {
+    constexpr int N = decltype(nc)::value;
+    launch_range(exec, "kspd::batched::potrs[register]", nbatch, RegPotrs<N, T>{uplo, A, B, int(n), int(nrhs)});
+  });
+}
+template <class ExecSpace, class T>
+void register_trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
+                   size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B) {
+  with_size_class(side == Side::Left ? m : n, [&](auto nc) {
+    constexpr int N = decltype(nc)::value;
+    launch_range(exec, "kspd::batched::trsm[register]", nbatch,
+                 RegTrsm<N, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n)});
+  });
+}
+
+}  // namespace kspd::batched::Impl
+#endif

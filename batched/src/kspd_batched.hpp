@@ -1,0 +1,16 @@
+#ifndef KSPD_BATCHED_HPP
+#define KSPD_BATCHED_HPP
+/// \file kspd_batched.hpp
+/// kspd::batched: thousands of tiny dense SPD / triangular problems at once.
+///  - host level, per operation: strided rank-3 Views (batch first, either layout), arrays of
+///    pointers, and variable-size batches (*_vbatched);
+///  - device level: Serial<Op>/Team<Op> ::invoke for use inside user kernels.
+#include "kspd_batched_gemm.hpp"
+#include "kspd_batched_potrf.hpp"
+#include "kspd_batched_potrs.hpp"
+#include "kspd_batched_serial_impl.hpp"
+#include "kspd_batched_team_impl.hpp"
+#include "kspd_batched_trmm.hpp"
+#include "kspd_batched_trsm.hpp"
+#include "kspd_batched_trtri.hpp"
+#endif

@@ -1,0 +1,195 @@
+#ifndef KSPD_BATCHED_GEMM_HPP
+#define KSPD_BATCHED_GEMM_HPP
+/// \file kspd_batched_gemm.hpp
+/// Batched GEMM, C_b = alpha op(A_b) op(B_b) + beta C_b, and SYRK,
+/// C_b = alpha op(A_b) op(A_b)^T + beta C_b (uplo triangle of C_b only).
+
+#include "kspd_batched_launch.hpp"
+#include "kspd_batched_serial_impl.hpp"
+#include "kspd_batched_team_impl.hpp"
+
+namespace kspd::batched {
+namespace Impl {
+template <class T>
+struct GemmOp {
+  Trans ta, tb;
+  T alpha, beta;
+  BatchMat<const T> A, B;
+  BatchMat<T> C;
+  Dims d;  // C is M x N, op(A) M x K, op(B) K x N
+  KOKKOS_INLINE_FUNCTION Mat<const T> a(size_type b) const {
+    return is_trans(ta) ? A.get(b, d.K(b), d.M(b)) : A.get(b, d.M(b), d.K(b));
+  }
+  KOKKOS_INLINE_FUNCTION Mat<const T> bm(size_type b) const {
+    return is_trans(tb) ? B.get(b, d.N(b), d.K(b)) : B.get(b, d.K(b), d.N(b));
+  }
+  KOKKOS_INLINE_FUNCTION int serial(size_type b) const {
+    serial_gemm(ta, tb, alpha, a(b), bm(b), beta, C.get(b, d.M(b), d.N(b)));
+    return 0;
+  }
+  template <class M>
+  KOKKOS_INLINE_FUNCTION int team(const M& m, size_type b) const {
+    team_gemm(m, ta, tb, alpha, a(b), bm(b), beta, C.get(b, d.M(b), d.N(b)));
+    return 0;
+  }
+};
+template <class T>
+struct SyrkOp {
+  Uplo uplo;
+  Trans trans;
+  T alpha, beta;
+  BatchMat<const T> A;
+  BatchMat<T> C;
+  Dims d;  // C is N x N, op(A) N x K
+  KOKKOS_INLINE_FUNCTION Mat<const T> a(size_type b) const {
+    return is_trans(trans) ? A.get(b, d.K(b), d.N(b)) : A.get(b, d.N(b), d.K(b));
+  }
+  KOKKOS_INLINE_FUNCTION int serial(size_type b) const {
+    serial_syrk(uplo, trans, alpha, a(b), beta, C.get(b, d.N(b), d.N(b)));
+    return 0;
+  }
+  template <class M>
+  KOKKOS_INLINE_FUNCTION int team(const M& m, size_type b) const {
+    team_syrk(m, uplo, trans, alpha, a(b), beta, C.get(b, d.N(b), d.N(b)));
+    return 0;
+  }
+};
+}  // namespace Impl
+
+/// \brief Strided batch GEMM: As, Bs, Cs rank-3 (batch first), any layout.
+template <class ExecSpace, class AView, class BView, class CView, std::enable_if_t<Kokkos::is_view<AView>::value, int> = 0>
+void gemm(const ExecSpace& exec, Trans ta, Trans tb, typename CView::const_value_type alpha, const AView& As,
+          const BView& Bs, typename CView::const_value_type beta, const CView& Cs, const BatchOptions& opts = {}) {
+  Impl::check_batch_view<ExecSpace, AView>("gemm", "As");
+  Impl::check_batch_view<ExecSpace, BView>("gemm", "Bs");
+  Impl::check_batch_view<ExecSpace, CView>("gemm", "Cs");
+  static_assert(AView::rank == 3 && BView::rank == 3 && CView::rank == 3, "kspd::batched::gemm: rank-3 Views expected");
+  const size_type m = Cs.extent(1), n = Cs.extent(2);
+  const size_type am = is_trans(ta) ? As.extent(2) : As.extent(1), k = is_trans(ta) ? As.extent(1) : As.extent(2);
+  const size_type bk = is_trans(tb) ? Bs.extent(2) : Bs.extent(1), bn = is_trans(tb) ? Bs.extent(1) : Bs.extent(2);
+  KSPD_REQUIRE(As.extent(0) == Cs.extent(0) && Bs.extent(0) == Cs.extent(0), DimensionMismatch,
+               "kspd::batched::gemm: batch sizes differ (A " << As.extent(0) << ", B " << Bs.extent(0) << ", C "
+                                                             << Cs.extent(0) << ")");
+  KSPD_REQUIRE(am == m && bk == k && bn == n, DimensionMismatch,
+               "kspd::batched::gemm: op(A) is " << am << " x " << k << ", op(B) " << bk << " x " << bn << ", C " << m
+                                                << " x " << n);
+  using T = typename CView::non_const_value_type;
+  compat::ScopedRegion region("kspd::batched::gemm");
+  Impl::Dims d;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  Impl::launch(exec, "kspd::batched::gemm", size_type(Cs.extent(0)),
+               Impl::GemmOp<T>{ta, tb, alpha, beta, Impl::BatchMat<const T>(Impl::strided_batch(As)),
+                               Impl::BatchMat<const T>(Impl::strided_batch(Bs)), Impl::strided_batch(Cs), d},
+               nullptr, opts, m > n ? m : n);
+}
+/// \brief Pointer arrays, column-major: op(A_b) m x k, op(B_b) k x n, C_b m x n.
+template <class ExecSpace, class T>
+void gemm(const ExecSpace& exec, Trans ta, Trans tb, size_type nbatch, size_type m, size_type n, size_type k, T alpha,
+          const T* const* Aptrs, offset_type lda, const T* const* Bptrs, offset_type ldb, T beta, T* const* Cptrs,
+          offset_type ldc, const BatchOptions& opts = {}) {
+  KSPD_REQUIRE(nbatch >= 0 && m >= 0 && n >= 0 && k >= 0, InvalidArgument, "kspd::batched::gemm: negative size");
+  KSPD_REQUIRE(lda >= ((is_trans(ta) ? k : m) > 1 ? (is_trans(ta) ? k : m) : 1), InvalidArgument,
+               "kspd::batched::gemm: lda = " << lda << " too small");
+  KSPD_REQUIRE(ldb >= ((is_trans(tb) ? n : k) > 1 ? (is_trans(tb) ? n : k) : 1), InvalidArgument,
+               "kspd::batched::gemm: ldb = " << ldb << " too small");
+  KSPD_REQUIRE(ldc >= (m > 1 ? m : 1), InvalidArgument, "kspd::batched::gemm: ldc = " << ldc << " < m = " << m);
+  compat::ScopedRegion region("kspd::batched::gemm");
+  Impl::Dims d;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  Impl::launch(exec, "kspd::batched::gemm", nbatch,
+               Impl::GemmOp<T>{ta, tb, alpha, beta, Impl::pointer_batch(Aptrs, lda), Impl::pointer_batch(Bptrs, ldb),
+                               Impl::pointer_batch(Cptrs, ldc), d},
+               nullptr, opts, m > n ? m : n);
+}
+/// \brief Variable-size GEMM: C_b ms(b) x ns(b), op(A_b) ms(b) x ks(b), op(B_b) ks(b) x ns(b);
+/// each stored column-major with leading dimension = its row count, at data() + offsets(b).
+template <class ExecSpace, class IntView, class OffView, class AData, class BData, class CData>
+void gemm_vbatched(const ExecSpace& exec, Trans ta, Trans tb, typename CData::const_value_type alpha, const IntView& ms,
+                   const IntView& ns, const IntView& ks, const OffView& a_offsets, const AData& A,
+                   const OffView& b_offsets, const BData& B, typename CData::const_value_type beta,
+                   const OffView& c_offsets, const CData& C, const BatchOptions& opts = {}) {
+  const size_type nb = ms.extent(0);
+  KSPD_REQUIRE(size_type(ns.extent(0)) >= nb && size_type(ks.extent(0)) >= nb && size_type(a_offsets.extent(0)) >= nb &&
+                   size_type(b_offsets.extent(0)) >= nb && size_type(c_offsets.extent(0)) >= nb,
+               DimensionMismatch, "kspd::batched::gemm_vbatched: a size/offset View is shorter than ms (" << nb << ")");
+  using T = typename CData::non_const_value_type;
+  compat::ScopedRegion region("kspd::batched::gemm_vbatched");
+  Impl::Dims d;
+  d.ms = ms.data();
+  d.ns = ns.data();
+  d.ks = ks.data();
+  Impl::launch(exec, "kspd::batched::gemm_vbatched", nb,
+               Impl::GemmOp<T>{ta, tb, alpha, beta, Impl::offset_batch<const T>(A.data(), a_offsets.data()),
+                               Impl::offset_batch<const T>(B.data(), b_offsets.data()),
+                               Impl::offset_batch<T>(C.data(), c_offsets.data()), d},
+               nullptr, opts, 256);
+}
+
+/// \brief Strided batch SYRK: As (batch, n, k) or (batch, k, n) when transposed, Cs (batch, n, n).
+template <class ExecSpace, class AView, class CView, std::enable_if_t<Kokkos::is_view<AView>::value, int> = 0>
+void syrk(const ExecSpace& exec, Uplo uplo, Trans trans, typename CView::const_value_type alpha, const AView& As,
+          typename CView::const_value_type beta, const CView& Cs, const BatchOptions& opts = {}) {
+  Impl::check_batch_view<ExecSpace, AView>("syrk", "As");
+  Impl::check_batch_view<ExecSpace, CView>("syrk", "Cs");
+  static_assert(AView::rank == 3 && CView::rank == 3, "kspd::batched::syrk: rank-3 Views expected");
+  const size_type n = Cs.extent(1);
+  const size_type an = is_trans(trans) ? As.extent(2) : As.extent(1), k = is_trans(trans) ? As.extent(1) : As.extent(2);
+  KSPD_REQUIRE(As.extent(0) == Cs.extent(0), DimensionMismatch,
+               "kspd::batched::syrk: As holds " << As.extent(0) << " matrices, Cs " << Cs.extent(0));
+  KSPD_REQUIRE(Cs.extent(2) == Cs.extent(1) && an == n, DimensionMismatch,
+               "kspd::batched::syrk: C is " << Cs.extent(1) << " x " << Cs.extent(2) << ", op(A) " << an << " x " << k);
+  using T = typename CView::non_const_value_type;
+  compat::ScopedRegion region("kspd::batched::syrk");
+  Impl::Dims d;
+  d.n = n;
+  d.k = k;
+  Impl::launch(exec, "kspd::batched::syrk", size_type(Cs.extent(0)),
+               Impl::SyrkOp<T>{uplo, trans, alpha, beta, Impl::BatchMat<const T>(Impl::strided_batch(As)),
+                               Impl::strided_batch(Cs), d},
+               nullptr, opts, n);
+}
+/// \brief Pointer arrays, column-major: op(A_b) n x k (lda), C_b n x n (ldc).
+template <class ExecSpace, class T>
+void syrk(const ExecSpace& exec, Uplo uplo, Trans trans, size_type nbatch, size_type n, size_type k, T alpha,
+          const T* const* Aptrs, offset_type lda, T beta, T* const* Cptrs, offset_type ldc,
+          const BatchOptions& opts = {}) {
+  KSPD_REQUIRE(nbatch >= 0 && n >= 0 && k >= 0, InvalidArgument, "kspd::batched::syrk: negative size");
+  KSPD_REQUIRE(lda >= ((is_trans(trans) ? k : n) > 1 ? (is_trans(trans) ? k : n) : 1), InvalidArgument,
+               "kspd::batched::syrk: lda = " << lda << " too small");
+  KSPD_REQUIRE(ldc >= (n > 1 ? n : 1), InvalidArgument, "kspd::batched::syrk: ldc = " << ldc << " < n = " << n);
+  compat::ScopedRegion region("kspd::batched::syrk");
+  Impl::Dims d;
+  d.n = n;
+  d.k = k;
+  Impl::launch(exec, "kspd::batched::syrk", nbatch,
+               Impl::SyrkOp<T>{uplo, trans, alpha, beta, Impl::pointer_batch(Aptrs, lda), Impl::pointer_batch(Cptrs, ldc), d},
+               nullptr, opts, n);
+}
+/// \brief Variable-size SYRK: C_b ns(b) x ns(b), op(A_b) ns(b) x ks(b), column-major,
+/// leading dimension = row count, at data() + offsets(b).
+template <class ExecSpace, class IntView, class OffView, class AData, class CData>
+void syrk_vbatched(const ExecSpace& exec, Uplo uplo, Trans trans, typename CData::const_value_type alpha,
+                   const IntView& ns, const IntView& ks, const OffView& a_offsets, const AData& A,
+                   typename CData::const_value_type beta, const OffView& c_offsets, const CData& C,
+                   const BatchOptions& opts = {}) {
+  const size_type nb = ns.extent(0);
+  KSPD_REQUIRE(size_type(ks.extent(0)) >= nb && size_type(a_offsets.extent(0)) >= nb &&
+                   size_type(c_offsets.extent(0)) >= nb,
+               DimensionMismatch, "kspd::batched::syrk_vbatched: a size/offset View is shorter than ns (" << nb << ")");
+  using T = typename CData::non_const_value_type;
+  compat::ScopedRegion region("kspd::batched::syrk_vbatched");
+  Impl::Dims d;
+  d.ns = ns.data();
+  d.ks = ks.data();
+  Impl::launch(exec, "kspd::batched::syrk_vbatched", nb,
+               Impl::SyrkOp<T>{uplo, trans, alpha, beta, Impl::offset_batch<const T>(A.data(), a_offsets.data()),
+                               Impl::offset_batch<T>(C.data(), c_offsets.data()), d},
+               nullptr, opts, 256);
+}
+
+}  // namespace kspd::batched
+#endif

@@ -1,0 +1,105 @@
+#ifndef KSPD_BATCHED_POTRF_HPP
+#define KSPD_BATCHED_POTRF_HPP
+/// \file kspd_batched_potrf.hpp
+/// Batched Cholesky: A_b = L_b L_b^T (Lower) or U_b^T U_b (Upper) for every matrix b.
+
+#include "kspd_batched_launch.hpp"
+#include "kspd_batched_register_internal.hpp"
+#include "kspd_batched_serial_impl.hpp"
+#include "kspd_batched_team_impl.hpp"
+
+namespace kspd::batched {
+namespace Impl {
+template <class T>
+struct PotrfOp {
+  Uplo uplo;
+  BatchMat<T> A;
+  Dims d;
+  KOKKOS_INLINE_FUNCTION int serial(size_type b) const { return serial_potrf(uplo, A.get(b, d.N(b), d.N(b))); }
+  template <class M>
+  KOKKOS_INLINE_FUNCTION int team(const M& m, size_type b) const {
+    return team_potrf(m, uplo, A.get(b, d.N(b), d.N(b)));
+  }
+};
+
+template <class ExecSpace, class T>
+void potrf_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A, int* infos,
+                 const BatchOptions& opts) {
+  compat::ScopedRegion region("kspd::batched::potrf");
+  if (use_register<ExecSpace>(opts.algo, n)) {
+    register_potrf(exec, uplo, nbatch, n, A, infos);
+    return;
+  }
+  Dims d;
+  d.n = n;
+  launch(exec, "kspd::batched::potrf", nbatch, PotrfOp<T>{uplo, A, d}, infos, opts, n);
+}
+}  // namespace Impl
+
+/// \brief Cholesky of every matrix of a strided batch: As(b, :, :) = L L^T (Lower, L in the
+/// lower triangle) or U^T U (Upper). Non-blocking on `exec`.
+/// \param As [in,out] rank-3 View (batch, n, n), LayoutLeft or LayoutRight (or strided).
+/// \param infos [out] infos(b) = 0, or the 1-based column of the first non-positive pivot
+///        of matrix b (the other matrices are unaffected).
+template <class ExecSpace, class AView, class InfoView, std::enable_if_t<Kokkos::is_view<AView>::value, int> = 0>
+void potrf(const ExecSpace& exec, Uplo uplo, const AView& As, const InfoView& infos, const BatchOptions& opts = {}) {
+  Impl::check_batch_view<ExecSpace, AView>("potrf", "As");
+  static_assert(AView::rank == 3, "kspd::batched::potrf: As must be a rank-3 View (batch, n, n)");
+  KSPD_REQUIRE(As.extent(1) == As.extent(2), DimensionMismatch,
+               "kspd::batched::potrf: As must hold square matrices (got " << As.extent(1) << " x " << As.extent(2) << ")");
+  const size_type nb = As.extent(0);
+  int* ip = Impl::info_ptr<ExecSpace>(infos, nb, "kspd::batched::potrf");
+  Impl::potrf_fixed(exec, uplo, nb, size_type(As.extent(1)), Impl::strided_batch(As), ip, opts);
+}
+
+/// \brief Cholesky of `nbatch` column-major n x n matrices Aptrs[b] (device array of device
+/// pointers) with leading dimension lda.
+template <class ExecSpace, class T, class InfoView>
+void potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, T* const* Aptrs, offset_type lda,
+           const InfoView& infos, const BatchOptions& opts = {}) {
+  KSPD_REQUIRE(nbatch >= 0 && n >= 0, InvalidArgument, "kspd::batched::potrf: nbatch and n must be >= 0");
+  KSPD_REQUIRE(lda >= (n > 1 ? n : 1), InvalidArgument, "kspd::batched::potrf: lda = " << lda << " < n = " << n);
+  KSPD_REQUIRE(nbatch == 0 || Aptrs != nullptr, InvalidArgument, "kspd::batched::potrf: Aptrs is null");
+  int* ip = Impl::info_ptr<ExecSpace>(infos, nbatch, "kspd::batched::potrf");
+  Impl::potrf_fixed(exec, uplo, nbatch, n, Impl::pointer_batch(Aptrs, lda), ip, opts);
+}
+
+/// \brief Variable-size batch: matrix b is ns(b) x ns(b) (ns(b) <= 256 is the intended
+/// range, any size works), column-major with leading dimension ns(b), at A.data() + offsets(b).
+template <class ExecSpace, class NView, class OffView, class DataView, class InfoView>
+void potrf_vbatched(const ExecSpace& exec, Uplo uplo, const NView& ns, const OffView& offsets, const DataView& A,
+                    const InfoView& infos, const BatchOptions& opts = {}) {
+  static_assert(std::is_same<typename NView::non_const_value_type, int>::value, "kspd::batched::potrf_vbatched: ns must hold int");
+  static_assert(std::is_same<typename OffView::non_const_value_type, offset_type>::value,
+                "kspd::batched::potrf_vbatched: offsets must hold kspd::offset_type");
+  const size_type nb = ns.extent(0);
+  KSPD_REQUIRE(size_type(offsets.extent(0)) >= nb, DimensionMismatch,
+               "kspd::batched::potrf_vbatched: offsets has " << offsets.extent(0) << " entries for " << nb << " matrices");
+  int* ip = Impl::info_ptr<ExecSpace>(infos, nb, "kspd::batched::potrf_vbatched");
+  compat::ScopedRegion region("kspd::batched::potrf_vbatched");
+  Impl::Dims d;
+  d.ns = ns.data();
+  using T = typename DataView::value_type;
+  Impl::launch(exec, "kspd::batched::potrf_vbatched", nb,
+               Impl::PotrfOp<T>{uplo, Impl::offset_batch<T>(A.data(), offsets.data()), d}, ip, opts, 256);
+}
+
+/// \brief Variable-size batch through pointers: matrix b is ns(b) x ns(b) at Aptrs[b],
+/// column-major with leading dimension lds(b).
+template <class ExecSpace, class T, class NView, class LdView, class InfoView>
+void potrf_vbatched(const ExecSpace& exec, Uplo uplo, const NView& ns, T* const* Aptrs, const LdView& lds,
+                    const InfoView& infos, const BatchOptions& opts = {}) {
+  const size_type nb = ns.extent(0);
+  KSPD_REQUIRE(size_type(lds.extent(0)) >= nb, DimensionMismatch,
+               "kspd::batched::potrf_vbatched: lds has " << lds.extent(0) << " entries for " << nb << " matrices");
+  int* ip = Impl::info_ptr<ExecSpace>(infos, nb, "kspd::batched::potrf_vbatched");
+  compat::ScopedRegion region("kspd::batched::potrf_vbatched");
+  Impl::Dims d;
+  d.ns = ns.data();
+  Impl::BatchMat<T> a = Impl::pointer_batch(Aptrs, 1);
+  a.lds = lds.data();
+  Impl::launch(exec, "kspd::batched::potrf_vbatched", nb, Impl::PotrfOp<T>{uplo, a, d}, ip, opts, 256);
+}
+
+}  // namespace kspd::batched
+#endif

@@ -1,0 +1,108 @@
+#ifndef KSPD_BATCHED_TRSM_HPP
+#define KSPD_BATCHED_TRSM_HPP
+/// \file kspd_batched_trsm.hpp
+/// Batched triangular solve with many right-hand sides, every side/uplo/trans/diag variant:
+/// op(A_b) X_b = alpha B_b (Left) or X_b op(A_b) = alpha B_b (Right); X_b overwrites B_b.
+
+#include "kspd_batched_launch.hpp"
+#include "kspd_batched_register_internal.hpp"
+#include "kspd_batched_serial_impl.hpp"
+#include "kspd_batched_team_impl.hpp"
+
+namespace kspd::batched {
+namespace Impl {
+template <class T>
+struct TrsmOp {
+  Side side;
+  Uplo uplo;
+  Trans trans;
+  Diag diag;
+  T alpha;
+  BatchMat<const T> A;
+  BatchMat<T> B;
+  Dims d;  // B is M(b) x N(b)
+  KOKKOS_INLINE_FUNCTION size_type ka(size_type b) const { return side == Side::Left ? d.M(b) : d.N(b); }
+  KOKKOS_INLINE_FUNCTION int serial(size_type b) const {
+    serial_trsm(side, uplo, trans, diag, alpha, A.get(b, ka(b), ka(b)), B.get(b, d.M(b), d.N(b)));
+    return 0;
+  }
+  template <class M>
+  KOKKOS_INLINE_FUNCTION int team(const M& m, size_type b) const {
+    team_trsm(m, side, uplo, trans, diag, alpha, A.get(b, ka(b), ka(b)), B.get(b, d.M(b), d.N(b)));
+    return 0;
+  }
+};
+
+template <class ExecSpace, class T>
+void trsm_fixed(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
+                size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts) {
+  compat::ScopedRegion region("kspd::batched::trsm");
+  const size_type k = side == Side::Left ? m : n;
+  if (use_register<ExecSpace>(opts.algo, k)) {
+    register_trsm(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B);
+    return;
+  }
+  Dims d;
+  d.m = m;
+  d.n = n;
+  launch(exec, "kspd::batched::trsm", nbatch, TrsmOp<T>{side, uplo, trans, diag, alpha, A, B, d}, nullptr, opts, k);
+}
+}  // namespace Impl
+
+/// \brief Strided batch: As (batch, k, k) with k = m (Left) or n (Right), Bs (batch, m, n),
+/// either layout. Non-blocking on `exec`.
+template <class ExecSpace, class AView, class BView, std::enable_if_t<Kokkos::is_view<AView>::value, int> = 0>
+void trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag,
+          typename BView::const_value_type alpha, const AView& As, const BView& Bs, const BatchOptions& opts = {}) {
+  Impl::check_batch_view<ExecSpace, AView>("trsm", "As");
+  Impl::check_batch_view<ExecSpace, BView>("trsm", "Bs");
+  static_assert(AView::rank == 3 && BView::rank == 3, "kspd::batched::trsm: As and Bs must be rank-3 Views");
+  const size_type m = Bs.extent(1), n = Bs.extent(2), k = side == Side::Left ? m : n;
+  KSPD_REQUIRE(As.extent(0) == Bs.extent(0), DimensionMismatch,
+               "kspd::batched::trsm: As holds " << As.extent(0) << " matrices, Bs " << Bs.extent(0));
+  KSPD_REQUIRE(size_type(As.extent(1)) == k && size_type(As.extent(2)) == k, DimensionMismatch,
+               "kspd::batched::trsm: As must be " << k << " x " << k << " (got " << As.extent(1) << " x " << As.extent(2) << ")");
+  using T = typename BView::non_const_value_type;
+  Impl::trsm_fixed<ExecSpace, T>(exec, side, uplo, trans, diag, alpha, size_type(Bs.extent(0)), m, n,
+                                 Impl::BatchMat<const T>(Impl::strided_batch(As)), Impl::strided_batch(Bs), opts);
+}
+
+/// \brief Pointer arrays: nbatch column-major matrices Aptrs[b] (k x k, lda) and Bptrs[b]
+/// (m x n, ldb) given as device arrays of device pointers.
+template <class ExecSpace, class T>
+void trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch, size_type m,
+          size_type n, const T* const* Aptrs, offset_type lda, T* const* Bptrs, offset_type ldb,
+          const BatchOptions& opts = {}) {
+  const size_type k = side == Side::Left ? m : n;
+  KSPD_REQUIRE(nbatch >= 0 && m >= 0 && n >= 0, InvalidArgument, "kspd::batched::trsm: nbatch, m, n must be >= 0");
+  KSPD_REQUIRE(lda >= (k > 1 ? k : 1), InvalidArgument, "kspd::batched::trsm: lda = " << lda << " < " << k);
+  KSPD_REQUIRE(ldb >= (m > 1 ? m : 1), InvalidArgument, "kspd::batched::trsm: ldb = " << ldb << " < m = " << m);
+  Impl::trsm_fixed<ExecSpace, T>(exec, side, uplo, trans, diag, alpha, nbatch, m, n, Impl::pointer_batch(Aptrs, lda),
+                                 Impl::pointer_batch(Bptrs, ldb), opts);
+}
+
+/// \brief Variable-size batch: B_b is ms(b) x ns(b) at B.data() + b_offsets(b), A_b is
+/// k x k (k = ms(b) Left, ns(b) Right) at A.data() + a_offsets(b); all column-major with
+/// leading dimension = row count.
+template <class ExecSpace, class IntView, class OffView, class AData, class BData>
+void trsm_vbatched(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag,
+                   typename BData::const_value_type alpha, const IntView& ms, const IntView& ns,
+                   const OffView& a_offsets, const AData& A, const OffView& b_offsets, const BData& B,
+                   const BatchOptions& opts = {}) {
+  const size_type nb = ms.extent(0);
+  KSPD_REQUIRE(size_type(ns.extent(0)) >= nb && size_type(a_offsets.extent(0)) >= nb &&
+                   size_type(b_offsets.extent(0)) >= nb,
+               DimensionMismatch, "kspd::batched::trsm_vbatched: ns/a_offsets/b_offsets shorter than ms (" << nb << ")");
+  using T = typename BData::non_const_value_type;
+  compat::ScopedRegion region("kspd::batched::trsm_vbatched");
+  Impl::Dims d;
+  d.ms = ms.data();
+  d.ns = ns.data();
+  Impl::launch(exec, "kspd::batched::trsm_vbatched", nb,
+               Impl::TrsmOp<T>{side, uplo, trans, diag, alpha, Impl::offset_batch<const T>(A.data(), a_offsets.data()),
+                               Impl::offset_batch<T>(B.data(), b_offsets.data()), d},
+               nullptr, opts, 256);
+}
+
+}  // namespace kspd::batched
+#endif

@@ -1,0 +1,126 @@
+#ifndef KSPD_BATCHED_TRTRI_HPP
+#define KSPD_BATCHED_TRTRI_HPP
+/// \file kspd_batched_trtri.hpp
+/// Batched in-place inversions: TRTRI (triangular inverse), LAUUM (L^T L / U U^T), POTRI
+/// (SPD inverse from the Cholesky factor = TRTRI + LAUUM fused in one kernel) and POTI
+/// (POTRF + POTRI in one kernel). None of them exists batched in cuBLAS/cuSOLVER.
+
+#include "kspd_batched_launch.hpp"
+#include "kspd_batched_serial_impl.hpp"
+#include "kspd_batched_team_impl.hpp"
+
+namespace kspd::batched {
+namespace Impl {
+enum class InvOp { Trtri, Lauum, Potri, Poti };
+template <class T>
+struct InvertOp {
+  InvOp op;
+  Uplo uplo;
+  Diag diag;
+  BatchMat<T> A;
+  Dims d;
+  KOKKOS_INLINE_FUNCTION int serial(size_type b) const {
+    const Mat<T> a = A.get(b, d.N(b), d.N(b));
+    switch (op) {
+      case InvOp::Trtri: return serial_trtri(uplo, diag, a);
+      case InvOp::Lauum: serial_lauum(uplo, a); return 0;
+      case InvOp::Potri: return serial_potri(uplo, a);
+      default: return serial_poti(uplo, a);
+    }
+  }
+  template <class M>
+  KOKKOS_INLINE_FUNCTION int team(const M& m, size_type b) const {
+    const Mat<T> a = A.get(b, d.N(b), d.N(b));
+    switch (op) {
+      case InvOp::Trtri: return team_trtri(m, uplo, diag, a);
+      case InvOp::Lauum: team_lauum(m, uplo, a); return 0;
+      case InvOp::Potri: return team_potri(m, uplo, a);
+      default: return team_poti(m, uplo, a);
+    }
+  }
+};
+inline const char* label(InvOp op) {
+  switch (op) {
+    case InvOp::Trtri: return "kspd::batched::trtri";
+    case InvOp::Lauum: return "kspd::batched::lauum";
+    case InvOp::Potri: return "kspd::batched::potri";
+    default: return "kspd::batched::poti";
+  }
+}
+template <class ExecSpace, class AView, class InfoView>
+void invert_strided(const ExecSpace& exec, InvOp op, Uplo uplo, Diag diag, const AView& As, const InfoView* infos,
+                    const BatchOptions& opts) {
+  check_batch_view<ExecSpace, AView>(label(op), "As");
+  static_assert(AView::rank == 3, "kspd::batched: As must be a rank-3 View (batch, n, n)");
+  KSPD_REQUIRE(As.extent(1) == As.extent(2), DimensionMismatch,
+               label(op) << ": As must hold square matrices (got " << As.extent(1) << " x " << As.extent(2) << ")");
+  const size_type nb = As.extent(0);
+  int* ip = infos != nullptr ? info_ptr<ExecSpace>(*infos, nb, label(op)) : nullptr;
+  compat::ScopedRegion region(label(op));
+  Dims d;
+  d.n = As.extent(1);
+  using T = typename AView::value_type;
+  launch(exec, label(op), nb, InvertOp<T>{op, uplo, diag, strided_batch(As), d}, ip, opts, d.n);
+}
+template <class ExecSpace, class T, class InfoView>
+void invert_pointers(const ExecSpace& exec, InvOp op, Uplo uplo, Diag diag, size_type nbatch, size_type n,
+                     T* const* Aptrs, offset_type lda, const InfoView* infos, const BatchOptions& opts) {
+  KSPD_REQUIRE(nbatch >= 0 && n >= 0, InvalidArgument, label(op) << ": nbatch and n must be >= 0");
+  KSPD_REQUIRE(lda >= (n > 1 ? n : 1), InvalidArgument, label(op) << ": lda = " << lda << " < n = " << n);
+  int* ip = infos != nullptr ? info_ptr<ExecSpace>(*infos, nbatch, label(op)) : nullptr;
+  compat::ScopedRegion region(label(op));
+  Dims d;
+  d.n = n;
+  launch(exec, label(op), nbatch, InvertOp<T>{op, uplo, diag, pointer_batch(Aptrs, lda), d}, ip, opts, n);
+}
+template <class ExecSpace>
+using NoInfo = Kokkos::View<int*, typename ExecSpace::memory_space>;
+}  // namespace Impl
+
+/// \brief A_b = inv(A_b), A_b triangular; infos(b) = first exactly zero diagonal (1-based).
+template <class ExecSpace, class AView, class InfoView, std::enable_if_t<Kokkos::is_view<AView>::value, int> = 0>
+void trtri(const ExecSpace& exec, Uplo uplo, Diag diag, const AView& As, const InfoView& infos,
+           const BatchOptions& opts = {}) {
+  Impl::invert_strided(exec, Impl::InvOp::Trtri, uplo, diag, As, &infos, opts);
+}
+template <class ExecSpace, class T, class InfoView>
+void trtri(const ExecSpace& exec, Uplo uplo, Diag diag, size_type nbatch, size_type n, T* const* Aptrs, offset_type lda,
+           const InfoView& infos, const BatchOptions& opts = {}) {
+  Impl::invert_pointers(exec, Impl::InvOp::Trtri, uplo, diag, nbatch, n, Aptrs, lda, &infos, opts);
+}
+/// \brief A_b = L_b^T L_b (Lower) or U_b U_b^T (Upper), in the same triangle.
+template <class ExecSpace, class AView, std::enable_if_t<Kokkos::is_view<AView>::value, int> = 0>
+void lauum(const ExecSpace& exec, Uplo uplo, const AView& As, const BatchOptions& opts = {}) {
+  Impl::invert_strided<ExecSpace, AView, Impl::NoInfo<ExecSpace>>(exec, Impl::InvOp::Lauum, uplo, Diag::NonUnit, As,
+                                                                  nullptr, opts);
+}
+template <class ExecSpace, class T>
+void lauum(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, T* const* Aptrs, offset_type lda,
+           const BatchOptions& opts = {}) {
+  Impl::invert_pointers<ExecSpace, T, Impl::NoInfo<ExecSpace>>(exec, Impl::InvOp::Lauum, uplo, Diag::NonUnit, nbatch,
+                                                               n, Aptrs, lda, nullptr, opts);
+}
+/// \brief A_b = inv(A_b) (uplo triangle) from potrf's factor; infos(b) = trtri's info.
+template <class ExecSpace, class AView, class InfoView, std::enable_if_t<Kokkos::is_view<AView>::value, int> = 0>
+void potri(const ExecSpace& exec, Uplo uplo, const AView& As, const InfoView& infos, const BatchOptions& opts = {}) {
+  Impl::invert_strided(exec, Impl::InvOp::Potri, uplo, Diag::NonUnit, As, &infos, opts);
+}
+template <class ExecSpace, class T, class InfoView>
+void potri(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, T* const* Aptrs, offset_type lda,
+           const InfoView& infos, const BatchOptions& opts = {}) {
+  Impl::invert_pointers(exec, Impl::InvOp::Potri, uplo, Diag::NonUnit, nbatch, n, Aptrs, lda, &infos, opts);
+}
+/// \brief A_b = inv(A_b) (uplo triangle) of SPD A_b in one kernel (potrf + potri);
+/// infos(b) = potrf's info.
+template <class ExecSpace, class AView, class InfoView, std::enable_if_t<Kokkos::is_view<AView>::value, int> = 0>
+void poti(const ExecSpace& exec, Uplo uplo, const AView& As, const InfoView& infos, const BatchOptions& opts = {}) {
+  Impl::invert_strided(exec, Impl::InvOp::Poti, uplo, Diag::NonUnit, As, &infos, opts);
+}
+template <class ExecSpace, class T, class InfoView>
+void poti(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, T* const* Aptrs, offset_type lda,
+          const InfoView& infos, const BatchOptions& opts = {}) {
+  Impl::invert_pointers(exec, Impl::InvOp::Poti, uplo, Diag::NonUnit, nbatch, n, Aptrs, lda, &infos, opts);
+}
+
+}  // namespace kspd::batched
+#endif

@@ -1,0 +1,380 @@
+// Batched POTRF / POTRS / POSV / TRTRI / LAUUM / POTRI / POTI against host references, every
+// uplo (and diag), float and double, strided LayoutLeft / LayoutRight and pointer batches,
+// every kernel family, sizes 1..33 and 63..256, batches of 1 and 70,000, variable-size
+// batches, and non-SPD / singular matrices in the middle of a batch.
+#include "batched_test_utils.hpp"
+
+namespace {
+using namespace kspd::test;
+namespace kb = kspd::batched;
+using kspd::size_type;
+using kspd::Uplo;
+using kspd::Diag;
+
+std::vector<size_type> main_sizes() {
+  std::vector<size_type> s;
+  for (size_type n = 1; n <= 33; ++n) s.push_back(n);
+  for (size_type n : {63, 64, 65, 127, 128, 129, 255, 256}) s.push_back(n);
+  return s;
+}
+size_type batch_for(size_type n) { return n <= 33 ? 3 : 2; }
+/// For large n only one interface per size (rotating) keeps the run time down.
+std::vector<Iface> ifaces_for(size_type n) {
+  if (n <= 65) return all_ifaces();
+  return {all_ifaces()[size_t(n % 3)]};
+}
+
+/// Host Cholesky in double; the other triangle is NaN.
+HostMat host_chol(const HostMat& a, Uplo uplo) {
+  const size_type n = a.n;
+  HostMat s = symmetrize(a, uplo), l(n, n, std::nan(""));
+  for (size_type j = 0; j < n; ++j) {
+    double d = s(j, j);
+    for (size_type k = 0; k < j; ++k) d -= l(j, k) * l(j, k);
+    l(j, j) = std::sqrt(d);
+    for (size_type i = j + 1; i < n; ++i) {
+      double v = s(i, j);
+      for (size_type k = 0; k < j; ++k) v -= l(i, k) * l(j, k);
+      l(i, j) = v / l(j, j);
+    }
+  }
+  if (uplo == Uplo::Lower) return l;
+  HostMat u(n, n);
+  for (size_type j = 0; j < n; ++j)
+    for (size_type i = 0; i < n; ++i) u(i, j) = l(j, i);
+  return u;
+}
+/// Makes matrix `a` (one triangle stored) fail at 1-based column `col`.
+void break_spd(HostMat& a, size_type col) { a(col - 1, col - 1) = -1.0; }
+
+template <class T, class FStrided, class FPtr>
+void dispatch(DevBatch<T>& d, FStrided strided, FPtr ptr) {
+  if (d.iface == Iface::Left) strided(d.L);
+  else if (d.iface == Iface::Right) strided(d.R);
+  else ptr();
+}
+
+template <class T>
+void check_potrf(size_type n, size_type nb, Uplo uplo, Iface iface, kb::BatchAlgo algo, size_type bad = -1) {
+  SCOPED_TRACE(::testing::Message() << "potrf n=" << n << " nb=" << nb << " uplo=" << char(uplo) << " " << name(iface)
+                                    << " " << name(algo));
+  std::vector<HostMat> h;
+  for (size_type b = 0; b < nb; ++b) h.push_back(spd_one_triangle(n, uplo, unsigned(1000 * n + b % 17)));
+  const size_type bad_col = (n + 1) / 2;
+  if (bad >= 0) break_spd(h[size_t(bad)], bad_col);
+  DevBatch<T> d(h, n, n, iface);
+  auto infos = poisoned_infos(nb);
+  const kb::BatchOptions opts{algo};
+  dispatch(d, [&](auto& v) { kb::potrf(Exec(), uplo, v, infos, opts); },
+           [&] { kb::potrf(Exec(), uplo, nb, n, d.p(), d.ld, infos, opts); });
+  Exec().fence();
+  const auto res = d.to_host();
+  const auto inf = to_host(infos);
+  EXPECT_TRUE(d.padding_intact());
+  int fails = 0;
+  for (size_type b = 0; b < nb && fails < 3; ++b) {
+    if (b == bad) {
+      EXPECT_EQ(inf[b], int(bad_col)) << "matrix " << b;
+      continue;
+    }
+    const bool ok_info = inf[b] == 0;
+    const bool ok_tri = other_triangle_nan(res[b], uplo);
+    const HostMat L = triangle(res[b], uplo);
+    const HostMat A = symmetrize(h[b], uplo);
+    const HostMat LLt = uplo == Uplo::Lower ? matmul(L, false, L, true) : matmul(L, true, L, false);
+    const double err = diff_fro(LLt, A) / norm_fro(A);
+    const bool ok = ok_info && ok_tri && err <= tolerance<T>(n);
+    EXPECT_TRUE(ok) << "matrix " << b << " info " << inf[b] << " other-triangle-untouched " << ok_tri << " err " << err;
+    fails += !ok;
+  }
+}
+
+template <class T>
+void check_potrs(size_type n, size_type nrhs, size_type nb, Uplo uplo, Iface iface, kb::BatchAlgo algo) {
+  SCOPED_TRACE(::testing::Message() << "potrs n=" << n << " nrhs=" << nrhs << " uplo=" << char(uplo) << " "
+                                    << name(iface) << " " << name(algo));
+  std::vector<HostMat> a, f, bm;
+  for (size_type b = 0; b < nb; ++b) {
+    a.push_back(random_spd(n, unsigned(7 * n + b)));
+    f.push_back(host_chol(a.back(), uplo));
+    bm.push_back(random_matrix(n, nrhs, unsigned(99 + b)));
+  }
+  DevBatch<T> dA(f, n, n, iface), dB(bm, n, nrhs, iface);
+  const kb::BatchOptions opts{algo};
+  if (iface == Iface::Left) kb::potrs(Exec(), uplo, dA.L, dB.L, opts);
+  else if (iface == Iface::Right) kb::potrs(Exec(), uplo, dA.R, dB.R, opts);
+  else kb::potrs(Exec(), uplo, nb, n, nrhs, dA.cp(), dA.ld, dB.p(), dB.ld, opts);
+  const auto x = dB.to_host();
+  EXPECT_TRUE(dB.padding_intact());
+  for (size_type b = 0; b < nb && nrhs > 0; ++b) {
+    const HostMat r = matmul(a[b], false, x[b], false);
+    const double err = diff_fro(r, bm[b]) / (norm_fro(a[b]) * norm_fro(x[b]) + norm_fro(bm[b]));
+    EXPECT_LE(err, tolerance<T>(n)) << "matrix " << b;
+  }
+}
+
+template <class T>
+void check_posv(size_type n, size_type nrhs, size_type nb, Uplo uplo, Iface iface, kb::BatchAlgo algo, size_type bad) {
+  SCOPED_TRACE(::testing::Message() << "posv n=" << n << " nrhs=" << nrhs << " uplo=" << char(uplo) << " "
+                                    << name(iface) << " " << name(algo));
+  std::vector<HostMat> a, bm;
+  for (size_type b = 0; b < nb; ++b) {
+    a.push_back(spd_one_triangle(n, uplo, unsigned(5 * n + b)));
+    bm.push_back(random_matrix(n, nrhs, unsigned(77 + b)));
+  }
+  if (bad >= 0) break_spd(a[size_t(bad)], 1);
+  DevBatch<T> dA(a, n, n, iface), dB(bm, n, nrhs, iface);
+  auto infos = poisoned_infos(nb);
+  const kb::BatchOptions opts{algo};
+  if (iface == Iface::Left) kb::posv(Exec(), uplo, dA.L, dB.L, infos, opts);
+  else if (iface == Iface::Right) kb::posv(Exec(), uplo, dA.R, dB.R, infos, opts);
+  else kb::posv(Exec(), uplo, nb, n, nrhs, dA.p(), dA.ld, dB.p(), dB.ld, infos, opts);
+  const auto x = dB.to_host();
+  const auto inf = to_host(infos);
+  for (size_type b = 0; b < nb; ++b) {
+    if (b == bad) {
+      EXPECT_EQ(inf[b], 1);
+      HostMat input = bm[b];
+      for (auto& v : input.a) v = double(T(v));
+      EXPECT_EQ(diff_fro(x[b], input), 0.0) << "B of a failed matrix must stay untouched";
+      continue;
+    }
+    EXPECT_EQ(inf[b], 0);
+    const HostMat A = symmetrize(a[b], uplo);
+    const double err = diff_fro(matmul(A, false, x[b], false), bm[b]) / (norm_fro(A) * norm_fro(x[b]) + norm_fro(bm[b]));
+    EXPECT_LE(err, tolerance<T>(n)) << "matrix " << b;
+  }
+}
+
+/// op: 0 trtri, 1 lauum, 2 potri, 3 poti.
+template <class T>
+void check_invert(int op, size_type n, size_type nb, Uplo uplo, Diag diag, Iface iface, kb::BatchAlgo algo,
+                  size_type bad = -1) {
+  static const char* names[] = {"trtri", "lauum", "potri", "poti"};
+  SCOPED_TRACE(::testing::Message() << names[op] << " n=" << n << " uplo=" << char(uplo) << " diag=" << char(diag)
+                                    << " " << name(iface) << " " << name(algo));
+  std::vector<HostMat> in, spd;
+  for (size_type b = 0; b < nb; ++b) {
+    const unsigned seed = unsigned(31 * n + b);
+    if (op <= 1) in.push_back(random_triangular(n, uplo, op == 0 ? diag : Diag::NonUnit, seed));
+    else {
+      spd.push_back(random_spd(n, seed));
+      in.push_back(op == 2 ? host_chol(spd.back(), uplo) : spd_one_triangle(n, uplo, seed));
+    }
+  }
+  if (bad >= 0) {
+    if (op == 3) break_spd(in[size_t(bad)], n);
+    else in[size_t(bad)](n - 1, n - 1) = 0.0;  // singular factor
+  }
+  DevBatch<T> d(in, n, n, iface);
+  auto infos = poisoned_infos(nb);
+  const kb::BatchOptions opts{algo};
+  dispatch(
+      d,
+      [&](auto& v) {
+        if (op == 0) kb::trtri(Exec(), uplo, diag, v, infos, opts);
+        if (op == 1) kb::lauum(Exec(), uplo, v, opts);
+        if (op == 2) kb::potri(Exec(), uplo, v, infos, opts);
+        if (op == 3) kb::poti(Exec(), uplo, v, infos, opts);
+      },
+      [&] {
+        if (op == 0) kb::trtri(Exec(), uplo, diag, nb, n, d.p(), d.ld, infos, opts);
+        if (op == 1) kb::lauum(Exec(), uplo, nb, n, d.p(), d.ld, opts);
+        if (op == 2) kb::potri(Exec(), uplo, nb, n, d.p(), d.ld, infos, opts);
+        if (op == 3) kb::poti(Exec(), uplo, nb, n, d.p(), d.ld, infos, opts);
+      });
+  const auto res = d.to_host();
+  const auto inf = to_host(infos);
+  EXPECT_TRUE(d.padding_intact());
+  for (size_type b = 0; b < nb; ++b) {
+    if (b == bad) {
+      EXPECT_EQ(inf[b], int(n)) << "matrix " << b;
+      continue;
+    }
+    if (op != 1) EXPECT_EQ(inf[b], 0) << "matrix " << b;
+    EXPECT_TRUE(other_triangle_nan(res[b], uplo)) << "matrix " << b << ": the other triangle was written";
+    double err = 0, tol = tolerance<T>(n);
+    if (op == 0) {
+      if (diag == Diag::Unit)
+        for (size_type i = 0; i < n; ++i) EXPECT_TRUE(std::isnan(res[b](i, i))) << "unit diagonal was written";
+      const HostMat P = matmul(triangle(in[b], uplo, diag), false, triangle(res[b], uplo, diag), false);
+      err = diff_fro(P, identity(n)) / std::sqrt(double(n));
+    } else if (op == 1) {
+      const HostMat L = triangle(in[b], uplo);
+      const HostMat ref = uplo == Uplo::Lower ? matmul(L, true, L, false) : matmul(L, false, L, true);
+      err = diff_fro(triangle(ref, uplo), triangle(res[b], uplo)) / norm_fro(ref);
+    } else {
+      const HostMat X = symmetrize(res[b], uplo);
+      err = diff_fro(matmul(spd[b], false, X, false), identity(n)) / (norm_fro(spd[b]) * norm_fro(X));
+    }
+    EXPECT_LE(err, tol) << "matrix " << b;
+  }
+}
+
+template <class T>
+struct BatchedFactor : ::testing::Test {};
+using ScalarTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(BatchedFactor, ScalarTypes);
+
+TYPED_TEST(BatchedFactor, PotrfAllSizesLayoutsInterfacesAlgos) {
+  for (size_type n : main_sizes())
+    for (Uplo uplo : all_uplos())
+      for (Iface iface : ifaces_for(n))
+        for (auto algo : algos_for(n)) check_potrf<TypeParam>(n, batch_for(n), uplo, iface, algo);
+}
+TYPED_TEST(BatchedFactor, PotrfNonSpdInTheMiddleReportsItsColumn) {
+  for (size_type n : {1, 2, 5, 8, 17, 33, 64})
+    for (Uplo uplo : all_uplos())
+      for (Iface iface : all_ifaces())
+        for (auto algo : algos_for(n)) check_potrf<TypeParam>(n, 5, uplo, iface, algo, 2);
+}
+TYPED_TEST(BatchedFactor, PotrfBatchOfOneAnd70000) {
+  for (Iface iface : all_ifaces()) {
+    check_potrf<TypeParam>(4, 1, Uplo::Lower, iface, kb::BatchAlgo::Auto);
+    check_potrf<TypeParam>(3, 70000, Uplo::Lower, iface, kb::BatchAlgo::Auto, 35001);
+    check_potrf<TypeParam>(2, 70000, Uplo::Upper, iface, kb::BatchAlgo::Serial, 69999);
+  }
+  check_potrf<TypeParam>(2, 70000, Uplo::Upper, Iface::Left, kb::BatchAlgo::Team, 0);
+}
+TYPED_TEST(BatchedFactor, PotrsAllSizesAnyNrhs) {
+  for (size_type n : main_sizes())
+    for (Uplo uplo : all_uplos())
+      for (Iface iface : ifaces_for(n))
+        for (auto algo : algos_for(n)) check_potrs<TypeParam>(n, n <= 33 ? 1 + n % 4 : 3, batch_for(n), uplo, iface, algo);
+  for (Iface iface : all_ifaces()) {
+    check_potrs<TypeParam>(5, 0, 2, Uplo::Lower, iface, kb::BatchAlgo::Auto);
+    check_potrs<TypeParam>(3, 17, 1, Uplo::Upper, iface, kb::BatchAlgo::Auto);
+    check_potrs<TypeParam>(2, 1, 70000, Uplo::Lower, iface, kb::BatchAlgo::Auto);
+  }
+}
+TYPED_TEST(BatchedFactor, PosvSolvesAndSkipsFailedMatrices) {
+  for (size_type n : {1, 3, 8, 9, 16, 31, 65})
+    for (Uplo uplo : all_uplos())
+      for (Iface iface : all_ifaces())
+        for (auto algo : algos_for(n)) check_posv<TypeParam>(n, 2, 4, uplo, iface, algo, 1);
+}
+TYPED_TEST(BatchedFactor, TrtriLauumPotriPoti) {
+  for (int op = 0; op < 4; ++op)
+    for (size_type n : {1, 2, 3, 4, 7, 8, 13, 16, 32, 33, 64, 65})
+      for (Uplo uplo : all_uplos())
+        for (Diag diag : op == 0 ? all_diags() : std::vector<Diag>{Diag::NonUnit})
+          for (Iface iface : all_ifaces())
+            for (auto algo : {kb::BatchAlgo::Auto, kb::BatchAlgo::Serial, kb::BatchAlgo::Team})
+              check_invert<TypeParam>(op, n, 3, uplo, diag, iface, algo, op == 1 || diag == Diag::Unit ? -1 : 1);
+  for (int op = 0; op < 4; ++op) check_invert<TypeParam>(op, 129, 1, Uplo::Lower, Diag::NonUnit, Iface::Left, kb::BatchAlgo::Auto);
+}
+
+/// Variable-size batches: sizes 0..40 and one large matrix, offsets into one buffer.
+template <class T>
+void check_vbatched_potrf_potrs(Uplo uplo, kb::BatchAlgo algo, bool pointers) {
+  SCOPED_TRACE(::testing::Message() << "vbatched uplo=" << char(uplo) << " " << name(algo) << " ptr=" << pointers);
+  const size_type nb = 45;
+  std::vector<int> ns(nb), nrhs(nb);
+  std::vector<kspd::offset_type> aoff(nb), boff(nb);
+  kspd::offset_type atot = 0, btot = 0;
+  for (size_type b = 0; b < nb; ++b) {
+    ns[b] = b == 20 ? 100 : int((b * 7) % 41);
+    nrhs[b] = int(b % 3);
+    aoff[b] = atot;
+    boff[b] = btot;
+    atot += ns[b] * ns[b] + 1;  // one NaN gap between matrices
+    btot += ns[b] * nrhs[b] + 1;
+  }
+  std::vector<HostMat> a, bm;
+  Kokkos::View<T*, Mem> A("A", size_t(atot)), B("B", size_t(btot));
+  auto hA = Kokkos::create_mirror_view(A);
+  auto hB = Kokkos::create_mirror_view(B);
+  Kokkos::deep_copy(hA, poison<T>());
+  Kokkos::deep_copy(hB, poison<T>());
+  const size_type bad = 9;  // ns = 22
+  for (size_type b = 0; b < nb; ++b) {
+    a.push_back(spd_one_triangle(ns[b], uplo, unsigned(b)));
+    if (b == bad) break_spd(a.back(), 4);
+    bm.push_back(random_matrix(ns[b], nrhs[b], unsigned(300 + b)));
+    for (int j = 0; j < ns[b]; ++j) {
+      for (int i = 0; i < ns[b]; ++i) hA(size_t(aoff[b] + i + j * ns[b])) = T(a[b](i, j));
+      for (int i = 0; i < ns[b] && j < nrhs[b]; ++i) hB(size_t(boff[b] + i + j * ns[b])) = T(bm[b](i, j));
+    }
+  }
+  Kokkos::deep_copy(A, hA);
+  Kokkos::deep_copy(B, hB);
+  Kokkos::View<int*, Mem> dns("ns", nb), dnrhs("nrhs", nb);
+  Kokkos::View<kspd::offset_type*, Mem> daoff("aoff", nb), dboff("boff", nb);
+  Kokkos::deep_copy(dns, Kokkos::View<int*, Kokkos::HostSpace>(ns.data(), nb));
+  Kokkos::deep_copy(dnrhs, Kokkos::View<int*, Kokkos::HostSpace>(nrhs.data(), nb));
+  Kokkos::deep_copy(daoff, Kokkos::View<kspd::offset_type*, Kokkos::HostSpace>(aoff.data(), nb));
+  Kokkos::deep_copy(dboff, Kokkos::View<kspd::offset_type*, Kokkos::HostSpace>(boff.data(), nb));
+  auto infos = poisoned_infos(nb);
+  const kb::BatchOptions opts{algo};
+  if (pointers) {
+    Kokkos::View<std::uintptr_t*, Mem> ptrs("ptrs", nb);
+    auto hp = Kokkos::create_mirror_view(ptrs);
+    for (size_type b = 0; b < nb; ++b) hp(b) = reinterpret_cast<std::uintptr_t>(A.data() + aoff[b]);
+    Kokkos::deep_copy(ptrs, hp);
+    kb::potrf_vbatched(Exec(), uplo, dns, reinterpret_cast<T* const*>(ptrs.data()), dns, infos, opts);
+  } else {
+    kb::potrf_vbatched(Exec(), uplo, dns, daoff, A, infos, opts);
+  }
+  kb::potrs_vbatched(Exec(), uplo, dns, dnrhs, daoff, A, dboff, B, opts);
+  Kokkos::deep_copy(hA, A);
+  Kokkos::deep_copy(hB, B);
+  const auto inf = to_host(infos);
+  for (size_type b = 0; b < nb; ++b) {
+    const int n = ns[b];
+    if (b == bad) {
+      EXPECT_EQ(inf[b], 4);
+      continue;
+    }
+    EXPECT_EQ(inf[b], 0) << "matrix " << b;
+    HostMat L(n, n), X(n, nrhs[b]);
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < n; ++i) L(i, j) = double(hA(size_t(aoff[b] + i + j * n)));
+      for (int i = 0; i < n && j < nrhs[b]; ++i) X(i, j) = double(hB(size_t(boff[b] + i + j * n)));
+    }
+    EXPECT_TRUE(other_triangle_nan(L, uplo));
+    const HostMat T_ = triangle(L, uplo);
+    const HostMat A_ = symmetrize(a[b], uplo);
+    const HostMat LLt = uplo == Uplo::Lower ? matmul(T_, false, T_, true) : matmul(T_, true, T_, false);
+    if (n > 0) EXPECT_LE(diff_fro(LLt, A_) / norm_fro(A_), tolerance<T>(n)) << "matrix " << b;
+    if (n > 0 && nrhs[b] > 0) {
+      const double err = diff_fro(matmul(A_, false, X, false), bm[b]) / (norm_fro(A_) * norm_fro(X) + norm_fro(bm[b]));
+      EXPECT_LE(err, tolerance<T>(n)) << "matrix " << b;
+    }
+  }
+  for (size_type b = 0; b < nb; ++b) {  // the gaps between matrices stay NaN
+    EXPECT_TRUE(std::isnan(double(hA(size_t(aoff[b] + ns[b] * ns[b])))));
+    EXPECT_TRUE(std::isnan(double(hB(size_t(boff[b] + ns[b] * nrhs[b])))));
+  }
+}
+TYPED_TEST(BatchedFactor, VariableSizePotrfPotrs) {
+  for (Uplo uplo : all_uplos())
+    for (auto algo : {kb::BatchAlgo::Auto, kb::BatchAlgo::Serial, kb::BatchAlgo::Team})
+      for (bool ptr : {false, true}) check_vbatched_potrf_potrs<TypeParam>(uplo, algo, ptr);
+}
+
+TEST(BatchedFactorErrors, BadArgumentsThrowNamingTheArgument) {
+  Kokkos::View<double***, Kokkos::LayoutLeft, Mem> A("A", 4, 3, 2), B("B", 3, 3, 3);
+  Kokkos::View<int*, Mem> infos("infos", 2);
+  try {
+    kb::potrf(Exec(), Uplo::Lower, A, infos);
+    FAIL() << "expected DimensionMismatch";
+  } catch (const kspd::DimensionMismatch& e) {
+    EXPECT_NE(std::string(e.what()).find("square"), std::string::npos) << e.what();
+  }
+  Kokkos::View<double***, Kokkos::LayoutLeft, Mem> S("S", 4, 3, 3);
+  try {
+    kb::potrf(Exec(), Uplo::Lower, S, infos);
+    FAIL() << "expected DimensionMismatch";
+  } catch (const kspd::DimensionMismatch& e) {
+    EXPECT_NE(std::string(e.what()).find("infos"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(kb::potrs(Exec(), Uplo::Lower, S, B), kspd::DimensionMismatch);
+  try {
+    kb::potrf(Exec(), Uplo::Lower, size_type(2), size_type(5), static_cast<double* const*>(nullptr), 4, infos);
+    FAIL() << "expected InvalidArgument";
+  } catch (const kspd::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("lda"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
