@@ -1,0 +1,166 @@
+#ifndef KSPD_PERF_RFP_COMMON_HPP
+#define KSPD_PERF_RFP_COMMON_HPP
+// Shared pieces of the rfp benchmarks: argument lists, median timing, device memory
+// accounting (free memory before and the minimum free memory during a call, polled from a
+// second host thread), the device's name.
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Random.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kspd_core.hpp"
+#include "kspd_rfp.hpp"
+
+#ifdef KSPD_ENABLE_CUDA_TPLS
+#include <cuda_runtime.h>
+#endif
+
+namespace perf_rfp {
+using Exec = Kokkos::DefaultExecutionSpace;
+using Mem = Exec::memory_space;
+template <class T>
+using Dense = Kokkos::View<T**, Kokkos::LayoutLeft, Mem>;
+constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
+
+inline std::vector<long> parse_list(const char* s) {
+  std::vector<long> v;
+  std::string str(s);
+  size_t pos = 0;
+  while (pos < str.size()) {
+    size_t c = str.find(',', pos);
+    v.push_back(std::stol(str.substr(pos, c == std::string::npos ? std::string::npos : c - pos)));
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+  return v;
+}
+inline std::vector<std::string> parse_words(const char* s) {
+  std::vector<std::string> v;
+  std::string str(s);
+  size_t pos = 0;
+  while (pos <= str.size()) {
+    size_t c = str.find(',', pos);
+    v.push_back(str.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+  return v;
+}
+inline bool has(const std::vector<std::string>& v, const char* w) { return std::find(v.begin(), v.end(), w) != v.end(); }
+
+/// Median time of `reps` runs of fn(), each preceded by reset() (untimed); one warm-up.
+template <class Reset, class Fn>
+double median_time(int reps, Reset reset, Fn fn) {
+  Exec exec;
+  std::vector<double> t;
+  reset();
+  exec.fence();
+  fn();  // warm-up (handles, module load, allocator)
+  exec.fence();
+  for (int r = 0; r < reps; ++r) {
+    reset();
+    exec.fence();
+    Kokkos::Timer timer;
+    fn();
+    exec.fence();
+    t.push_back(timer.seconds());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+/// Free device memory in bytes (0 on host builds: nothing to measure there).
+inline size_t free_bytes() {
+#ifdef KSPD_ENABLE_CUDA_TPLS
+  size_t f = 0, t = 0;
+  cudaMemGetInfo(&f, &t);
+  return f;
+#else
+  return 0;
+#endif
+}
+inline size_t total_bytes() {
+#ifdef KSPD_ENABLE_CUDA_TPLS
+  size_t f = 0, t = 0;
+  cudaMemGetInfo(&f, &t);
+  return t;
+#else
+  return 0;
+#endif
+}
+
+/// Peak device memory taken between construction and finish(): the free memory at the start
+/// minus the smallest free memory seen (a second thread polls cudaMemGetInfo every 100 us).
+/// Used only in untimed runs. On host builds it reports 0.
+class PeakTracker {
+ public:
+  PeakTracker() : base_(free_bytes()), min_free_(base_) {
+#ifdef KSPD_ENABLE_CUDA_TPLS
+    poller_ = std::thread([this] {
+      while (!stop_.load()) {
+        sample();
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      }
+    });
+#endif
+  }
+  ~PeakTracker() { finish(); }
+  /// Bytes: peak use above the starting point.
+  double finish() {
+    if (poller_.joinable()) {
+      stop_ = true;
+      poller_.join();
+    }
+    sample();
+    return double(base_ - std::min(base_, min_free_.load()));
+  }
+
+ private:
+  void sample() {
+    const size_t f = free_bytes();
+    size_t cur = min_free_.load();
+    while (f < cur && !min_free_.compare_exchange_weak(cur, f)) {
+    }
+  }
+  size_t base_;
+  std::atomic<size_t> min_free_;
+  std::atomic<bool> stop_{false};
+  std::thread poller_;
+};
+
+inline std::string device_name() {
+#ifdef KSPD_ENABLE_CUDA_TPLS
+  cudaDeviceProp p;
+  int dev = 0;
+  cudaGetDevice(&dev);
+  cudaGetDeviceProperties(&p, dev);
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s (%.1f GiB, %.1f GiB free)", p.name, double(total_bytes()) / GiB,
+                double(free_bytes()) / GiB);
+  return buf;
+#else
+  return std::string(Exec::name()) + " (host)";
+#endif
+}
+
+/// A = X X^T / k + I in RFP format (SPD, condition number ~ 1 + ||X||^2/k), X n x k random in
+/// (-1, 1); X is returned for the sfrk benchmark.
+template <class T>
+void make_spd(const kspd::rfp::Matrix<T, Mem>& A, const Dense<T>& X, unsigned seed) {
+  Exec exec;
+  Kokkos::Random_XorShift64_Pool<Exec> pool(seed);
+  Kokkos::fill_random(X, pool, T(-1), T(1));
+  kspd::rfp::sfrk(exec, kspd::Trans::NoTranspose, T(1) / T(X.extent(1)), X, T(0), A);
+  kspd::rfp::add_to_diagonal(exec, A, T(1));
+  exec.fence();
+}
+
+}  // namespace perf_rfp
+#endif

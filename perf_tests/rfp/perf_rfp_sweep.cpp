@@ -1,0 +1,247 @@
+// perf_rfp_sweep: kspd::rfp pftrf, sfrk, pftrs, pftri against the peer in the same run, on
+// the same matrix A = X X^T / k + I.
+//   CUDA builds: dense cuSOLVER/cuBLAS potrf / syrk / potrs / potri (uplo Lower, called
+//   directly), with the device memory each needed (peak above the inputs, from
+//   cudaMemGetInfo polled during an untimed run).
+//   Host builds: LAPACK's own ?pftrf / ?sfrk / ?pftrs / ?pftri on the same RFP buffer, and
+//   dense ?potrf for pftrf.
+// Usage: perf_rfp_sweep [n,n,...] [--n n,n,...] [--prec s,d] [--ops pftrf,sfrk,pftrs,pftri]
+//                       [--k 256] [--nrhs 64] [--reps 5] [--transr N|T] [--uplo L|U] [--smoke]
+// Default n: 1024..32768 doubling on CUDA, 256..2048 on the host. One line per case: median
+// times, TFLOP/s, ratio = t_kspd / t_peer (< 1: kspd faster), memory in GiB.
+#include "perf_rfp_peer.hpp"
+
+namespace {
+using namespace perf_rfp;
+
+struct Config {
+  std::vector<long> ns;
+  std::vector<std::string> precs = {"s", "d"}, ops = {"pftrf", "sfrk", "pftrs", "pftri"};
+  long k = 256, nrhs = 64;
+  int reps = 5;
+  kspd::Trans transr = kspd::Trans::NoTranspose;
+  kspd::Uplo uplo = kspd::Uplo::Lower;
+};
+
+void line(const char* prec, const char* op, long n, double flops, double tk, double mk, const char* peer, double tp,
+          double mp, const char* extra) {
+  std::printf("%s %-6s n=%6ld | kspd %10.3f ms %7.2f TF %7.3f GiB | %-14s", prec, op, n, tk * 1e3, flops / tk * 1e-12,
+              mk / GiB, peer);
+  if (tp > 0)
+    std::printf(" %10.3f ms %7.2f TF %7.3f GiB | kspd/peer time %6.3f", tp * 1e3, flops / tp * 1e-12, mp / GiB,
+                tk / tp);
+  std::printf(" %s\n", extra);
+  std::fflush(stdout);
+}
+
+/// max_i |d1(i) - d2(i)| / |d2(i)| for the diagonals of the RFP factor and the dense factor.
+template <class T>
+double diag_check(const kspd::rfp::Matrix<T, Mem>& F, const Dense<T>& D) {
+  const auto L = F.layout();
+  auto f = F.data();
+  double m = 0;
+  Kokkos::parallel_reduce(
+      "perf::diag_check", Kokkos::RangePolicy<Exec>(0, F.n()),
+      KOKKOS_LAMBDA(long i, double& r) {
+        const double a = double(f(L.diag(i))), b = double(D(i, i));
+        const double e = (a - b) / (b < 0 ? -b : b);
+        const double ae = e < 0 ? -e : e;
+        if (!(ae <= r)) r = ae;
+      },
+      Kokkos::Max<double>(m));
+  return m;
+}
+
+template <class T>
+void run(const Config& c, const char* prec) {
+  Exec exec;
+  constexpr bool host = kspd::compat::is_host_exec_v<Exec>;
+#ifdef KSPD_ENABLE_CUDA_TPLS
+  CudaPeer peer(exec.cuda_stream());
+#endif
+  for (long n : c.ns) {
+    const int reps = n >= 16384 ? std::min(c.reps, 3) : c.reps;
+    const double rfp_bytes = double(kspd::rfp::packed_size(n)) * sizeof(T), dense_bytes = double(n) * n * sizeof(T);
+    kspd::rfp::Matrix<T, Mem> A0("A0", n, c.transr, c.uplo), W("W", n, c.transr, c.uplo);
+    Dense<T> X("X", n, c.k);
+    make_spd(A0, X, 1234 + unsigned(n));
+    Dense<T> D("D", n, n);  // the dense peer's matrix (host builds: dense potrf)
+    char extra[128] = "";
+    const double nd = double(n);
+    if (has(c.ops, "sfrk")) {
+      const T alpha = T(1) / T(c.k);
+      const double tk = median_time(reps, [] {}, [&] { kspd::rfp::sfrk(exec, kspd::Trans::NoTranspose, alpha, X, T(0), W); });
+      double mk = rfp_bytes, tp = 0, mp = 0;
+      const char* pname = "none";
+#ifdef KSPD_ENABLE_CUDA_TPLS
+      {
+        PeakTracker pt;
+        kspd::rfp::Matrix<T, Mem> C("C", n, c.transr, c.uplo);
+        kspd::rfp::sfrk(exec, kspd::Trans::NoTranspose, alpha, X, T(0), C);
+        exec.fence();
+        mk = pt.finish();
+      }
+      tp = median_time(reps, [] {}, [&] { peer.syrk(alpha, X, D); });
+      {
+        PeakTracker pt;
+        Dense<T> D2("D2", n, n);
+        peer.syrk(alpha, X, D2);
+        exec.fence();
+        mp = pt.finish();
+      }
+      pname = "cuBLAS syrk";
+#else
+      if constexpr (host) {
+        tp = median_time(reps, [] {}, [&] { LapackPeer::sfrk(alpha, X, W); });
+        mp = rfp_bytes;
+        pname = "LAPACK sfrk";
+      }
+#endif
+      line(prec, "sfrk", n, nd * (nd + 1) * double(c.k), tk, mk, pname, tp, mp, "");
+    }
+    // pftrf (always: the later operations need the factor).
+    {
+      int ik = 0, ip = 0;
+      auto reset_k = [&] { Kokkos::deep_copy(exec, W.data(), A0.data()); };
+      auto reset_d = [&] { kspd::rfp::tfttr(exec, A0, D); };
+      const double tk = median_time(reps, reset_k, [&] { ik = kspd::rfp::pftrf(exec, W); });
+      double mk = rfp_bytes, tp = 0, mp = 0, tp2 = 0;
+      const char* pname = "none";
+#ifdef KSPD_ENABLE_CUDA_TPLS
+      {
+        PeakTracker pt;
+        kspd::rfp::Matrix<T, Mem> W2("W2", n, c.transr, c.uplo);
+        Kokkos::deep_copy(exec, W2.data(), A0.data());
+        (void)kspd::rfp::pftrf(exec, W2);
+        exec.fence();
+        mk = pt.finish();
+      }
+      tp = median_time(reps, reset_d, [&] { ip = peer.potrf(D); });
+      peer.release();
+      {
+        PeakTracker pt;
+        Dense<T> D2("D2", n, n);
+        kspd::rfp::tfttr(exec, A0, D2);
+        (void)peer.potrf(D2);
+        exec.fence();
+        mp = pt.finish();
+      }
+      pname = "cuSOLVER potrf";
+      std::snprintf(extra, sizeof extra, "| info %d/%d | diag(L) rel diff %.1e", ik, ip, diag_check(W, D));
+#else
+      if constexpr (host) {
+        kspd::rfp::Matrix<T, Mem> W2("W2", n, c.transr, c.uplo);
+        tp = median_time(reps, [&] { Kokkos::deep_copy(W2.data(), A0.data()); }, [&] { ip = LapackPeer::pftrf(W2); });
+        mp = rfp_bytes;
+        pname = "LAPACK pftrf";
+        int id = 0;
+        tp2 = median_time(reps, reset_d, [&] { id = LapackPeer::potrf(D); });
+        std::snprintf(extra, sizeof extra, "| dense potrf %9.3f ms (kspd/dense %5.3f) | info %d/%d/%d | diag(L) rel diff %.1e",
+                      tp2 * 1e3, tk / tp2, ik, ip, id, diag_check(W, D));
+      }
+#endif
+      if (has(c.ops, "pftrf")) line(prec, "pftrf", n, nd * nd * nd / 3.0, tk, mk, pname, tp, mp, extra);
+    }
+    // W and D now hold the factors.
+    if (has(c.ops, "pftrs")) {
+      Dense<T> B0("B0", n, c.nrhs), B("B", n, c.nrhs);
+      Kokkos::Random_XorShift64_Pool<Exec> pool(7);
+      Kokkos::fill_random(B0, pool, T(-1), T(1));
+      auto reset = [&] { Kokkos::deep_copy(exec, B, B0); };
+      const double tk = median_time(reps, reset, [&] { kspd::rfp::pftrs(exec, W, B); });
+      double tp = 0, mk = rfp_bytes + double(n) * c.nrhs * sizeof(T), mp = dense_bytes + double(n) * c.nrhs * sizeof(T);
+      const char* pname = "none";
+#ifdef KSPD_ENABLE_CUDA_TPLS
+      tp = median_time(reps, reset, [&] { peer.potrs(D, B); });
+      pname = "cuSOLVER potrs";
+#else
+      if constexpr (host) {
+        tp = median_time(reps, reset, [&] { LapackPeer::pftrs(W, B); });
+        mp = mk;
+        pname = "LAPACK pftrs";
+      }
+#endif
+      line(prec, "pftrs", n, 2.0 * nd * nd * double(c.nrhs), tk, mk, pname, tp, mp, "(mem: factor + B, nominal)");
+    }
+    if (has(c.ops, "pftri")) {
+      kspd::rfp::Matrix<T, Mem> F("F", n, c.transr, c.uplo);
+      Kokkos::deep_copy(exec, F.data(), W.data());
+      int ik = 0, ip = 0;
+      const double tk = median_time(reps, [&] { Kokkos::deep_copy(exec, W.data(), F.data()); },
+                                    [&] { ik = kspd::rfp::pftri(exec, W); });
+      double mk = rfp_bytes, tp = 0, mp = 0;
+      const char* pname = "none";
+#ifdef KSPD_ENABLE_CUDA_TPLS
+      {
+        PeakTracker pt;
+        kspd::rfp::Matrix<T, Mem> W2("W2", n, c.transr, c.uplo);
+        Kokkos::deep_copy(exec, W2.data(), F.data());
+        (void)kspd::rfp::pftri(exec, W2);
+        exec.fence();
+        mk = pt.finish();
+      }
+      Dense<T> Df("Df", n, n);
+      Kokkos::deep_copy(exec, Df, D);
+      tp = median_time(reps, [&] { Kokkos::deep_copy(exec, D, Df); }, [&] { ip = peer.potri(D); });
+      peer.release();
+      {
+        PeakTracker pt;
+        Dense<T> D2("D2", n, n);
+        Kokkos::deep_copy(exec, D2, Df);
+        (void)peer.potri(D2);
+        exec.fence();
+        mp = pt.finish();
+      }
+      pname = "cuSOLVER potri";
+#else
+      if constexpr (host) {
+        kspd::rfp::Matrix<T, Mem> W2("W2", n, c.transr, c.uplo);
+        tp = median_time(reps, [&] { Kokkos::deep_copy(W2.data(), F.data()); }, [&] { ip = LapackPeer::pftri(W2); });
+        mp = rfp_bytes;
+        pname = "LAPACK pftri";
+      }
+#endif
+      std::snprintf(extra, sizeof extra, "| info %d/%d", ik, ip);
+      line(prec, "pftri", n, 2.0 * nd * nd * nd / 3.0, tk, mk, pname, tp, mp, extra);
+    }
+  }
+}
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  Kokkos::ScopeGuard guard(argc, argv);
+  Config c;
+  constexpr bool host = kspd::compat::is_host_exec_v<Exec>;
+  c.ns = host ? std::vector<long>{256, 512, 1024, 2048} : std::vector<long>{1024, 2048, 4096, 8192, 16384, 32768};
+  for (int i = 1; i < argc; ++i) {
+    auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
+    if (std::strcmp(argv[i], "--smoke") == 0) {
+      c.ns = {97, 128};
+      c.k = 16;
+      c.nrhs = 4;
+      c.reps = 1;
+    } else if (arg("--n")) c.ns = parse_list(argv[++i]);
+    else if (arg("--prec")) c.precs = parse_words(argv[++i]);
+    else if (arg("--ops")) c.ops = parse_words(argv[++i]);
+    else if (arg("--k")) c.k = std::stol(argv[++i]);
+    else if (arg("--nrhs")) c.nrhs = std::stol(argv[++i]);
+    else if (arg("--reps")) c.reps = std::stoi(argv[++i]);
+    else if (arg("--transr")) c.transr = argv[++i][0] == 'T' ? kspd::Trans::Transpose : kspd::Trans::NoTranspose;
+    else if (arg("--uplo")) c.uplo = argv[++i][0] == 'U' ? kspd::Uplo::Upper : kspd::Uplo::Lower;
+    else if (argv[i][0] >= '0' && argv[i][0] <= '9') c.ns = parse_list(argv[i]);
+    else {
+      std::fprintf(stderr, "perf_rfp_sweep: unknown argument %s\n", argv[i]);
+      return 2;
+    }
+  }
+  std::printf("perf_rfp_sweep: device %s, backend %s, kspd %d.%d (git %s), transr %c uplo %c, k %ld, nrhs %ld\n",
+              device_name().c_str(), Exec::name(), KSPD_VERSION_MAJOR, KSPD_VERSION_MINOR, KSPD_GIT_HASH,
+              kspd::to_char(c.transr), kspd::to_char(c.uplo), c.k, c.nrhs);
+  std::printf("flops: pftrf n^3/3, sfrk n(n+1)k, pftrs 2n^2 nrhs, pftri 2n^3/3; mem = peak device memory above the "
+              "inputs (CUDA: measured; host: buffer size)\n");
+  for (const auto& p : c.precs) {
+    if (p == "s") run<float>(c, "s");
+    if (p == "d") run<double>(c, "d");
+  }
+  return 0;
+}
