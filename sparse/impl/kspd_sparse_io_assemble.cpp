@@ -20,6 +20,11 @@ template double scalar_max<double>();
 void check_declared_size(const std::string& path, size_type line, size_type n, size_type declared,
                          FileSymmetry symmetry) {
   std::ostringstream os;
+  constexpr size_type kHuge = size_type(1) << 62;  // keeps every later n + 1, nnz + 1 exact
+  if (n > kHuge || declared > kHuge) {
+    os << "sizes " << n << " / " << declared << " are too large (more than 2^62)";
+    throw_parse_error(path, line, os.str());
+  }
   const long double nn = (long double)n;
   const long double positions = symmetry == FileSymmetry::Symmetric ? nn * (nn + 1) / 2 : nn * nn;
   if ((long double)declared > positions) {
@@ -28,7 +33,7 @@ void check_declared_size(const std::string& path, size_type line, size_type n, s
     throw_parse_error(path, line, os.str());
   }
   constexpr size_type kSlack = size_type(1) << 20;
-  if (n > declared + kSlack) {
+  if (n - kSlack > declared) {
     os << "order " << n << " exceeds the " << declared
        << " declared entries by more than 2^20: that many empty columns make the matrix singular "
           "(refusing to allocate for it)";

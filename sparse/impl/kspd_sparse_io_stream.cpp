@@ -18,7 +18,7 @@
 namespace kspd::sparse::Impl {
 
 namespace {
-constexpr std::size_t kChunk = std::size_t(1) << 20;         // bytes read at a time
+constexpr std::size_t kChunk = std::size_t(1) << 16;         // initial buffer: bytes read at a time
 constexpr std::size_t kMaxLine = std::size_t(16) << 20;      // longest line accepted
 
 bool ends_with(const std::string& s, const char* suffix) {
@@ -106,7 +106,7 @@ std::size_t LineReader::fill() {
     end_ -= begin_;
     begin_ = 0;
   }
-  if (buf_.size() - 1 - end_ < kChunk / 2) buf_.resize(buf_.size() + kChunk);
+  if (buf_.size() - 1 - end_ < kChunk / 2) buf_.resize(2 * buf_.size());  // a long line
   const std::size_t want = buf_.size() - 1 - end_;
   std::size_t got = 0;
   if (file_) {

@@ -13,7 +13,8 @@
 
 namespace kspd::sparse::Impl {
 
-/// Reads a file one line at a time through a fixed-size buffer (never the whole file).
+/// Reads a file one line at a time through a 64 KiB buffer (never the whole file; the
+/// buffer grows only to hold a longer line).
 /// gzip input (magic bytes 1f 8b) is decompressed with zlib when KSPD_ENABLE_ZLIB is set.
 class LineReader {
  public:
