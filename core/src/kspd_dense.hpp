@@ -61,7 +61,8 @@ Recursive<ExecSpace, T> recursive(const ExecSpace& exec, Algo algo, const DenseO
                                   DenseOp op = DenseOp::Trxm) {
   return Recursive<ExecSpace, T>{exec, algo != Algo::Native,
                                  opt.leaf_size > 0 ? size_type(opt.leaf_size)
-                                                   : default_leaf<ExecSpace>(algo, op)};
+                                                   : default_leaf<ExecSpace>(algo, op),
+                                 opt.streams};
 }
 
 inline const char* trans_name(Trans t) { return is_trans(t) ? "op(.) = transpose" : "op(.) = identity"; }

@@ -51,6 +51,15 @@ namespace {
   } while (0)
 
 // One cuBLAS and one cuSOLVER handle per host thread; all are destroyed at Kokkos finalize.
+constexpr int kPoolSize = 8;
+struct StreamPool {
+  cudaStream_t streams[kPoolSize] = {};
+  cudaEvent_t fork_event = nullptr;
+  cudaEvent_t join_events[kPoolSize] = {};
+  bool ready = false;
+};
+StreamPool g_pool;
+
 struct Handles {
   cublasHandle_t blas = nullptr;
   cusolverDnHandle_t solver = nullptr;
@@ -71,6 +80,14 @@ void destroy_all() {
     *h = Handles{};
   }
   g_all.clear();
+  if (g_pool.ready) {
+    for (int i = 0; i < kPoolSize; ++i) {
+      cudaStreamDestroy(g_pool.streams[i]);
+      cudaEventDestroy(g_pool.join_events[i]);
+    }
+    cudaEventDestroy(g_pool.fork_event);
+    g_pool = StreamPool{};
+  }
   ++g_generation;
   g_hook = false;
 }
@@ -239,6 +256,41 @@ int to_int(long long v, const char* what) {
 KSPD_CUDA_BLAS_DEF(float, S)
 KSPD_CUDA_BLAS_DEF(double, D)
 #undef KSPD_CUDA_BLAS_DEF
+
+namespace {
+StreamPool& pool() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!g_pool.ready) {
+    for (int i = 0; i < kPoolSize; ++i) {
+      KSPD_CUDA_SAFE_CALL(cudaStreamCreateWithFlags(&g_pool.streams[i], cudaStreamNonBlocking));
+      KSPD_CUDA_SAFE_CALL(cudaEventCreateWithFlags(&g_pool.join_events[i], cudaEventDisableTiming));
+    }
+    KSPD_CUDA_SAFE_CALL(cudaEventCreateWithFlags(&g_pool.fork_event, cudaEventDisableTiming));
+    g_pool.ready = true;
+    if (!g_hook) {
+      Kokkos::push_finalize_hook(destroy_all);
+      g_hook = true;
+    }
+  }
+  return g_pool;
+}
+}  // namespace
+
+int pool_size() { return kPoolSize; }
+cudaStream_t pool_stream(int i) { return pool().streams[i % kPoolSize]; }
+void fork(cudaStream_t s, int count) {
+  StreamPool& p = pool();
+  KSPD_CUDA_SAFE_CALL(cudaEventRecord(p.fork_event, s));
+  for (int i = 0; i < count && i < kPoolSize; ++i)
+    KSPD_CUDA_SAFE_CALL(cudaStreamWaitEvent(p.streams[i], p.fork_event, 0));
+}
+void join(cudaStream_t s, int count) {
+  StreamPool& p = pool();
+  for (int i = 0; i < count && i < kPoolSize; ++i) {
+    KSPD_CUDA_SAFE_CALL(cudaEventRecord(p.join_events[i], p.streams[i]));
+    KSPD_CUDA_SAFE_CALL(cudaStreamWaitEvent(s, p.join_events[i], 0));
+  }
+}
 
 void mem_get_info(size_type& free_bytes, size_type& total_bytes) {
   size_t f = 0, t = 0;

@@ -41,6 +41,14 @@ KSPD_CUDA_BLAS_DECL(float)
 KSPD_CUDA_BLAS_DECL(double)
 #undef KSPD_CUDA_BLAS_DECL
 
+/// Fork-join concurrency inside one call: fork() makes the first `count` pool streams wait for
+/// the work already on `s`, join() makes `s` wait for everything issued to them. Nothing
+/// blocks the host. The pool (created once, freed at Kokkos finalize) has pool_size() streams.
+int pool_size();
+cudaStream_t pool_stream(int i);
+void fork(cudaStream_t s, int count);
+void join(cudaStream_t s, int count);
+
 /// Device memory currently free and total (cudaMemGetInfo), for memory reports.
 void mem_get_info(size_type& free_bytes, size_type& total_bytes);
 

@@ -93,6 +93,24 @@ TYPED_TEST(DenseBlas, TrsmLargeDefaultCutoffs) {
                                 {algo, 0}, ++seed);
 }
 
+TEST(DenseBlasTall, TrsmTrmmManyRowsFewRightHandSides) {
+  // Tall problems (rows >= 2048, fewer right-hand sides): on CUDA the right-hand sides are
+  // split into panels solved on concurrent streams; every side/uplo/trans must still agree.
+  unsigned seed = 77;
+  int k = 0;
+  for (bool solve : {true, false})
+    for (auto side : all_sides()) {
+      // uplo and trans cycle through all four combinations across the four cases
+      const Uplo uplo = (k & 1) ? Uplo::Upper : Uplo::Lower;
+      const Trans trans = ((k + (k >> 1)) & 1) ? Trans::Transpose : Trans::NoTranspose;
+      ++k;
+      const int big = 2100, rhs = 130;
+      const int m = side == Side::Left ? big : rhs, n = side == Side::Left ? rhs : big;
+      check_trxm<double>(solve, side, uplo, trans, Diag::NonUnit, m, n, Layout::Left, Layout::Padded,
+                         {Algo::Recursive, 0, 3}, ++seed);
+    }
+}
+
 template <class T>
 void check_gemm(Trans ta, Trans tb, int m, int n, int k, double beta, Layout l, unsigned seed) {
   const bool tA = kspd::is_trans(ta), tB = kspd::is_trans(tb);
