@@ -1,0 +1,224 @@
+#ifndef KSPD_SPARSE_NUMERIC_HPP
+#define KSPD_SPARSE_NUMERIC_HPP
+/// \file kspd_sparse_numeric.hpp
+/// Numeric supernodal factorization: the panels of all supernodes live in one host View
+/// (panel s: nrows x ncols, column-major, ld = nrows); the tasks of the fan-out graph run
+/// POTRF/TRSM/SYRK/GEMM from core/ on unmanaged strided views of the panels, each on the
+/// host or, above its size threshold, on the offload execution space (generic: on CPU
+/// builds the "device" is a host space, so the path is exercised there too). Updates are
+/// computed into a workspace and scatter-added into the target panel by relative indices.
+
+#include <Kokkos_Core.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kspd_core.hpp"
+#include "kspd_host_blas.hpp"
+#include "kspd_sparse_offload.hpp"
+#include "kspd_sparse_scheduler.hpp"
+#include "kspd_sparse_symbolic.hpp"
+
+namespace kspd::sparse {
+
+namespace Impl {
+
+template <class Scalar, class OffloadExec>
+class Numeric {
+ public:
+  using HostExec = Kokkos::DefaultHostExecutionSpace;
+  using HMat = Kokkos::View<Scalar**, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  Numeric(const Symbolic& S, const Options& opt)
+      : S_(S), opt_(opt), values_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::factor"), size_t(S.nvalues)),
+        locks_(S.snodes.size()), dev_(opt.offload) {}
+
+  const Kokkos::View<Scalar*, Kokkos::HostSpace>& values() const { return values_; }
+  const FactorStats& stats() const { return stats_; }
+
+  /// Assembles A's values (in the analysed pattern's order) and factors.
+  void factorize(const Scalar* avalues) {
+    const auto t0 = std::chrono::steady_clock::now();
+    stats_ = FactorStats{};
+    Scalar* v = values_.data();
+    std::fill(v, v + S_.nvalues, Scalar(0));
+    for (size_t p = 0; p < S_.value_map.size(); ++p) v[S_.value_map[p]] = avalues[p];
+    int nthreads = opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency());
+    if (nthreads < 1) nthreads = 1;
+    stats_.threads = nthreads;
+    work_.assign(static_cast<size_t>(nthreads), Work{});
+    size_type ndiag = 0;
+    double last = 0;
+    Scheduler sched(S_);
+    sched.run(
+        nthreads, [&](size_type t, int w) { run_task(S_.tasks[size_t(t)], work_[size_t(w)]); },
+        [&](size_type) {
+          ++ndiag;
+          if (!opt_.progress) return;
+          const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          if (el - last >= opt_.progress_interval || ndiag == size_type(S_.snodes.size())) {
+            last = el;
+            opt_.progress(ndiag, size_type(S_.snodes.size()), el);
+          }
+        });
+    stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    stats_.flops = S_.stats.flops;
+    dev_.collect(stats_);
+  }
+
+ private:
+  struct Work {
+    std::vector<Scalar> c, dsave;
+    std::vector<size_type> rel;
+  };
+
+  HMat panel_view(size_type s, size_type r0, size_type m, size_type c0 = 0, size_type nc = -1) const {
+    const Supernode& sn = S_.snodes[size_t(s)];
+    if (nc < 0) nc = sn.ncols;
+    return HMat(values_.data() + sn.value_offset + r0 + c0 * sn.nrows(),
+                Kokkos::LayoutStride(static_cast<size_t>(m), 1, size_t(nc), size_t(sn.nrows())));
+  }
+
+  void run_task(const Task& task, Work& w) {
+    switch (task.kind) {
+      case TaskKind::DiagFactor: diag_factor(task.snode, w); break;
+      case TaskKind::Trsm: trsm(task, w); break;
+      case TaskKind::Update: update(task, w); break;
+    }
+  }
+
+  void diag_factor(size_type s, Work& w) {
+    const Supernode& sn = S_.snodes[size_t(s)];
+    const size_type k = sn.ncols, ld = sn.nrows();
+    Scalar* p = values_.data() + sn.value_offset;
+    w.dsave.resize(static_cast<size_t>(k * k));
+    for (size_type j = 0; j < k; ++j)
+      for (size_type i = j; i < k; ++i) w.dsave[size_t(i + j * k)] = p[i + j * ld];
+    int info = 0;
+    bool on_device = false;
+    if (dev_.wants(opt_.offload.potrf_threshold, k)) on_device = dev_.potrf(values_.data(), sn, s, info);
+    if (!on_device) {
+      // The host binding of core directly: thread-safe for concurrent workers.
+      info = kspd::Impl::host::potrf('L', k, p, ld);
+    }
+    count(0, on_device);
+    if (info != 0) report_not_spd(s, info, w);
+  }
+
+  void trsm(const Task& task, Work&) {
+    const Supernode& sn = S_.snodes[size_t(task.snode)];
+    const Block& b0 = S_.blocks[size_t(sn.block_begin + task.block_begin)];
+    const Block& b1 = S_.blocks[size_t(sn.block_begin + task.block_end - 1)];
+    const size_type r0 = b0.row_offset, m = b1.row_offset + b1.nrows - r0;
+    bool on_device = false;
+    if (dev_.wants(opt_.offload.trsm_threshold, m * sn.ncols)) on_device = dev_.trsm(values_.data(), sn, task.snode, r0, m);
+    if (!on_device) {
+      HostExec exec;
+      kspd::trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1),
+                 panel_view(task.snode, 0, sn.ncols), panel_view(task.snode, r0, m));
+    }
+    count(1, on_device);
+  }
+
+  void update(const Task& task, Work& w) {
+    const size_type s = task.snode;
+    const Supernode& sn = S_.snodes[size_t(s)];
+    const Block& blk = S_.blocks[size_t(sn.block_begin + task.block_begin)];
+    const size_type r0 = blk.row_offset, nb = blk.nrows, mb = sn.nrows() - r0, k = sn.ncols;
+    w.c.resize(static_cast<size_t>(mb * nb));
+    bool on_device = false;
+    if (dev_.wants(opt_.offload.update_threshold, mb * nb * k))
+      on_device = dev_.update(values_.data(), sn, s, r0, nb, w.c.data());
+    if (!on_device) {
+      HostExec exec;
+      HMat C(w.c.data(), Kokkos::LayoutStride(static_cast<size_t>(mb), 1, size_t(nb), size_t(mb)));
+      auto Lb = panel_view(s, r0, nb);
+      kspd::syrk(exec, Uplo::Lower, Trans::NoTranspose, Scalar(1), Lb, Scalar(0),
+                 Kokkos::subview(C, Kokkos::make_pair(static_cast<size_t>(0), size_t(nb)), Kokkos::ALL));
+      if (mb > nb)
+        kspd::gemm(exec, Trans::NoTranspose, Trans::Transpose, Scalar(1), panel_view(s, r0 + nb, mb - nb), Lb,
+                   Scalar(0), Kokkos::subview(C, Kokkos::make_pair(static_cast<size_t>(nb), size_t(mb)), Kokkos::ALL));
+    }
+    count(2, on_device);
+    scatter(sn, r0, nb, mb, blk.target, w);
+  }
+
+  /// Target panel -= C, rows matched by relative indices (the source rows are a subset of
+  /// the target's rows), columns = the block's rows minus the target's first column.
+  void scatter(const Supernode& sn, size_type r0, size_type nb, size_type mb, size_type t, Work& w) {
+    const Supernode& tn = S_.snodes[size_t(t)];
+    const size_type* srows = S_.rows.data() + sn.row_begin + r0;
+    const size_type* trows = S_.rows.data() + tn.row_begin;
+    w.rel.resize(static_cast<size_t>(mb));
+    size_type q = 0;
+    for (size_type i = 0; i < mb; ++i) {
+      while (trows[q] != srows[i]) ++q;
+      w.rel[size_t(i)] = q;
+    }
+    const size_type ldt = tn.nrows();
+    Scalar* pt = values_.data() + tn.value_offset;
+    const Scalar* c = w.c.data();
+    std::lock_guard<std::mutex> lk(locks_[size_t(t)]);
+    for (size_type j = 0; j < nb; ++j) {
+      Scalar* col = pt + (srows[j] - tn.first_col) * ldt;
+      const Scalar* cj = c + j * mb;
+      const size_type* rel = w.rel.data();
+      for (size_type i = j; i < mb; ++i) col[rel[i]] -= cj[i];
+    }
+    dev_.invalidate(t);
+  }
+
+  void count(int op, bool on_device) {
+    std::lock_guard<std::mutex> lk(stats_mutex_);
+    ++(on_device ? stats_.device_ops : stats_.host_ops)[op];
+  }
+
+  /// Finds the failing pivot again from the saved block (unblocked, long double) and throws
+  /// NotPositiveDefinite naming the column in the user's numbering.
+  [[noreturn]] void report_not_spd(size_type s, int info, Work& w) {
+    const Supernode& sn = S_.snodes[size_t(s)];
+    const size_type k = sn.ncols;
+    std::vector<long double> a(w.dsave.begin(), w.dsave.end());
+    size_type bad = info > 0 ? info - 1 : 0;
+    long double pivot = std::nan("");
+    for (size_type j = 0; j < k; ++j) {
+      long double d = a[size_t(j + j * k)];
+      for (size_type l = 0; l < j; ++l) d -= a[size_t(j + l * k)] * a[size_t(j + l * k)];
+      if (!(d > 0)) {
+        bad = j;
+        pivot = d;
+        break;
+      }
+      const long double r = std::sqrt(d);
+      a[size_t(j + j * k)] = r;
+      for (size_type i = j + 1; i < k; ++i) {
+        long double x = a[size_t(i + j * k)];
+        for (size_type l = 0; l < j; ++l) x -= a[size_t(i + l * k)] * a[size_t(j + l * k)];
+        a[size_t(i + j * k)] = x / r;
+      }
+    }
+    const size_type col = sn.first_col + bad, orig = S_.perm[size_t(col)];
+    std::ostringstream os;
+    os << "kspd::sparse::SupernodalCholesky::factorize: the matrix is not positive definite: pivot "
+       << double(pivot) << " at column " << orig << " (0-based, the input's numbering; " << col
+       << " after ordering)";
+    throw NotPositiveDefinite(os.str(), orig + 1, double(pivot));
+  }
+
+  const Symbolic& S_;
+  const Options& opt_;
+  Kokkos::View<Scalar*, Kokkos::HostSpace> values_;
+  std::vector<std::mutex> locks_;
+  std::vector<Work> work_;
+  Offloader<Scalar, OffloadExec> dev_;
+  FactorStats stats_;
+  std::mutex stats_mutex_;
+};
+
+}  // namespace Impl
+}  // namespace kspd::sparse
+#endif

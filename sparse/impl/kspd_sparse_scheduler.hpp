@@ -1,0 +1,142 @@
+#ifndef KSPD_SPARSE_SCHEDULER_HPP
+#define KSPD_SPARSE_SCHEDULER_HPP
+/// \file kspd_sparse_scheduler.hpp
+/// The fan-out scheduler: dependency counters per task, a ready queue (symPACK's RTQ; the
+/// local task list is Symbolic::tasks, its LTQ), "block finished" events that decrement the
+/// counters of the consumers, and std::thread workers. In one process every event is
+/// delivered locally; a distributed scheduler sends the same events to the owner ranks.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <queue>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <string>
+
+#include "kspd_error.hpp"
+#include "kspd_sparse_symbolic.hpp"
+
+namespace kspd::sparse::Impl {
+
+class Scheduler {
+ public:
+  explicit Scheduler(const Symbolic& S) : S_(S), deps_(new std::atomic<int>[S.tasks.size()]) {}
+
+  /// Runs every task with `nthreads` workers; run_task(task, worker) executes one task.
+  /// The first exception a task throws stops all workers and is rethrown here.
+  template <class RunTask, class OnDiag>
+  void run(int nthreads, RunTask&& run_task, OnDiag&& on_diag_done) {
+    const size_type nt = size_type(S_.tasks.size());
+    ready_ = {};
+    done_ = 0;
+    running_ = 0;
+    abort_ = false;
+    error_ = nullptr;
+    for (size_type t = 0; t < nt; ++t) {
+      deps_[size_t(t)].store(S_.tasks[size_t(t)].ndeps, std::memory_order_relaxed);
+      if (S_.tasks[size_t(t)].ndeps == 0) ready_.push(entry(t));
+    }
+    auto worker = [&](int w) {
+      std::vector<size_type> newly;
+      for (;;) {
+        size_type t = -1;
+        {
+          std::unique_lock<std::mutex> lk(m_);
+          cv_.wait(lk, [&] { return abort_ || done_ == nt || !ready_.empty() || running_ == 0; });
+          if (abort_ || done_ == nt) return;
+          if (ready_.empty()) {  // nothing ready, nothing running, work left: a broken graph
+            if (!error_)
+              error_ = std::make_exception_ptr(kspd::Error("kspd::sparse: task graph stalled with " +
+                                                           std::to_string(nt - done_) + " tasks left"));
+            abort_ = true;
+            cv_.notify_all();
+            return;
+          }
+          t = ready_.top().second;
+          ready_.pop();
+          ++running_;
+        }
+        try {
+          run_task(t, w);
+        } catch (...) {
+          std::lock_guard<std::mutex> lk(m_);
+          --running_;
+          if (!error_) error_ = std::current_exception();
+          abort_ = true;
+          cv_.notify_all();
+          return;
+        }
+        newly.clear();
+        deliver(BlockEvent{S_.tasks[size_t(t)].kind, t}, newly);
+        bool finished = false, idle = false;
+        {
+          std::lock_guard<std::mutex> lk(m_);
+          for (size_type c : newly) ready_.push(entry(c));
+          finished = ++done_ == nt;
+          idle = --running_ == 0;
+          if (S_.tasks[size_t(t)].kind == TaskKind::DiagFactor) on_diag_done(S_.tasks[size_t(t)].snode);
+        }
+        if (finished || newly.size() > 1 || idle) cv_.notify_all();
+        else if (newly.size() == 1) cv_.notify_one();
+      }
+    };
+    if (nthreads <= 1) {
+      worker(0);
+    } else {
+      std::vector<std::thread> pool;
+      for (int w = 0; w < nthreads; ++w) pool.emplace_back(worker, w);
+      for (auto& th : pool) th.join();
+    }
+    if (error_) std::rethrow_exception(error_);
+  }
+
+  /// The consumers of an event: decrement their counters; those reaching zero are ready.
+  void deliver(const BlockEvent& ev, std::vector<size_type>& newly) {
+    const Task& task = S_.tasks[size_t(ev.task)];
+    const Supernode& sn = S_.snodes[size_t(task.snode)];
+    auto dec = [&](size_type c) {
+      if (deps_[size_t(c)].fetch_sub(1, std::memory_order_acq_rel) == 1) newly.push_back(c);
+    };
+    switch (ev.producer) {
+      case TaskKind::DiagFactor:
+        for (size_type b = sn.block_begin + 1; b < sn.block_end;) {
+          const size_type tt = S_.blocks[size_t(b)].trsm_task;
+          dec(tt);
+          b = sn.block_begin + S_.tasks[size_t(tt)].block_end;
+        }
+        break;
+      case TaskKind::Trsm:
+        for (size_type b = sn.block_begin + 1; b < sn.block_begin + task.block_end; ++b) dec(S_.update_task[size_t(b)]);
+        break;
+      case TaskKind::Update:
+        dec(S_.blocks[size_t(sn.block_begin + task.block_begin)].target);
+        break;
+    }
+  }
+
+ private:
+  using Entry = std::pair<size_type, size_type>;  // (priority key, task); smaller key first
+  Entry entry(size_type t) const {
+    const Task& task = S_.tasks[size_t(t)];
+    size_type key = task.snode;
+    if (task.kind == TaskKind::Update) key = S_.blocks[size_t(S_.snodes[size_t(task.snode)].block_begin + task.block_begin)].target;
+    return {key, t};
+  }
+  const Symbolic& S_;
+  std::unique_ptr<std::atomic<int>[]> deps_;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  size_type done_ = 0, running_ = 0;
+  bool abort_ = false;
+  std::exception_ptr error_;
+};
+
+}  // namespace kspd::sparse::Impl
+#endif

@@ -1,0 +1,120 @@
+#ifndef KSPD_SPARSE_SYMBOLIC_HPP
+#define KSPD_SPARSE_SYMBOLIC_HPP
+/// \file kspd_sparse_symbolic.hpp
+/// Symbolic analysis of the supernodal Cholesky: fill-reducing ordering composed with the
+/// elimination-tree postorder, column counts, fundamental + relaxed supernodes, the
+/// supernode row structure, the block partition (symPACK's Algorithm 2: the off-diagonal rows
+/// of a supernode split by the supernode that owns them), and the fan-out task graph.
+///
+/// Blocks are named by (supernode, block index); block 0 is the diagonal block. Every block
+/// has an owner rank (0 in one process); tasks and their "block finished" events are the
+/// units a distributed scheduler sends between ranks.
+
+#include <string>
+#include <vector>
+
+#include "kspd_sparse_options.hpp"
+#include "kspd_types.hpp"
+
+namespace kspd::sparse::Impl {
+
+/// A pattern view of the lower triangle (CSC), what the analysis needs of a CscMatrix.
+struct PatternRef {
+  size_type n = 0;
+  const size_type* colptr = nullptr;
+  const size_type* rowind = nullptr;
+};
+
+struct Supernode {
+  size_type first_col = 0;  ///< first column (permuted numbering)
+  size_type ncols = 0;
+  size_type row_begin = 0;  ///< rows in Symbolic::rows[row_begin, row_end): diagonal rows first
+  size_type row_end = 0;
+  size_type value_offset = 0;  ///< panel (nrows x ncols, column-major, ld = nrows) in the values
+  size_type block_begin = 0;   ///< blocks [block_begin, block_end); the first is the diagonal
+  size_type block_end = 0;
+  size_type parent = -1;       ///< parent supernode in the supernodal elimination tree
+  size_type nrows() const { return row_end - row_begin; }
+};
+
+/// A block of a supernode's panel: rows [row_offset, row_offset + nrows) of the panel, all
+/// belonging to the columns of supernode `target` (the diagonal block targets itself).
+struct Block {
+  size_type snode = 0;
+  size_type row_offset = 0;
+  size_type nrows = 0;
+  size_type target = 0;
+  size_type trsm_task = -1;  ///< the TRSM task (block range) that factors this block
+  int owner = 0;             ///< rank holding the block
+};
+
+enum class TaskKind : int { DiagFactor = 0, Trsm = 1, Update = 2 };
+
+/// One task of the fan-out graph. DiagFactor(s): potrf of block 0 of s. Trsm(s, [b0, b1)):
+/// the off-diagonal blocks b0..b1-1 of s (contiguous rows, one owner). Update(s, b): the
+/// product of s's rows from block b down with block b's rows, scattered into supernode
+/// target(b) (syrk on the diagonal part, gemm below).
+struct Task {
+  TaskKind kind = TaskKind::DiagFactor;
+  size_type snode = 0;
+  size_type block_begin = 0;  ///< Trsm: first block; Update: the block b; DiagFactor: block 0
+  size_type block_end = 0;
+  int ndeps = 0;              ///< events this task waits for
+  int owner = 0;
+};
+
+/// The events of the fan-out graph: what a finished task announces to its consumers.
+/// DiagDone(s) -> Trsm tasks of s; TrsmDone(task) -> Update(s, b) for every b <= its last
+/// block; UpdateDone(s, b) -> DiagFactor(target(b)).
+struct BlockEvent {
+  TaskKind producer = TaskKind::DiagFactor;
+  size_type task = 0;
+};
+
+struct AnalysisStats {
+  size_type n = 0, nnz_a = 0;
+  size_type nnz_l = 0;         ///< exact nnz(L) from the column counts
+  size_type nnz_l_stored = 0;  ///< stored entries of the supernodal factor (with relaxation zeros)
+  double flops = 0;            ///< exact factorization flops: sum over columns of c_j^2
+  double flops_stored = 0;     ///< kernel flops on the stored (relaxed) factor
+  size_type nsupernodes = 0, nfundamental = 0, nblocks = 0, ntasks = 0;
+  size_type max_width = 0, max_rows = 0;
+  size_type width_hist[6] = {0, 0, 0, 0, 0, 0};  ///< widths 1, 2-4, 5-16, 17-64, 65-256, >256
+  size_type block_hist[6] = {0, 0, 0, 0, 0, 0};  ///< off-diagonal block rows, same bins
+  double order_seconds = 0, analyse_seconds = 0;
+  std::string summary() const;
+};
+
+/// The result of the analysis; independent of the values and the scalar type.
+struct Symbolic {
+  size_type n = 0;
+  std::vector<size_type> perm;   ///< new -> old (ordering then postorder)
+  std::vector<size_type> iperm;  ///< old -> new
+  std::vector<size_type> parent; ///< column elimination tree (permuted numbering), -1 = root
+  std::vector<size_type> colcount;  ///< nnz of each column of L, diagonal included
+  std::vector<size_type> col_snode; ///< supernode of each column
+  std::vector<Supernode> snodes;
+  std::vector<size_type> rows;      ///< row structures of all supernodes
+  std::vector<Block> blocks;
+  std::vector<Task> tasks;          ///< DiagFactor(s) is task s; then Trsm, then Update
+  std::vector<size_type> update_task;  ///< per block: its Update task (-1 for diagonal blocks)
+  std::vector<size_type> value_map;    ///< per entry of A: its offset in the factor values
+  size_type nvalues = 0;
+  // The pattern of A the analysis saw (refactorization checks it).
+  std::vector<size_type> a_colptr, a_rowind;
+  AnalysisStats stats;
+};
+
+/// Fill-reducing ordering of the pattern: new -> old.
+std::vector<size_type> compute_ordering(const PatternRef& A, const Options& opt);
+
+/// The whole analysis.
+Symbolic analyse(const PatternRef& A, const Options& opt);
+
+/// Elimination tree of the lower-triangular pattern (no permutation); exposed for tests.
+std::vector<size_type> elimination_tree(const PatternRef& A);
+/// Column counts of L (diagonal included) for a postordered pattern and its etree.
+std::vector<size_type> column_counts(const PatternRef& A, const std::vector<size_type>& parent);
+
+}  // namespace kspd::sparse::Impl
+#endif

@@ -1,0 +1,74 @@
+#ifndef KSPD_SPARSE_OPTIONS_HPP
+#define KSPD_SPARSE_OPTIONS_HPP
+/// \file kspd_sparse_options.hpp
+/// Options of the supernodal sparse Cholesky: ordering, supernode amalgamation, scheduling
+/// and the per-operation device-offload thresholds.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kspd_types.hpp"
+
+namespace kspd::sparse {
+
+enum class Ordering { Metis, Natural, User };
+inline const char* to_string(Ordering o) {
+  return o == Ordering::Metis ? "metis" : o == Ordering::Natural ? "natural" : "user";
+}
+
+/// What to do when an offloaded operation does not fit in the device-memory budget.
+enum class OffloadFallback { Cpu, Fail };
+
+/// Relaxed supernode amalgamation (CHOLMOD's rule): a child supernode merges into its parent
+/// when the merged width is <= nrelax[0]; or <= nrelax[1] and the fraction of explicit
+/// zeros stays below zrelax[0]; or <= nrelax[2] and below zrelax[1]; or below zrelax[2].
+struct Relaxation {
+  size_type nrelax[3] = {4, 16, 48};
+  double zrelax[3] = {0.8, 0.1, 0.05};
+  bool enabled = true;
+};
+
+/// Device offload: an operation runs on the offload execution space when its size measure
+/// reaches its threshold (potrf: the supernode width; trsm: rows * width of the panel;
+/// update: m * n * k of the syrk/gemm). -1 disables offload for that operation, 0 forces
+/// it for every size. The defaults keep everything on the host until tuned on the GPU.
+struct Offload {
+  std::int64_t potrf_threshold = -1;
+  std::int64_t trsm_threshold = -1;
+  std::int64_t update_threshold = -1;
+  std::int64_t device_memory_limit = std::int64_t(8) << 30;  ///< bytes of device workspace
+  OffloadFallback fallback = OffloadFallback::Cpu;
+  void force_all() { potrf_threshold = trsm_threshold = update_threshold = 0; }
+  bool any() const { return potrf_threshold >= 0 || trsm_threshold >= 0 || update_threshold >= 0; }
+};
+
+struct Options {
+  Ordering ordering = Ordering::Metis;
+  std::vector<size_type> user_permutation;  ///< new -> old, used with Ordering::User
+  Relaxation relax;
+  size_type max_supernode = 256;  ///< widest supernode (columns); wider ones are split
+  size_type max_trsm_rows = 4096; ///< off-diagonal rows per TRSM task
+  int threads = 1;                ///< task-parallel workers over the ready queue (0: all cores)
+  Offload offload;
+  /// Called with (done supernodes, total supernodes, seconds) about every progress_interval s.
+  std::function<void(size_type, size_type, double)> progress;
+  double progress_interval = 2.0;
+};
+
+/// What the numeric factorization did.
+struct FactorStats {
+  double seconds = 0;
+  double flops = 0;  ///< exact flops (AnalysisStats::flops)
+  int threads = 1;
+  size_type host_ops[3] = {0, 0, 0};    ///< potrf, trsm, update tasks run on the host
+  size_type device_ops[3] = {0, 0, 0};  ///< ... on the offload space
+  size_type fallbacks = 0;              ///< offload wanted but over the memory budget
+  double bytes_to_device = 0, bytes_from_device = 0;
+  size_type device_peak_bytes = 0;
+  double gflops() const { return seconds > 0 ? flops / seconds * 1e-9 : 0.0; }
+};
+
+}  // namespace kspd::sparse
+#endif

@@ -1,0 +1,114 @@
+#ifndef KSPD_SPARSE_TEST_HELPERS_HPP
+#define KSPD_SPARSE_TEST_HELPERS_HPP
+/// Helpers of the sparse Cholesky tests: random sparse SPD matrices, dense copies, the
+/// LAPACK oracle, residuals.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kspd_sparse_csc.hpp"
+#include "kspd_test_utils.hpp"
+
+extern "C" void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
+
+namespace kspd::test::sparse {
+
+using kspd::size_type;
+using kspd::sparse::CscMatrix;
+
+/// Random symmetric pattern with about `per_col` off-diagonals per column, values in
+/// [-1, 1], diagonal = row sum of |off-diagonals| + shift: SPD for shift > 0.
+template <class Scalar>
+CscMatrix<Scalar> random_spd(size_type n, double per_col, unsigned seed, double shift = 1.0) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> val(-1, 1);
+  std::uniform_int_distribution<size_type> pick(0, n > 0 ? n - 1 : 0);
+  std::vector<std::vector<std::pair<size_type, double>>> cols(static_cast<size_t>(n));
+  std::vector<double> diag(static_cast<size_t>(n), shift);
+  const size_type ne = size_type(per_col * double(n));
+  for (size_type e = 0; e < ne; ++e) {
+    size_type i = pick(gen), j = pick(gen);
+    if (i == j) continue;
+    if (i < j) std::swap(i, j);
+    bool dup = false;
+    for (auto& p : cols[size_t(j)]) dup = dup || p.first == i;
+    if (dup) continue;
+    const double v = val(gen);
+    cols[size_t(j)].push_back({i, v});
+    diag[size_t(i)] += std::fabs(v);
+    diag[size_t(j)] += std::fabs(v);
+  }
+  CscMatrix<Scalar> A;
+  A.n = n;
+  A.colptr.push_back(0);
+  for (size_type j = 0; j < n; ++j) {
+    cols[size_t(j)].push_back({j, diag[size_t(j)]});
+    std::sort(cols[size_t(j)].begin(), cols[size_t(j)].end());
+    for (auto& p : cols[size_t(j)]) {
+      A.rowind.push_back(p.first);
+      A.values.push_back(Scalar(p.second));
+    }
+    A.colptr.push_back(size_type(A.rowind.size()));
+  }
+  A.name = "random_spd";
+  return A;
+}
+
+/// The full symmetric dense matrix (double).
+template <class Scalar>
+HostMat dense(const CscMatrix<Scalar>& A) {
+  HostMat D(A.n, A.n);
+  for (size_type j = 0; j < A.n; ++j)
+    for (size_type p = A.colptr[size_t(j)]; p < A.colptr[size_t(j + 1)]; ++p) {
+      D(A.rowind[size_t(p)], j) = double(A.values[size_t(p)]);
+      D(j, A.rowind[size_t(p)]) = double(A.values[size_t(p)]);
+    }
+  return D;
+}
+
+/// y = A x for the symmetric A (lower stored), in double.
+template <class Scalar>
+std::vector<double> sym_apply(const CscMatrix<Scalar>& A, const std::vector<double>& x) {
+  std::vector<double> y(static_cast<size_t>(A.n), 0.0);
+  for (size_type j = 0; j < A.n; ++j)
+    for (size_type p = A.colptr[size_t(j)]; p < A.colptr[size_t(j + 1)]; ++p) {
+      const size_type i = A.rowind[size_t(p)];
+      const double v = double(A.values[size_t(p)]);
+      y[size_t(i)] += v * x[size_t(j)];
+      if (i != j) y[size_t(j)] += v * x[size_t(i)];
+    }
+  return y;
+}
+
+template <class Scalar>
+double norm_fro(const CscMatrix<Scalar>& A) {
+  double s = 0;
+  for (size_type j = 0; j < A.n; ++j)
+    for (size_type p = A.colptr[size_t(j)]; p < A.colptr[size_t(j + 1)]; ++p) {
+      const double v = double(A.values[size_t(p)]);
+      s += (A.rowind[size_t(p)] == j ? 1 : 2) * v * v;
+    }
+  return std::sqrt(s);
+}
+
+inline double norm2(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x * x;
+  return std::sqrt(s);
+}
+
+/// ||A x - b|| / (||A|| ||x|| + ||b||) for one column.
+template <class Scalar>
+double relative_residual(const CscMatrix<Scalar>& A, const std::vector<double>& x, const std::vector<double>& b) {
+  auto r = sym_apply(A, x);
+  for (size_t i = 0; i < r.size(); ++i) r[i] -= b[i];
+  const double den = norm_fro(A) * norm2(x) + norm2(b);
+  return den > 0 ? norm2(r) / den : norm2(r);
+}
+
+}  // namespace kspd::test::sparse
+#endif

@@ -1,0 +1,339 @@
+// Supernodal sparse Cholesky: symbolic invariants against a brute-force symbolic
+// factorization, the factor against LAPACK's dense dpotrf of the permuted matrix, solves
+// with many right-hand sides, refactorization, every ordering, non-SPD reporting, the
+// offload path forced on versus off, the task-parallel scheduler, and argument errors.
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <random>
+
+#include "kspd_sparse_generate.hpp"
+#include "kspd_sparse_supernodal_cholesky.hpp"
+#include "sparse_test_helpers.hpp"
+
+namespace {
+
+using namespace kspd::test::sparse;
+using kspd::size_type;
+namespace ks = kspd::sparse;
+
+/// Brute-force symbolic factorization of P A P^T: the boolean pattern of L.
+std::vector<std::vector<char>> brute_pattern(const CscMatrix<double>& A, const std::vector<size_type>& perm) {
+  const size_type n = A.n;
+  std::vector<size_type> ip(static_cast<size_t>(n));
+  for (size_type k = 0; k < n; ++k) ip[size_t(perm[size_t(k)])] = k;
+  std::vector<std::vector<char>> L(static_cast<size_t>(n), std::vector<char>(size_t(n), 0));
+  for (size_type j = 0; j < n; ++j)
+    for (size_type p = A.colptr[size_t(j)]; p < A.colptr[size_t(j + 1)]; ++p) {
+      const size_type a = ip[size_t(A.rowind[size_t(p)])], b = ip[size_t(j)];
+      L[size_t(std::max(a, b))][size_t(std::min(a, b))] = 1;
+    }
+  for (size_type k = 0; k < n; ++k)
+    for (size_type i = k + 1; i < n; ++i)
+      if (L[size_t(i)][size_t(k)])
+        for (size_type j = k + 1; j <= i; ++j)
+          if (L[size_t(j)][size_t(k)]) L[size_t(i)][size_t(j)] = 1;
+  return L;
+}
+
+std::vector<ks::Options> all_orderings(size_type n, unsigned seed) {
+  std::vector<ks::Options> v(3);
+  v[0].ordering = ks::Ordering::Natural;
+  v[1].ordering = ks::Ordering::Metis;
+  v[2].ordering = ks::Ordering::User;
+  v[2].user_permutation.resize(static_cast<size_t>(n));
+  std::iota(v[2].user_permutation.begin(), v[2].user_permutation.end(), size_type(0));
+  std::shuffle(v[2].user_permutation.begin(), v[2].user_permutation.end(), std::mt19937_64(seed));
+  return v;
+}
+
+TEST(SparseSymbolic, InvariantsMatchBruteForce) {
+  for (size_type n : {1, 2, 7, 8, 33, 64, 101})
+    for (double density : {0.5, 2.0, 6.0})
+      for (auto opt : all_orderings(n, unsigned(n))) {
+        for (size_type maxw : {size_type(1), size_type(3), size_type(256)}) {
+          opt.max_supernode = maxw;
+          opt.max_trsm_rows = 5;
+          const auto A = random_spd<double>(n, density, unsigned(7 * n + maxw));
+          const auto S = ks::Impl::analyse({A.n, A.colptr.data(), A.rowind.data()}, opt);
+          SCOPED_TRACE("n=" + std::to_string(n) + " density=" + std::to_string(density) + " ordering=" +
+                       ks::to_string(opt.ordering) + " maxw=" + std::to_string(maxw));
+          const auto L = brute_pattern(A, S.perm);
+          size_type nnzl = 0;
+          for (size_type j = 0; j < n; ++j) {
+            size_type cnt = 0, par = -1;
+            for (size_type i = j; i < n; ++i)
+              if (L[size_t(i)][size_t(j)] || i == j) {
+                ++cnt;
+                if (i > j && par == -1) par = i;
+              }
+            nnzl += cnt;
+            ASSERT_EQ(S.colcount[size_t(j)], cnt) << "column " << j;
+            ASSERT_EQ(S.parent[size_t(j)], par) << "column " << j;
+            if (par != -1) ASSERT_GT(par, j);
+          }
+          EXPECT_EQ(S.stats.nnz_l, nnzl);
+          // Supernodes: contiguous, <= max width; every nonzero of L is in the row structure;
+          // rows sorted; blocks cover the rows by target supernode; the value map is in range.
+          size_type next = 0;
+          for (size_type s = 0; s < size_type(S.snodes.size()); ++s) {
+            const auto& sn = S.snodes[size_t(s)];
+            ASSERT_EQ(sn.first_col, next);
+            ASSERT_LE(sn.ncols, maxw);
+            next += sn.ncols;
+            if (sn.parent != -1) ASSERT_GT(sn.parent, s);
+            ASSERT_TRUE(std::is_sorted(S.rows.begin() + sn.row_begin, S.rows.begin() + sn.row_end));
+            for (size_type c = sn.first_col; c < sn.first_col + sn.ncols; ++c)
+              for (size_type i = c; i < n; ++i)
+                if (L[size_t(i)][size_t(c)])
+                  ASSERT_TRUE(std::binary_search(S.rows.begin() + sn.row_begin, S.rows.begin() + sn.row_end, i))
+                      << "L(" << i << "," << c << ") missing";
+            size_type covered = 0;
+            for (size_type b = sn.block_begin; b < sn.block_end; ++b) {
+              const auto& blk = S.blocks[size_t(b)];
+              ASSERT_EQ(blk.row_offset, covered);
+              covered += blk.nrows;
+              for (size_type q = blk.row_offset; q < blk.row_offset + blk.nrows; ++q)
+                ASSERT_EQ(S.col_snode[size_t(S.rows[size_t(sn.row_begin + q)])], blk.target);
+              if (b > sn.block_begin) ASSERT_GT(blk.target, s);
+            }
+            ASSERT_EQ(covered, sn.nrows());
+          }
+          ASSERT_EQ(next, n);
+          for (auto off : S.value_map) ASSERT_TRUE(off >= 0 && off < S.nvalues);
+          // Dependency counts: every task's count equals the events that can reach it.
+          std::vector<int> incoming(S.tasks.size(), 0);
+          for (size_type t = 0; t < size_type(S.tasks.size()); ++t) {
+            const auto& task = S.tasks[size_t(t)];
+            const auto& sn = S.snodes[size_t(task.snode)];
+            if (task.kind == ks::Impl::TaskKind::DiagFactor) {
+              for (size_type b = sn.block_begin + 1; b < sn.block_end; ++b)
+                if (S.blocks[size_t(b)].trsm_task != -1 &&
+                    (b == sn.block_begin + 1 || S.blocks[size_t(b)].trsm_task != S.blocks[size_t(b - 1)].trsm_task))
+                  ++incoming[size_t(S.blocks[size_t(b)].trsm_task)];
+            } else if (task.kind == ks::Impl::TaskKind::Trsm) {
+              for (size_type b = 1; b < task.block_end; ++b) ++incoming[size_t(S.update_task[size_t(sn.block_begin + b)])];
+            } else {
+              ++incoming[size_t(S.blocks[size_t(sn.block_begin + task.block_begin)].target)];
+            }
+          }
+          for (size_type t = 0; t < size_type(S.tasks.size()); ++t) ASSERT_EQ(incoming[size_t(t)], S.tasks[size_t(t)].ndeps);
+        }
+      }
+}
+
+TEST(SparseSymbolic, RelaxationTradesZerosForWiderSupernodes) {
+  const auto A = random_spd<double>(400, 3.0, 11);
+  ks::Options strict, relaxed;
+  strict.relax.enabled = false;
+  const auto S0 = ks::Impl::analyse({A.n, A.colptr.data(), A.rowind.data()}, strict);
+  const auto S1 = ks::Impl::analyse({A.n, A.colptr.data(), A.rowind.data()}, relaxed);
+  EXPECT_EQ(S0.stats.nnz_l, S0.stats.nnz_l_stored);  // fundamental supernodes hold no zeros
+  EXPECT_EQ(S0.stats.nnz_l, S1.stats.nnz_l);
+  EXPECT_GE(S1.stats.nnz_l_stored, S1.stats.nnz_l);
+  EXPECT_LT(S1.stats.nsupernodes, S0.stats.nsupernodes);
+}
+
+template <class Scalar>
+struct SparseCholesky : ::testing::Test {};
+using ScalarTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(SparseCholesky, ScalarTypes);
+
+/// Factor vs LAPACK dpotrf of the permuted dense matrix, and a solve with several rhs.
+template <class Scalar>
+void check_against_dense(const CscMatrix<Scalar>& A, ks::Options opt, size_type nrhs) {
+  const size_type n = A.n;
+  ks::SupernodalCholesky<Scalar> chol(opt);
+  chol.factorize(A);
+  const auto& perm = chol.permutation();
+  const auto D = dense(A);
+  std::vector<double> P(static_cast<size_t>(n * n));
+  for (size_type j = 0; j < n; ++j)
+    for (size_type i = 0; i < n; ++i) P[size_t(i + j * n)] = D(perm[size_t(i)], perm[size_t(j)]);
+  int info = 0, ni = int(n);
+  if (n > 0) dpotrf_("L", &ni, P.data(), &ni, &info);
+  ASSERT_EQ(info, 0);
+  const auto L = chol.factor_csc();
+  ASSERT_EQ(L.n, n);
+  std::vector<double> Ld(static_cast<size_t>(n * n), 0.0);
+  for (size_type j = 0; j < n; ++j)
+    for (size_type p = L.colptr[size_t(j)]; p < L.colptr[size_t(j + 1)]; ++p)
+      Ld[size_t(L.rowind[size_t(p)] + j * n)] = double(L.values[size_t(p)]);
+  double diff = 0, ref = 0;
+  for (size_type j = 0; j < n; ++j)
+    for (size_type i = j; i < n; ++i) {
+      diff = std::max(diff, std::fabs(Ld[size_t(i + j * n)] - P[size_t(i + j * n)]));
+      ref = std::max(ref, std::fabs(P[size_t(i + j * n)]));
+    }
+  EXPECT_LE(diff, kspd::test::tolerance<Scalar>(n, 50.0) * std::max(ref, 1.0)) << "factor differs from dpotrf";
+  // Many right-hand sides, LayoutLeft and LayoutRight, poisoned nowhere (solve is in place).
+  Kokkos::View<Scalar**, Kokkos::LayoutRight, Kokkos::HostSpace> B("B", size_t(n), size_t(nrhs));
+  auto X0 = kspd::test::random_matrix(n, nrhs, 99);
+  std::vector<std::vector<double>> b(static_cast<size_t>(nrhs));
+  for (size_type r = 0; r < nrhs; ++r) {
+    std::vector<double> x(static_cast<size_t>(n));
+    for (size_type i = 0; i < n; ++i) x[size_t(i)] = X0(i, r);
+    b[size_t(r)] = sym_apply(A, x);
+    for (size_type i = 0; i < n; ++i) B(static_cast<size_t>(i), size_t(r)) = Scalar(b[size_t(r)][size_t(i)]);
+  }
+  chol.solve(B);
+  for (size_type r = 0; r < nrhs; ++r) {
+    std::vector<double> x(static_cast<size_t>(n));
+    for (size_type i = 0; i < n; ++i) x[size_t(i)] = double(B(static_cast<size_t>(i), size_t(r)));
+    EXPECT_LE(relative_residual(A, x, b[size_t(r)]), kspd::test::tolerance<Scalar>(n)) << "rhs " << r;
+  }
+}
+
+TYPED_TEST(SparseCholesky, FactorMatchesDenseLapackForEveryOrdering) {
+  for (size_type n : {0, 1, 2, 7, 8, 33, 64, 127})
+    for (auto opt : all_orderings(n, 3u + unsigned(n))) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " ordering=" + ks::to_string(opt.ordering));
+      opt.max_supernode = 8;  // several supernodes per separator even when small
+      check_against_dense(random_spd<TypeParam>(n, 2.5, unsigned(n)), opt, n % 2 ? 3 : 1);
+    }
+}
+
+TYPED_TEST(SparseCholesky, GeneratedProblemsManyRhsAndThreads) {
+  const auto A = ks::elasticity_3d<TypeParam>(5, 4, 3);
+  for (int threads : {1, 2, 4})
+    for (size_type maxw : {size_type(16), size_type(256)}) {
+      SCOPED_TRACE("threads=" + std::to_string(threads) + " maxw=" + std::to_string(maxw));
+      ks::Options opt;
+      opt.threads = threads;
+      opt.max_supernode = maxw;
+      opt.max_trsm_rows = 20;
+      check_against_dense(A, opt, 16);
+    }
+  check_against_dense(ks::laplacian_2d<TypeParam>(13, 10), ks::Options{}, 5);
+  check_against_dense(ks::laplacian_3d<TypeParam>(6, 5, 7), ks::Options{}, 2);
+}
+
+TYPED_TEST(SparseCholesky, RefactorizationReusesTheAnalysis) {
+  auto A = random_spd<TypeParam>(150, 3.0, 5);
+  ks::SupernodalCholesky<TypeParam> chol;
+  chol.factorize(A);
+  const auto* before = &chol.symbolic();
+  const auto nsn = chol.analysis_stats().nsupernodes;
+  for (int round = 1; round <= 2; ++round) {
+    for (size_type j = 0; j < A.n; ++j)  // new values: scaled off-diagonals, larger diagonal
+      for (size_type p = A.colptr[size_t(j)]; p < A.colptr[size_t(j + 1)]; ++p)
+        A.values[size_t(p)] = A.rowind[size_t(p)] == j ? A.values[size_t(p)] * TypeParam(1.5) + TypeParam(round)
+                                                       : A.values[size_t(p)] * TypeParam(-0.7);
+    chol.factorize(A);
+    EXPECT_EQ(&chol.symbolic(), before);
+    EXPECT_EQ(chol.analysis_stats().nsupernodes, nsn);
+    std::vector<TypeParam> x(static_cast<size_t>(A.n));
+    std::vector<double> xd(static_cast<size_t>(A.n)), b;
+    for (size_type i = 0; i < A.n; ++i) xd[size_t(i)] = std::sin(double(i + round));
+    b = sym_apply(A, xd);
+    for (size_type i = 0; i < A.n; ++i) x[size_t(i)] = TypeParam(b[size_t(i)]);
+    chol.solve(x);
+    for (size_type i = 0; i < A.n; ++i) xd[size_t(i)] = double(x[size_t(i)]);
+    EXPECT_LE(relative_residual(A, xd, b), kspd::test::tolerance<TypeParam>(A.n));
+  }
+  // A different pattern is refused with a clear error.
+  auto B = random_spd<TypeParam>(150, 3.0, 6);
+  EXPECT_THROW(chol.factorize(B), kspd::InvalidArgument);
+}
+
+TYPED_TEST(SparseCholesky, NotPositiveDefiniteNamesTheOriginalColumn) {
+  for (int threads : {1, 3})
+    for (auto opt : all_orderings(96, 17)) {
+      for (size_type bad : {size_type(0), size_type(41), size_type(95)}) {
+        auto A = ks::laplacian_2d<TypeParam>(12, 8);
+        for (size_type p = A.colptr[size_t(bad)]; p < A.colptr[size_t(bad + 1)]; ++p)
+          if (A.rowind[size_t(p)] == bad) A.values[size_t(p)] = TypeParam(-3);
+        opt.threads = threads;
+        ks::SupernodalCholesky<TypeParam> chol(opt);
+        try {
+          chol.factorize(A);
+          ADD_FAILURE() << "no error for column " << bad;
+        } catch (const kspd::NotPositiveDefinite& e) {
+          EXPECT_EQ(e.column(), bad + 1) << e.what();
+          EXPECT_LT(e.pivot(), 0.0) << e.what();
+          EXPECT_NE(std::string(e.what()).find("column " + std::to_string(bad)), std::string::npos) << e.what();
+        }
+        std::vector<TypeParam> x(static_cast<size_t>(A.n));
+        EXPECT_THROW(chol.solve(x), kspd::InvalidArgument);  // no factor after a failure
+      }
+    }
+}
+
+TYPED_TEST(SparseCholesky, OffloadForcedOnEqualsHostPath) {
+  const auto A = ks::elasticity_3d<TypeParam>(4, 5, 3);
+  ks::Options host_opt, dev_opt;
+  host_opt.max_supernode = dev_opt.max_supernode = 24;
+  dev_opt.offload.force_all();
+  ks::SupernodalCholesky<TypeParam> h(host_opt), d(dev_opt);
+  h.factorize(A);
+  d.factorize(A);
+  const auto& ds = d.factor_stats();
+  EXPECT_EQ(ds.host_ops[0] + ds.host_ops[1] + ds.host_ops[2], 0);
+  EXPECT_EQ(ds.device_ops[0], d.analysis_stats().nsupernodes);
+  EXPECT_GT(ds.device_ops[2], 0);
+  EXPECT_GT(ds.bytes_to_device, 0);
+  const auto Lh = h.factor_csc(), Ld = d.factor_csc();
+  ASSERT_EQ(Lh.rowind, Ld.rowind);
+  double diff = 0, ref = 0;
+  for (size_t p = 0; p < Lh.values.size(); ++p) {
+    diff = std::max(diff, std::fabs(double(Lh.values[p]) - double(Ld.values[p])));
+    ref = std::max(ref, std::fabs(double(Lh.values[p])));
+  }
+  EXPECT_LE(diff, 4 * kspd::test::eps<TypeParam>() * ref);
+  // Thresholds in between: some operations on each side, same factor.
+  ks::Options mixed = host_opt;
+  mixed.offload.potrf_threshold = 10;
+  mixed.offload.trsm_threshold = 200;
+  mixed.offload.update_threshold = 2000;
+  mixed.threads = 2;
+  ks::SupernodalCholesky<TypeParam> m(mixed);
+  m.factorize(A);
+  const auto& ms = m.factor_stats();
+  EXPECT_GT(ms.device_ops[0] + ms.device_ops[1] + ms.device_ops[2], 0);
+  EXPECT_GT(ms.host_ops[0] + ms.host_ops[1] + ms.host_ops[2], 0);
+  const auto Lm = m.factor_csc();
+  for (size_t p = 0; p < Lh.values.size(); ++p)
+    ASSERT_NEAR(double(Lm.values[p]), double(Lh.values[p]), 4 * kspd::test::eps<TypeParam>() * ref);
+  // A device-memory budget too small: fall back to the host (default) or fail clearly.
+  ks::Options tiny = dev_opt;
+  tiny.offload.device_memory_limit = 64 * sizeof(TypeParam);
+  ks::SupernodalCholesky<TypeParam> t(tiny);
+  t.factorize(A);
+  EXPECT_GT(t.factor_stats().fallbacks, 0);
+  EXPECT_GT(t.factor_stats().host_ops[0], 0);
+  const auto Lt = t.factor_csc();
+  for (size_t p = 0; p < Lh.values.size(); ++p)
+    ASSERT_NEAR(double(Lt.values[p]), double(Lh.values[p]), 4 * kspd::test::eps<TypeParam>() * ref);
+  tiny.offload.fallback = ks::OffloadFallback::Fail;
+  ks::SupernodalCholesky<TypeParam> f(tiny);
+  EXPECT_THROW(f.factorize(A), kspd::OutOfDeviceMemory);
+}
+
+TEST(SparseCholeskyErrors, BadArgumentsAreNamed) {
+  const auto A = random_spd<double>(20, 2.0, 1);
+  ks::Options opt;
+  opt.ordering = ks::Ordering::User;
+  opt.user_permutation = {0, 1, 2};
+  ks::SupernodalCholesky<double> c1(opt);
+  try {
+    c1.analyze(A);
+    ADD_FAILURE();
+  } catch (const kspd::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("user_permutation"), std::string::npos);
+  }
+  opt.user_permutation.assign(20, 0);
+  EXPECT_THROW(ks::SupernodalCholesky<double>(opt).analyze(A), kspd::InvalidArgument);
+  ks::SupernodalCholesky<double> c2;
+  std::vector<double> x(20);
+  EXPECT_THROW(c2.solve(x), kspd::InvalidArgument);
+  c2.factorize(A);
+  std::vector<double> y(19);
+  EXPECT_THROW(c2.solve(y), kspd::DimensionMismatch);
+  auto bad = A;
+  bad.rowind[1] = 0;  // an upper-triangle entry in column 0's list
+  bad.rowind[0] = 5;
+  EXPECT_THROW(ks::SupernodalCholesky<double>().analyze(bad), kspd::InvalidArgument);
+}
+
+}  // namespace
