@@ -25,6 +25,7 @@
 #include "kspd_sparse_csc.hpp"
 #include "kspd_sparse_generate.hpp"
 #include "kspd_sparse_io.hpp"
+#include "kspd_sparse_io_stream.hpp"
 
 extern "C" void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info, size_t uplo_len);
 extern "C" void dsyev_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
@@ -696,6 +697,17 @@ TEST(SparseIoDispatch, ReadMatrixChoosesTheReaderByExtension) {
   const auto A = sp::laplacian_2d<double>(4, 3);
   sp::write_matrix_market(tmp.path("g.mtx.gz"), A);
   expect_equal(sp::read_matrix<double>(tmp.path("g.mtx.gz")), A);
+  // A gzip-compressed Rutherford-Boeing file (detected by its magic bytes).
+  {
+    kspd::sparse::Impl::FileWriter w(tmp.path("h.rsa.gz"));
+    w.write(rb.text());
+    w.close();
+  }
+  EXPECT_EQ(sp::matrix_format_of(tmp.path("h.rsa.gz")), sp::MatrixFormat::RutherfordBoeing);
+  EXPECT_EQ(dense(sp::read_matrix<double>(tmp.path("h.rsa.gz"))), ref);
+  // ... and a gzip file under a plain name still reads.
+  fs::copy_file(tmp.path("g.mtx.gz"), tmp.path("g_renamed.mtx"));
+  expect_equal(sp::read_matrix<double>(tmp.path("g_renamed.mtx")), A);
 #endif
 }
 
