@@ -1,0 +1,154 @@
+#ifndef KSPD_SPARSE_MPI_LAYOUT_HPP
+#define KSPD_SPARSE_MPI_LAYOUT_HPP
+/// \file kspd_sparse_mpi_layout.hpp
+/// Block-to-rank mapping of the distributed supernodal Cholesky and the per-rank block
+/// storage. Every rank runs the same analysis (Symbolic), so every rank can compute the
+/// owner of any block and the offset of that block in its owner's storage: one-sided gets
+/// need no address exchange. A block (s, b) is stored alone, column-major, nrows x ncols(s).
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <type_traits>
+#include <vector>
+
+#include "kspd_error.hpp"
+#include "kspd_sparse_options.hpp"
+#include "kspd_sparse_symbolic.hpp"
+
+namespace kspd::sparse {
+
+/// Maps a block to a rank: (source supernode, target supernode of the block's rows, number
+/// of ranks) -> rank in [0, nranks). symPACK's map(i, j) with i = target, j = source; the
+/// diagonal block of s is (s, s).
+using BlockMap = std::function<int(size_type snode, size_type target, int nranks)>;
+
+/// The near-square process grid pr x pc (pr <= pc, pr * pc = nranks).
+inline void process_grid(int nranks, int& pr, int& pc) {
+  pr = int(std::sqrt(double(nranks)));
+  while (pr > 1 && nranks % pr != 0) --pr;
+  if (pr < 1) pr = 1;
+  pc = nranks / pr;
+}
+
+/// symPACK's 2D block-cyclic mapping: grid row from the target supernode, grid column from
+/// the source supernode.
+inline BlockMap block_cyclic_map() {
+  return [](size_type snode, size_type target, int nranks) {
+    int pr = 1, pc = 1;
+    process_grid(nranks, pr, pc);
+    return int(target % pr) * pc + int(snode % pc);
+  };
+}
+
+/// Options of the distributed solver: the single-process options plus the block mapping.
+struct DistributedOptions : Options {
+  BlockMap map = block_cyclic_map();
+};
+
+/// Per-rank communication and time counters (this rank's view).
+struct DistributedStats {
+  double analyse_seconds = 0, distribute_seconds = 0, factor_seconds = 0, solve_seconds = 0;
+  double wait_seconds = 0;        ///< factorization: blocked waiting for data or notices
+  double solve_wait_seconds = 0;  ///< solve: blocked waiting for messages
+  double bytes_get = 0;           ///< factor blocks pulled with MPI_Get
+  double bytes_sent = 0;          ///< two-sided message payload sent (notices, solve segments)
+  size_type gets = 0, messages_sent = 0, solve_messages_sent = 0;
+  size_type local_tasks = 0, local_blocks = 0;
+  double local_values = 0;        ///< scalars of L stored on this rank
+  double flops = 0;               ///< flops of the tasks this rank ran
+};
+
+namespace Impl {
+
+/// Message tags on the library's duplicated communicator.
+enum MpiTag : int { kTagNotice = 101, kTagAbort = 102, kTagFwd = 111, kTagBwd = 112 };
+
+template <class T>
+inline MPI_Datatype mpi_type() {
+  if constexpr (std::is_same<T, double>::value) return MPI_DOUBLE;
+  else if constexpr (std::is_same<T, float>::value) return MPI_FLOAT;
+  else {
+    static_assert(std::is_same<T, std::int64_t>::value, "kspd::sparse: unsupported MPI type");
+    return MPI_INT64_T;
+  }
+}
+
+/// Throws kspd::Error when an MPI call fails (the communicators return errors).
+inline void mpi_check(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, msg, &len);
+  throw Error(std::string("kspd::sparse (MPI): ") + what + " failed: " + std::string(msg, size_t(len)));
+}
+
+/// Owners and storage offsets of every block, the same on every rank.
+struct MpiLayout {
+  int rank = 0, nranks = 1;
+  std::vector<int> owner;             ///< per block
+  std::vector<size_type> offset;      ///< per block: offset in its owner's storage
+  std::vector<size_type> local_size;  ///< per rank: scalars stored
+
+  void build(const Symbolic& S, const BlockMap& map, int me, int P) {
+    rank = me;
+    nranks = P;
+    owner.assign(S.blocks.size(), 0);
+    offset.assign(S.blocks.size(), 0);
+    local_size.assign(size_t(P), 0);
+    for (size_t b = 0; b < S.blocks.size(); ++b) {
+      const Block& blk = S.blocks[b];
+      const int r = map(blk.snode, blk.target, P);
+      KSPD_REQUIRE(r >= 0 && r < P, InvalidArgument,
+                   "kspd::sparse::DistributedCholesky: the block map returned rank " << r << " for block (" << blk.snode
+                                                                                      << ", " << blk.target << ") with "
+                                                                                      << P << " ranks");
+      owner[b] = r;
+      offset[b] = local_size[size_t(r)];
+      local_size[size_t(r)] += blk.nrows * S.snodes[size_t(blk.snode)].ncols;
+    }
+  }
+  size_type block_size(const Symbolic& S, size_type b) const {
+    return S.blocks[size_t(b)].nrows * S.snodes[size_t(S.blocks[size_t(b)].snode)].ncols;
+  }
+  bool local(size_type b) const { return owner[size_t(b)] == rank; }
+  int diag_owner(const Symbolic& S, size_type s) const { return owner[size_t(S.snodes[size_t(s)].block_begin)]; }
+
+  /// The block of supernode t whose rows belong to supernode u (u == t: the diagonal block).
+  static size_type find_block(const Symbolic& S, size_type t, size_type u) {
+    const Supernode& tn = S.snodes[size_t(t)];
+    size_type lo = tn.block_begin, hi = tn.block_end;
+    while (lo < hi) {
+      const size_type mid = (lo + hi) / 2;
+      if (S.blocks[size_t(mid)].target < u) lo = mid + 1;
+      else hi = mid;
+    }
+    KSPD_REQUIRE(lo < tn.block_end && S.blocks[size_t(lo)].target == u, Error,
+                 "kspd::sparse: internal error: supernode " << t << " has no block for supernode " << u);
+    return lo;
+  }
+
+  /// Entry p of A (original numbering (i, j), analysed order) -> (block, offset in block).
+  static void locate(const Symbolic& S, size_type i, size_type j, size_type p, size_type& block, size_type& off) {
+    const size_type ni = S.iperm[size_t(i)], nj = S.iperm[size_t(j)];
+    const size_type s = S.col_snode[size_t(std::min(ni, nj))];
+    const Supernode& sn = S.snodes[size_t(s)];
+    const size_type q = S.value_map[size_t(p)] - sn.value_offset, ld = sn.nrows();
+    const size_type col = q / ld, r = q % ld;
+    size_type lo = sn.block_begin, hi = sn.block_end;  // last block with row_offset <= r
+    while (hi - lo > 1) {
+      const size_type mid = (lo + hi) / 2;
+      if (S.blocks[size_t(mid)].row_offset <= r) lo = mid;
+      else hi = mid;
+    }
+    block = lo;
+    off = (r - S.blocks[size_t(lo)].row_offset) + col * S.blocks[size_t(lo)].nrows;
+  }
+};
+
+}  // namespace Impl
+}  // namespace kspd::sparse
+#endif

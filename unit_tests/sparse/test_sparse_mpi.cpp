@@ -1,0 +1,277 @@
+// Distributed supernodal Cholesky over MPI (run by CTest under mpiexec at 1, 2, 3, 4 ranks):
+// generated and real matrices against the one-process solver and the residual, matrix on
+// rank 0 or distributed by columns, many right-hand sides, float, a mapping that puts every
+// factor block away from its consumers, collective not-SPD errors, bad arguments.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+#include "kspd_sparse_distributed.hpp"
+#include "kspd_sparse_generate.hpp"
+#include "kspd_sparse_io.hpp"
+#include "kspd_sparse_supernodal_cholesky.hpp"
+#include "sparse_test_helpers.hpp"
+
+namespace {
+
+namespace ks = kspd::sparse;
+using kspd::size_type;
+using kspd::test::sparse::relative_residual;
+using kspd::test::sparse::sym_apply;
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_size() {
+  int p = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  return p;
+}
+double sum_all(double x) {
+  double y = 0;
+  MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return y;
+}
+
+/// Random X (fixed seed), B = A X.
+template <class Scalar>
+std::vector<Scalar> make_rhs(const ks::CscMatrix<Scalar>& A, size_type nrhs, std::vector<double>& X) {
+  std::mt19937_64 gen(1234 + unsigned(A.n));
+  std::uniform_real_distribution<double> u(-1, 1);
+  X.resize(size_t(A.n * nrhs));
+  for (auto& x : X) x = u(gen);
+  std::vector<Scalar> B(X.size());
+  for (size_type c = 0; c < nrhs; ++c) {
+    std::vector<double> xc(X.begin() + c * A.n, X.begin() + (c + 1) * A.n);
+    const auto bc = sym_apply(A, xc);
+    for (size_type i = 0; i < A.n; ++i) B[size_t(i + c * A.n)] = Scalar(bc[size_t(i)]);
+  }
+  return B;
+}
+
+/// Column-range split of A's lower triangle for this rank (near-equal column counts).
+template <class Scalar>
+ks::DistributedColumns<Scalar> my_columns(const ks::CscMatrix<Scalar>& A) {
+  const int r = world_rank(), P = world_size();
+  ks::DistributedColumns<Scalar> D;
+  D.n = A.n;
+  D.col_begin = A.n * r / P;
+  D.col_end = A.n * (r + 1) / P;
+  const size_type p0 = A.colptr[size_t(D.col_begin)], p1 = A.colptr[size_t(D.col_end)];
+  for (size_type j = D.col_begin; j <= D.col_end; ++j) D.colptr.push_back(A.colptr[size_t(j)] - p0);
+  D.rowind.assign(A.rowind.begin() + p0, A.rowind.begin() + p1);
+  D.values.assign(A.values.begin() + p0, A.values.begin() + p1);
+  return D;
+}
+
+struct Check {
+  double max_resid = 0, max_diff = 0, bytes = 0;
+};
+
+/// Distributed solve vs the one-process solve and the residual; returns the numbers (on
+/// every rank: the solution is broadcast from rank 0).
+template <class Scalar>
+Check run_case(const ks::CscMatrix<Scalar>& A, size_type nrhs, const ks::DistributedOptions& opt, bool by_columns) {
+  std::vector<double> X;
+  const auto B = make_rhs(A, nrhs, X);
+  ks::DistributedCholesky<Scalar> dist(MPI_COMM_WORLD, opt);
+  if (by_columns) dist.factorize(my_columns(A));
+  else dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<Scalar>{});
+  std::vector<Scalar> Xd = world_rank() == 0 ? B : std::vector<Scalar>{};
+  std::vector<Scalar> poison(size_t(A.n * nrhs), Scalar(std::nan("")));
+  if (world_rank() != 0) Xd = poison;  // ignored off rank 0
+  dist.solve(Xd, nrhs);
+  Xd.resize(size_t(A.n * nrhs));
+  MPI_Bcast(Xd.data(), int(Xd.size()), kspd::sparse::Impl::mpi_type<Scalar>(), 0, MPI_COMM_WORLD);
+  // One-process reference with the same options (same ordering).
+  ks::SupernodalCholesky<Scalar> one(opt);
+  one.factorize(A);
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace> Xo("Xo", size_t(A.n), size_t(nrhs));
+  for (size_type c = 0; c < nrhs; ++c)
+    for (size_type i = 0; i < A.n; ++i) Xo(size_t(i), size_t(c)) = B[size_t(i + c * A.n)];
+  one.solve(Xo);
+  Check ck;
+  for (size_type c = 0; c < nrhs; ++c) {
+    std::vector<double> xc(size_t(A.n)), bc(size_t(A.n));
+    double dmax = 0, xmax = 0;
+    for (size_type i = 0; i < A.n; ++i) {
+      xc[size_t(i)] = double(Xd[size_t(i + c * A.n)]);
+      bc[size_t(i)] = double(B[size_t(i + c * A.n)]);
+      dmax = std::max(dmax, std::fabs(xc[size_t(i)] - double(Xo(size_t(i), size_t(c)))));
+      xmax = std::max(xmax, std::fabs(double(Xo(size_t(i), size_t(c)))));
+    }
+    ck.max_resid = std::max(ck.max_resid, relative_residual(A, xc, bc));
+    ck.max_diff = std::max(ck.max_diff, xmax > 0 ? dmax / xmax : dmax);
+  }
+  ck.bytes = sum_all(dist.stats().bytes_get);
+  const double gets = sum_all(double(dist.stats().gets)), msgs = sum_all(double(dist.stats().messages_sent));
+  if (world_rank() == 0)
+    std::printf("  [np=%d] %s n=%lld nrhs=%lld %s: residual %.2e, vs one rank %.2e, gets %.0f (%.0f bytes), notices %.0f\n",
+                world_size(), A.name.c_str(), (long long)A.n, (long long)nrhs, by_columns ? "columns" : "rank 0",
+                ck.max_resid, ck.max_diff, gets, ck.bytes, msgs);
+  return ck;
+}
+
+TEST(SparseMpi, GeneratedProblemsMatchOneRankSolve) {
+  ks::DistributedOptions opt;
+  struct Case {
+    ks::CscMatrix<double> A;
+    size_type nrhs;
+  };
+  const Case cases[] = {{ks::laplacian_2d<double>(13, 10), 1},
+                        {ks::laplacian_3d<double>(6, 5, 7), 3},
+                        {ks::elasticity_3d<double>(4, 4, 3), 7},
+                        {kspd::test::sparse::random_spd<double>(301, 3.0, 77), 2}};
+  for (const auto& c : cases)
+    for (bool by_columns : {false, true}) {
+      const Check ck = run_case(c.A, c.nrhs, opt, by_columns);
+      EXPECT_LE(ck.max_resid, 1e-10) << c.A.name << " columns=" << by_columns;
+      EXPECT_LE(ck.max_diff, 1e-12) << c.A.name << " columns=" << by_columns;
+      if (world_size() > 1) EXPECT_GT(ck.bytes, 0) << c.A.name << ": no factor block moved between ranks";
+    }
+}
+
+TEST(SparseMpi, FloatAndNarrowSupernodes) {
+  ks::DistributedOptions opt;
+  opt.max_supernode = 4;  // many small blocks and messages
+  opt.relax.enabled = false;
+  const auto A = ks::elasticity_3d<float>(3, 4, 3);
+  const Check ck = run_case(A, 2, opt, false);
+  EXPECT_LE(ck.max_resid, 50 * 1.2e-7) << A.name;
+  EXPECT_LE(ck.max_diff, 1e-5) << A.name;
+  ks::DistributedOptions optd = opt;
+  const Check ckd = run_case(ks::laplacian_3d<double>(5, 6, 4), 4, optd, true);
+  EXPECT_LE(ckd.max_resid, 1e-10);
+  EXPECT_LE(ckd.max_diff, 1e-12);
+}
+
+TEST(SparseMpi, EveryBlockAwayFromItsConsumers) {
+  const int P = world_size();
+  ks::DistributedOptions opt;
+  opt.max_supernode = 8;
+  // Diagonal blocks on s % P, off-diagonal blocks on (s + 1) % P: every TRSM pulls its
+  // diagonal block from another rank; and the brief's (source + 1) % P for everything.
+  const ks::BlockMap maps[] = {[](size_type s, size_type t, int np) { return int((s + (t != s ? 1 : 0)) % np); },
+                               [](size_type s, size_type, int np) { return int((s + 1) % np); }};
+  const auto A = ks::elasticity_3d<double>(4, 3, 4);
+  for (int m = 0; m < 2; ++m) {
+    opt.map = maps[m];
+    std::vector<double> X;
+    const auto B = make_rhs(A, 2, X);
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+    dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{});
+    // With map 0 every supernode with an off-diagonal block here has its diagonal block
+    // elsewhere: this rank pulls at least that many blocks.
+    const auto& S = dist.symbolic();
+    size_type need = 0;
+    for (const auto& sn : S.snodes) {
+      bool here = false;
+      for (size_type b = sn.block_begin + 1; b < sn.block_end; ++b) here = here || dist.layout().owner[size_t(b)] == world_rank();
+      need += here;
+    }
+    if (P > 1 && m == 0) EXPECT_GE(dist.stats().gets, need);
+    if (P > 1) EXPECT_GT(sum_all(dist.stats().bytes_get), 0);
+    std::vector<double> Xd = world_rank() == 0 ? B : std::vector<double>{};
+    dist.solve(Xd, 2);
+    if (world_rank() == 0)
+      for (size_type c = 0; c < 2; ++c) {
+        std::vector<double> xc(Xd.begin() + c * A.n, Xd.begin() + (c + 1) * A.n), bc(B.begin() + c * A.n, B.begin() + (c + 1) * A.n);
+        EXPECT_LE(relative_residual(A, xc, bc), 1e-10) << "map " << m;
+      }
+  }
+}
+
+TEST(SparseMpi, NotPositiveDefiniteIsTheSameErrorOnEveryRank) {
+  for (size_type bad : {size_type(0), size_type(41), size_type(95)}) {
+    auto A = ks::laplacian_2d<double>(12, 8);
+    for (size_type p = A.colptr[size_t(bad)]; p < A.colptr[size_t(bad + 1)]; ++p)
+      if (A.rowind[size_t(p)] == bad) A.values[size_t(p)] = -3.0;
+    ks::DistributedOptions opt;
+    opt.max_supernode = 6;
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+    double got[3] = {-1, 0, -1};
+    try {
+      dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{});
+      ADD_FAILURE() << "no error for column " << bad;
+    } catch (const kspd::NotPositiveDefinite& e) {
+      got[0] = double(e.column());
+      got[1] = e.pivot();
+      got[2] = double(std::string(e.what()).find("column " + std::to_string(bad) + " ") != std::string::npos);
+      EXPECT_LT(e.pivot(), 0.0) << e.what();
+      EXPECT_NE(std::string(e.what()).find("rank"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(got[0], double(bad + 1));
+    EXPECT_EQ(got[2], 1.0);
+    // The same error on every rank.
+    std::vector<double> all(size_t(3 * world_size()));
+    MPI_Allgather(got, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, MPI_COMM_WORLD);
+    for (int r = 0; r < world_size(); ++r) {
+      EXPECT_EQ(all[size_t(3 * r)], got[0]) << "rank " << r;
+      EXPECT_EQ(all[size_t(3 * r + 1)], got[1]) << "rank " << r;
+    }
+    std::vector<double> x(size_t(A.n), 1.0);
+    EXPECT_THROW(dist.solve(x, 1), kspd::InvalidArgument);  // no factor after a failure
+    // The same object factors a good matrix afterwards: no stray messages were left.
+    const auto G = ks::laplacian_2d<double>(12, 8);
+    dist.factorize(world_rank() == 0 ? G : ks::CscMatrix<double>{});
+    std::vector<double> X;
+    const auto B = make_rhs(G, 1, X);
+    std::vector<double> Xd = B;
+    dist.solve(Xd, 1);
+    if (world_rank() == 0) {
+      std::vector<double> bd(B.begin(), B.end());
+      EXPECT_LE(relative_residual(G, Xd, bd), 1e-10);
+    }
+  }
+}
+
+TEST(SparseMpi, RealMatricesMatchOneRankSolve) {
+  const char* d = std::getenv("KSPD_DATA_DIR");
+  struct stat sb;
+  if (!d || stat(d, &sb) != 0) {
+    std::printf("[  SKIPPED ] KSPD_DATA_DIR is not set or not a directory: no real matrices\n");
+    return;
+  }
+  for (const char* name : {"nos4.mtx", "mesh2em5.mtx", "bcsstk14.mtx"}) {
+    const std::string path = std::string(d) + "/" + name;
+    if (stat(path.c_str(), &sb) != 0) continue;
+    const auto A = ks::read_matrix_market<double>(path);
+    ks::DistributedOptions opt;
+    const Check ck = run_case(A, 2, opt, std::string(name) == "mesh2em5.mtx");
+    EXPECT_LE(ck.max_resid, 1e-10) << name;
+    // The factor differs from the one-process one only in the order of the update sums.
+    EXPECT_LE(ck.max_diff, 1e-12) << name;
+  }
+}
+
+TEST(SparseMpi, BadArgumentsAreNamedOnEveryRank) {
+  const auto A = ks::laplacian_2d<double>(5, 4);
+  ks::DistributedOptions opt;
+  opt.map = [](size_type, size_type, int np) { return np; };  // out of range
+  ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+  EXPECT_THROW(dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{}), kspd::InvalidArgument);
+  ks::DistributedCholesky<double> ok(MPI_COMM_WORLD);
+  std::vector<double> x(size_t(A.n), 1.0);
+  EXPECT_THROW(ok.solve_local(x.data(), 1), kspd::InvalidArgument);  // not analysed
+  if (world_size() > 1) {
+    // Overlapping column ranges are refused by every rank.
+    auto D = my_columns(A);
+    if (world_rank() == 1) {
+      D = ks::DistributedColumns<double>{};
+      D.n = A.n;
+      D.col_begin = D.col_end = 0;
+      D.colptr = {0};
+    }
+    EXPECT_THROW(ok.factorize(D), kspd::InvalidArgument);
+  }
+}
+
+}  // namespace
