@@ -41,6 +41,14 @@ struct Offload {
   std::int64_t device_memory_limit = std::int64_t(8) << 30;  ///< bytes of device workspace
   OffloadFallback fallback = OffloadFallback::Cpu;
   void force_all() { potrf_threshold = trsm_threshold = update_threshold = 0; }
+  /// Starting thresholds for a GPU (to be tuned by measurement): a supernode of >= 128
+  /// columns factors on the device, panels of >= 64K entries and updates of >= 2^21
+  /// multiply-adds go there too.
+  void gpu_defaults() {
+    potrf_threshold = 128;
+    trsm_threshold = 65536;
+    update_threshold = std::int64_t(1) << 21;
+  }
   bool any() const { return potrf_threshold >= 0 || trsm_threshold >= 0 || update_threshold >= 0; }
 };
 
