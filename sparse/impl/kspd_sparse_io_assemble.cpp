@@ -77,16 +77,21 @@ template <class Scalar>
 CscMatrix<Scalar> assemble_lower(std::vector<Triplet>&& entries, const AssembleInfo& info,
                                  const ReadOptions& options) {
   const size_type n = info.n;
-  // Bucket by column (counting sort), then sort each column by (row, upper, line).
+  // Bucket by column in place (counting sort with cycle-following swaps, so no second copy
+  // of the entries), then sort each column by (row, upper, line).
   std::vector<size_type> start(size_t(n + 1), 0);
   for (const Triplet& t : entries) ++start[size_t(t.col + 1)];
   for (size_type j = 0; j < n; ++j) start[size_t(j + 1)] += start[size_t(j)];
-  std::vector<Triplet> sorted(entries.size());
+  std::vector<Triplet> sorted(std::move(entries));
   {
     std::vector<size_type> next(start.begin(), start.end() - 1);
-    for (const Triplet& t : entries) sorted[size_t(next[size_t(t.col)]++)] = t;
+    for (size_type j = 0; j < n; ++j)
+      while (next[size_t(j)] < start[size_t(j + 1)]) {
+        Triplet& t = sorted[size_t(next[size_t(j)])];
+        if (t.col == j) ++next[size_t(j)];
+        else std::swap(t, sorted[size_t(next[size_t(t.col)]++)]);
+      }
   }
-  std::vector<Triplet>().swap(entries);
 
   const bool general = info.symmetry == FileSymmetry::General;
   Offence bad;

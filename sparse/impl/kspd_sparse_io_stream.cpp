@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <version>
 
 #include "KSPD_Config.hpp"
 #include "kspd_error.hpp"
@@ -228,6 +229,19 @@ bool parse_int(const char* tb, const char* te, long long& v) {
 
 bool parse_real(const char* tb, const char* te, double& v, bool fortran) {
   if (tb == te) return false;
+#if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
+  // Fast path (locale-independent, much faster than strtod). Anything it does not take in
+  // full (hex floats, nan/inf, out of range, Fortran exponents) goes the strtod way below.
+  {
+    const char* b = (*tb == '+' && te - tb > 1 && tb[1] != '-' && tb[1] != '+') ? tb + 1 : tb;
+    double w = 0;
+    const auto r = std::from_chars(b, te, w, std::chars_format::general);
+    if (r.ec == std::errc() && r.ptr == te) {
+      v = w;
+      return true;
+    }
+  }
+#endif
   char tmp[128];
   const std::size_t n = std::size_t(te - tb);
   if (n + 2 > sizeof(tmp)) return false;
