@@ -69,15 +69,23 @@ template <class ExecSpace>
 inline constexpr bool is_cuda_exec_v = false;
 #endif
 
-/// Math functions moved from Kokkos::Experimental to Kokkos in 3.7.
-template <class T>
-KOKKOS_INLINE_FUNCTION T sqrt(T x) {
+/// Math functions moved from Kokkos::Experimental to Kokkos in 3.7 (and left Experimental
+/// in 4.x): kspd::compat::sqrt, exp, log, sin, cos, fabs work in kernels on both.
 #if KOKKOS_VERSION >= 30700
-  return Kokkos::sqrt(x);
+#define KSPD_COMPAT_MATH_NS Kokkos
 #else
-  return Kokkos::Experimental::sqrt(x);
+#define KSPD_COMPAT_MATH_NS Kokkos::Experimental
 #endif
-}
+#define KSPD_COMPAT_MATH(f) \
+  template <class T>        \
+  KOKKOS_INLINE_FUNCTION T f(T x) { return KSPD_COMPAT_MATH_NS::f(x); }
+KSPD_COMPAT_MATH(sqrt)
+KSPD_COMPAT_MATH(exp)
+KSPD_COMPAT_MATH(log)
+KSPD_COMPAT_MATH(sin)
+KSPD_COMPAT_MATH(cos)
+KSPD_COMPAT_MATH(fabs)
+#undef KSPD_COMPAT_MATH
 
 /// Kokkos::printf appeared in 4.2; older versions use the C printf in device code.
 #if KOKKOS_VERSION >= 40200
