@@ -22,6 +22,9 @@
 #include "kspd_sparse_generate.hpp"
 #include "kspd_sparse_io.hpp"
 #include "kspd_sparse_supernodal_cholesky.hpp"
+#ifdef KSPD_ENABLE_MPI
+#include "kspd_sparse_mpi_driver.hpp"  // mpiexec -n P kspd-solve: the distributed solver
+#endif
 
 namespace {
 
@@ -197,6 +200,10 @@ int run(const Args& a) {
 int main(int argc, char** argv) {
   Args a;
   if (!parse(argc, argv, a)) return 2;
+#ifdef KSPD_ENABLE_MPI
+  if (ks::Impl::mpi_world_size_from_env() > 1)
+    return ks::Impl::mpi_driver_main({a.input, a.generate, a.nx, a.ny, a.nz, a.nrhs, a.refactor}, a.opt, a.precision == "float");
+#endif
   Kokkos::ScopeGuard guard;  // not argv: Kokkos would claim --threads
   try {
     return a.precision == "float" ? run<float>(a) : run<double>(a);
