@@ -55,9 +55,10 @@ double diag_check(const kspd::rfp::Matrix<T, Mem>& F, const Dense<T>& D) {
 template <class T>
 void run(const Config& c, const char* prec) {
   Exec exec;
-  constexpr bool host = kspd::compat::is_host_exec_v<Exec>;
 #ifdef KSPD_ENABLE_CUDA_TPLS
   CudaPeer peer(exec.cuda_stream());
+#else
+  constexpr bool host = kspd::compat::is_host_exec_v<Exec>;
 #endif
   for (long n : c.ns) {
     const int reps = n >= 16384 ? std::min(c.reps, 3) : c.reps;
@@ -105,7 +106,7 @@ void run(const Config& c, const char* prec) {
       auto reset_k = [&] { Kokkos::deep_copy(exec, W.data(), A0.data()); };
       auto reset_d = [&] { kspd::rfp::tfttr(exec, A0, D); };
       const double tk = median_time(reps, reset_k, [&] { ik = kspd::rfp::pftrf(exec, W); });
-      double mk = rfp_bytes, tp = 0, mp = 0, tp2 = 0;
+      double mk = rfp_bytes, tp = 0, mp = 0;
       const char* pname = "none";
 #ifdef KSPD_ENABLE_CUDA_TPLS
       {
@@ -135,7 +136,7 @@ void run(const Config& c, const char* prec) {
         mp = rfp_bytes;
         pname = "LAPACK pftrf";
         int id = 0;
-        tp2 = median_time(reps, reset_d, [&] { id = LapackPeer::potrf(D); });
+        const double tp2 = median_time(reps, reset_d, [&] { id = LapackPeer::potrf(D); });
         std::snprintf(extra, sizeof extra, "| dense potrf %9.3f ms (kspd/dense %5.3f) | info %d/%d/%d | diag(L) rel diff %.1e",
                       tp2 * 1e3, tk / tp2, ik, ip, id, diag_check(W, D));
       }
