@@ -119,7 +119,7 @@ struct Recursive {
         for (int p = 0; p < np; ++p) {
           const size_type c0 = p * w, nc = std::min(w, B.n - c0);
           if (nc <= 0) break;
-          Recursive<ExecSpace, T> sub{ExecSpace(cuda::pool_stream(p)), vendor, leaf, 1};
+          Recursive<ExecSpace, T> sub{cuda::pool_instance(p), vendor, leaf, 1};
           sub.trxm(solve, t, d, alpha, A, B.sub(0, c0, B.m, nc));
         }
         cuda::join(exec.cuda_stream(), np);

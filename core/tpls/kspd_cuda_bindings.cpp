@@ -52,8 +52,11 @@ namespace {
 
 // One cuBLAS and one cuSOLVER handle per host thread; all are destroyed at Kokkos finalize.
 constexpr int kPoolSize = 8;
+struct Handles;
 struct StreamPool {
   cudaStream_t streams[kPoolSize] = {};
+  std::vector<Kokkos::Cuda>* instances = nullptr;
+  Handles* handles = nullptr;  // one cuBLAS/cuSOLVER pair per pool stream: no stream switching
   cudaEvent_t fork_event = nullptr;
   cudaEvent_t join_events[kPoolSize] = {};
   bool ready = false;
@@ -81,6 +84,13 @@ void destroy_all() {
   }
   g_all.clear();
   if (g_pool.ready) {
+    delete g_pool.instances;
+    for (int i = 0; i < kPoolSize; ++i) {
+      if (g_pool.handles[i].params) cusolverDnDestroyParams(g_pool.handles[i].params);
+      if (g_pool.handles[i].solver) cusolverDnDestroy(g_pool.handles[i].solver);
+      if (g_pool.handles[i].blas) cublasDestroy(g_pool.handles[i].blas);
+    }
+    delete[] g_pool.handles;
     for (int i = 0; i < kPoolSize; ++i) {
       cudaStreamDestroy(g_pool.streams[i]);
       cudaEventDestroy(g_pool.join_events[i]);
@@ -93,6 +103,9 @@ void destroy_all() {
 }
 
 Handles& handles(cudaStream_t s) {
+  if (g_pool.ready)
+    for (int i = 0; i < kPoolSize; ++i)
+      if (g_pool.streams[i] == s) return g_pool.handles[i];
   thread_local Handles h;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -266,6 +279,17 @@ StreamPool& pool() {
       KSPD_CUDA_SAFE_CALL(cudaEventCreateWithFlags(&g_pool.join_events[i], cudaEventDisableTiming));
     }
     KSPD_CUDA_SAFE_CALL(cudaEventCreateWithFlags(&g_pool.fork_event, cudaEventDisableTiming));
+    g_pool.handles = new Handles[kPoolSize];
+    g_pool.instances = new std::vector<Kokkos::Cuda>;
+    for (int i = 0; i < kPoolSize; ++i) {
+      Handles& h = g_pool.handles[i];
+      KSPD_CUBLAS_SAFE_CALL(cublasCreate(&h.blas));
+      KSPD_CUSOLVER_SAFE_CALL(cusolverDnCreate(&h.solver));
+      KSPD_CUSOLVER_SAFE_CALL(cusolverDnCreateParams(&h.params));
+      KSPD_CUBLAS_SAFE_CALL(cublasSetStream(h.blas, g_pool.streams[i]));
+      KSPD_CUSOLVER_SAFE_CALL(cusolverDnSetStream(h.solver, g_pool.streams[i]));
+      g_pool.instances->emplace_back(g_pool.streams[i]);
+    }
     g_pool.ready = true;
     if (!g_hook) {
       Kokkos::push_finalize_hook(destroy_all);
@@ -278,6 +302,7 @@ StreamPool& pool() {
 
 int pool_size() { return kPoolSize; }
 cudaStream_t pool_stream(int i) { return pool().streams[i % kPoolSize]; }
+const Kokkos::Cuda& pool_instance(int i) { return (*pool().instances)[size_t(i % kPoolSize)]; }
 void fork(cudaStream_t s, int count) {
   StreamPool& p = pool();
   KSPD_CUDA_SAFE_CALL(cudaEventRecord(p.fork_event, s));

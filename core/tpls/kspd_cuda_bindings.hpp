@@ -8,6 +8,7 @@
 
 #include "KSPD_Config.hpp"
 #ifdef KSPD_ENABLE_CUDA_TPLS
+#include <Kokkos_Core.hpp>
 #include <cuda_runtime_api.h>
 
 #include "kspd_types.hpp"
@@ -46,6 +47,9 @@ KSPD_CUDA_BLAS_DECL(double)
 /// blocks the host. The pool (created once, freed at Kokkos finalize) has pool_size() streams.
 int pool_size();
 cudaStream_t pool_stream(int i);
+/// A Kokkos::Cuda instance on pool stream i, created once (instances are costly to make and
+/// their destruction synchronizes the device).
+const Kokkos::Cuda& pool_instance(int i);
 void fork(cudaStream_t s, int count);
 void join(cudaStream_t s, int count);
 

@@ -130,6 +130,19 @@ void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std:
       const double tk = median_time(reps, reset, [&] { info_k = kspd::potri(exec, kspd::Uplo::Lower, W, rec); });
       const double tf = median_time(reps, [&] { Kokkos::deep_copy(exec, W, S); },
                                     [&] { (void)kspd::potrf(exec, kspd::Uplo::Lower, W); });
+      if (std::find(ops.begin(), ops.end(), "parts") != ops.end()) {  // potri = trtri + lauum
+        const double tt_v = median_time(reps, reset, [&] {
+          (void)kspd::trtri(exec, kspd::Uplo::Lower, kspd::Diag::NonUnit, W, ven); });
+        const double tt_k = median_time(reps, reset, [&] {
+          (void)kspd::trtri(exec, kspd::Uplo::Lower, kspd::Diag::NonUnit, W, rec); });
+        const double tl_v = median_time(reps, reset, [&] { kspd::lauum(exec, kspd::Uplo::Lower, W, ven); });
+        const double tl_k = median_time(reps, reset, [&] { kspd::lauum(exec, kspd::Uplo::Lower, W, rec); });
+        const double f3 = double(n) * n * n / 3.0;
+        std::printf("%s trtri     n=%6ld             vendor %9.3f ms %7.2f TF | kspd %9.3f ms %7.2f TF\n", prec, n,
+                    tt_v * 1e3, f3 / tt_v * 1e-12, tt_k * 1e3, f3 / tt_k * 1e-12);
+        std::printf("%s lauum     n=%6ld             vendor %9.3f ms %7.2f TF | kspd %9.3f ms %7.2f TF\n", prec, n,
+                    tl_v * 1e3, f3 / tl_v * 1e-12, tl_k * 1e3, f3 / tl_k * 1e-12);
+      }
       const double flops = 2.0 * n * n * n / 3.0;
       std::printf("%s potri     n=%6ld             vendor %9.3f ms %7.2f TF | kspd %9.3f ms %7.2f TF | speedup %5.2fx "
                   "(info %d/%d) | potrf %9.3f ms %7.2f TF\n",

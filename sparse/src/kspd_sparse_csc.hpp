@@ -22,8 +22,13 @@ struct CscMatrix {
   std::string name;               ///< file name or generator description, for reports
 
   size_type nnz() const { return colptr.empty() ? 0 : colptr.back(); }
-  /// Entries of the full symmetric matrix (both triangles).
-  size_type nnz_full() const { return 2 * nnz() - n; }
+  /// Entries of the full symmetric matrix (both triangles); the diagonal counts once.
+  size_type nnz_full() const {
+    size_type diag = 0;  // rows are sorted, so a stored diagonal entry leads its column
+    for (size_type j = 0; j < n; ++j)
+      if (colptr[size_t(j)] < colptr[size_t(j + 1)] && rowind[size_t(colptr[size_t(j)])] == j) ++diag;
+    return 2 * nnz() - diag;
+  }
 };
 
 }  // namespace kspd::sparse
