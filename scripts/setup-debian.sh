@@ -7,7 +7,7 @@ set -euo pipefail
 pkgs=(cmake make g++ gfortran pkg-config
       libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
       libopenblas-dev liblapack-dev libmetis-dev zlib1g-dev
-      libopenmpi-dev openmpi-bin
+      libopenmpi-dev openmpi-bin libmumps-dev
       googletest libgtest-dev libbenchmark-dev
       libsuitesparse-dev)
 missing=()

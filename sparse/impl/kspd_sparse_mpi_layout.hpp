@@ -45,8 +45,14 @@ inline BlockMap block_cyclic_map() {
 }
 
 /// Options of the distributed solver: the single-process options plus the block mapping.
+/// With no map given, small subtrees of the supernodal elimination tree (subtree work at
+/// most total / (nranks * subtree_granularity)) are placed whole on one rank each (the
+/// least loaded, largest first: no messages inside them) and the supernodes above use the
+/// 2D block-cyclic map; subtree_granularity = 0 maps every block 2D block-cyclically.
+/// A given map is used for every block.
 struct DistributedOptions : Options {
-  BlockMap map = block_cyclic_map();
+  BlockMap map;
+  double subtree_granularity = 4.0;
 };
 
 /// Per-rank communication and time counters (this rank's view).
@@ -93,15 +99,20 @@ struct MpiLayout {
   std::vector<size_type> offset;      ///< per block: offset in its owner's storage
   std::vector<size_type> local_size;  ///< per rank: scalars stored
 
-  void build(const Symbolic& S, const BlockMap& map, int me, int P) {
+  void build(const Symbolic& S, const DistributedOptions& opt, int me, int P) {
     rank = me;
     nranks = P;
     owner.assign(S.blocks.size(), 0);
     offset.assign(S.blocks.size(), 0);
     local_size.assign(size_t(P), 0);
+    const BlockMap map = opt.map ? opt.map : block_cyclic_map();
+    const std::vector<int> home = opt.map || opt.subtree_granularity <= 0 || P == 1
+                                      ? std::vector<int>(S.snodes.size(), -1)
+                                      : subtree_homes(S, P, opt.subtree_granularity);
     for (size_t b = 0; b < S.blocks.size(); ++b) {
       const Block& blk = S.blocks[b];
-      const int r = map(blk.snode, blk.target, P);
+      const int h = home[size_t(blk.snode)];
+      const int r = h >= 0 ? h : map(blk.snode, blk.target, P);
       KSPD_REQUIRE(r >= 0 && r < P, InvalidArgument,
                    "kspd::sparse::DistributedCholesky: the block map returned rank " << r << " for block (" << blk.snode
                                                                                       << ", " << blk.target << ") with "
@@ -111,6 +122,45 @@ struct MpiLayout {
       local_size[size_t(r)] += blk.nrows * S.snodes[size_t(blk.snode)].ncols;
     }
   }
+  /// Per supernode: the rank of the small subtree it belongs to, or -1 (mapped 2D).
+  static std::vector<int> subtree_homes(const Symbolic& S, int P, double granularity) {
+    const size_t ns = S.snodes.size();
+    std::vector<double> W(ns, 0.0);
+    double total = 0;
+    for (size_t s = 0; s < ns; ++s) {  // postorder: children before parents
+      const double k = double(S.snodes[s].ncols), m = double(S.snodes[s].nrows());
+      W[s] += k * m * m;
+      total += k * m * m;
+      const size_type p = S.snodes[s].parent;
+      if (p >= 0 && size_t(p) <= s) return std::vector<int>(ns, -1);  // not postordered: no subtrees
+      if (p >= 0) W[size_t(p)] += W[s];
+    }
+    const double limit = total / (double(P) * granularity);
+    std::vector<int> home(ns, -1);
+    std::vector<std::pair<double, size_t>> roots;
+    for (size_t s = ns; s-- > 0;) {
+      const size_type p = S.snodes[s].parent;
+      if (p >= 0 && home[size_t(p)] != -1) home[s] = home[size_t(p)];  // inside a subtree
+      else if (W[s] <= limit) {
+        home[s] = -2;  // a subtree root, rank assigned below
+        roots.push_back({W[s], s});
+      }
+    }
+    std::sort(roots.begin(), roots.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+    std::vector<double> load(size_t(P), 0.0);
+    std::vector<int> rank_of(ns, -1);
+    for (const auto& r : roots) {
+      const int q = int(std::min_element(load.begin(), load.end()) - load.begin());
+      load[size_t(q)] += r.first;
+      rank_of[r.second] = q;
+    }
+    for (size_t s = ns; s-- > 0;) {
+      if (rank_of[s] >= 0) home[s] = rank_of[s];
+      else if (home[s] != -1) home[s] = home[size_t(S.snodes[s].parent)];
+    }
+    return home;
+  }
+
   size_type block_size(const Symbolic& S, size_type b) const {
     return S.blocks[size_t(b)].nrows * S.snodes[size_t(S.blocks[size_t(b)].snode)].ncols;
   }

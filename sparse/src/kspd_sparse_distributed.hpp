@@ -56,7 +56,6 @@ class DistributedCholesky {
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &nranks_);
-    if (!opt_.map) opt_.map = block_cyclic_map();
   }
   ~DistributedCholesky() {
     int finalized = 0;
@@ -270,7 +269,7 @@ class DistributedCholesky {
     o.user_permutation = std::move(perm);
     symbolic_ = std::make_unique<Impl::Symbolic>(Impl::analyse(P, o));
     Impl::Symbolic& S = *symbolic_;
-    layout_.build(S, opt_.map, rank_, nranks_);
+    layout_.build(S, opt_, rank_, nranks_);
     for (size_t b = 0; b < S.blocks.size(); ++b) S.blocks[b].owner = layout_.owner[b];
     loc_off_.assign(S.snodes.size(), -1);
     local_rows_ = rows_of(rank_);

@@ -132,6 +132,8 @@ TEST(SparseMpi, GeneratedProblemsMatchOneRankSolve) {
                         {kspd::test::sparse::random_spd<double>(301, 3.0, 77), 2}};
   for (const auto& c : cases)
     for (bool by_columns : {false, true}) {
+      // Default: small subtrees whole on one rank, 2D block-cyclic above; then pure 2D.
+      opt.subtree_granularity = by_columns ? 0.0 : 4.0;
       const Check ck = run_case(c.A, c.nrhs, opt, by_columns);
       EXPECT_LE(ck.max_resid, 1e-10) << c.A.name << " columns=" << by_columns;
       EXPECT_LE(ck.max_diff, 1e-12) << c.A.name << " columns=" << by_columns;
