@@ -4,6 +4,7 @@
 // default execution space (cuSOLVER on CUDA builds) for scale.
 //
 //   perf_sparse_cholmod [--smoke] [--reps R] [--threads T] [--gpu on|force] [--dense N]
+//                       [--kspd-blas-threads N] [--cholmod-blas-threads N] [--max-supernode W]
 //                       [--elasticity N ...] [--laplace3d N ...] [FILE.mtx|.rsa ...]
 // Without cases: 3-D elasticity 16, 22, 28 and the largest matrices in $KSPD_DATA_DIR.
 
@@ -27,7 +28,14 @@
 #include <cholmod.h>
 #endif
 
+// OpenBLAS's thread count, set per library in the same run (weak: other BLAS lack it).
+extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+
 namespace {
+
+void blas_threads(int n) {
+  if (n > 0 && openblas_set_num_threads) openblas_set_num_threads(n);
+}
 
 namespace ks = kspd::sparse;
 using kspd::size_type;
@@ -165,6 +173,7 @@ int main(int argc, char** argv) {
   bool smoke = false;
   int reps = 3;
   size_type dense_n = 4096;
+  int kspd_blas = 0, cholmod_blas = 0;  // 0: leave OpenBLAS's setting
   ks::Options opt;
   std::vector<std::pair<std::string, size_type>> cases;  // ("elasticity"|"laplace3d"|file, size)
   for (int i = 1; i < argc; ++i) {
@@ -173,6 +182,8 @@ int main(int argc, char** argv) {
     if (a == "--smoke") smoke = true;
     else if (a == "--reps") reps = std::atoi(val().c_str());
     else if (a == "--threads") opt.threads = std::atoi(val().c_str());
+    else if (a == "--kspd-blas-threads") kspd_blas = std::atoi(val().c_str());
+    else if (a == "--cholmod-blas-threads") cholmod_blas = std::atoi(val().c_str());
     else if (a == "--dense") dense_n = std::atoll(val().c_str());
     else if (a == "--max-supernode") opt.max_supernode = std::atoll(val().c_str());
     else if (a == "--gpu") {
@@ -199,9 +210,10 @@ int main(int argc, char** argv) {
     for (const char* f : {"cvxbqp1.mtx.gz", "bcsstk13.mtx", "bcsstk14.mtx", "bodyy5.mtx.gz", "ex10hs.mtx"})
       cases.push_back({d + "/" + f, 0});
   }
-  std::printf("perf_sparse_cholmod: kspd %s, host %s, default space %s, threads %d, offload %s\n", KSPD_GIT_HASH,
-              Kokkos::DefaultHostExecutionSpace::name(), Kokkos::DefaultExecutionSpace::name(), opt.threads,
-              opt.offload.any() ? "on" : "off");
+  std::printf("perf_sparse_cholmod: kspd %s, host %s, default space %s, kspd workers %d, kspd BLAS threads %d, "
+              "CHOLMOD BLAS threads %d (0: OPENBLAS_NUM_THREADS), offload %s, max supernode %ld\n",
+              KSPD_GIT_HASH, Kokkos::DefaultHostExecutionSpace::name(), Kokkos::DefaultExecutionSpace::name(), opt.threads,
+              kspd_blas, cholmod_blas, opt.offload.any() ? "on" : "off", long(opt.max_supernode));
 #ifndef KSPD_HAVE_CHOLMOD
   std::printf("(built without CHOLMOD: kspd times only)\n");
 #endif
@@ -227,9 +239,11 @@ int main(int argc, char** argv) {
     std::vector<double> xs(size_t(A.n), 1.0), b(size_t(A.n));
     for (size_type i = 0; i < A.n; ++i) xs[size_t(i)] = 1.0 + 0.5 * std::sin(double(i));
     ks::symv(A, xs, b);
+    blas_threads(kspd_blas);
     const Times k = run_kspd(A, opt, reps, b);
     Times c;
 #ifdef KSPD_HAVE_CHOLMOD
+    blas_threads(cholmod_blas);
     c = run_cholmod(A, reps, b);
 #endif
     auto ratio = [](double a, double b2) { return b2 > 0 ? a / b2 : 0.0; };

@@ -10,11 +10,13 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kspd_core.hpp"
@@ -33,18 +35,34 @@ class Numeric {
   using HostExec = Kokkos::DefaultHostExecutionSpace;
   using HMat = Kokkos::View<Scalar**, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-  Numeric(const Symbolic& S, const Options& opt)
-      : S_(S), opt_(opt), values_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::factor"), size_t(S.nvalues)),
-        locks_(S.snodes.size()), dev_(opt.offload) {}
+  /// Host memory the device copies from and to: pinned on CUDA (faster transfers).
+#ifdef KOKKOS_ENABLE_CUDA
+  using StagingSpace = std::conditional_t<std::is_same<typename OffloadExec::memory_space, Kokkos::CudaSpace>::value,
+                                          Kokkos::CudaHostPinnedSpace, Kokkos::HostSpace>;
+#else
+  using StagingSpace = Kokkos::HostSpace;
+#endif
 
-  const Kokkos::View<Scalar*, Kokkos::HostSpace>& values() const { return values_; }
+  Numeric(const Symbolic& S, const Options& opt) : S_(S), opt_(opt), locks_(S.snodes.size()), dev_(opt.offload) {
+    const auto alloc = Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::factor");
+    if (opt.offload.any()) {
+      pinned_ = Kokkos::View<Scalar*, StagingSpace>(alloc, static_cast<size_t>(std::max<size_type>(S.nvalues, 1)));
+      vals_ = pinned_.data();
+    } else {
+      host_ = Kokkos::View<Scalar*, Kokkos::HostSpace>(alloc, static_cast<size_t>(std::max<size_type>(S.nvalues, 1)));
+      vals_ = host_.data();
+    }
+  }
+
+  /// The panels of all supernodes (Supernode::value_offset, ld = nrows).
+  const Scalar* values() const { return vals_; }
   const FactorStats& stats() const { return stats_; }
 
   /// Assembles A's values (in the analysed pattern's order) and factors.
   void factorize(const Scalar* avalues) {
     const auto t0 = std::chrono::steady_clock::now();
     stats_ = FactorStats{};
-    Scalar* v = values_.data();
+    Scalar* v = vals_;
     std::fill(v, v + S_.nvalues, Scalar(0));
     for (size_t p = 0; p < S_.value_map.size(); ++p) v[S_.value_map[p]] = avalues[p];
     int nthreads = opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency());
@@ -74,12 +92,13 @@ class Numeric {
   struct Work {
     std::vector<Scalar> c, dsave;
     std::vector<size_type> rel;
+    Kokkos::View<Scalar*, StagingSpace> cdev;  ///< updates computed on the device land here
   };
 
   HMat panel_view(size_type s, size_type r0, size_type m, size_type c0 = 0, size_type nc = -1) const {
     const Supernode& sn = S_.snodes[size_t(s)];
     if (nc < 0) nc = sn.ncols;
-    return HMat(values_.data() + sn.value_offset + r0 + c0 * sn.nrows(),
+    return HMat(vals_ + sn.value_offset + r0 + c0 * sn.nrows(),
                 Kokkos::LayoutStride(static_cast<size_t>(m), 1, size_t(nc), size_t(sn.nrows())));
   }
 
@@ -94,13 +113,13 @@ class Numeric {
   void diag_factor(size_type s, Work& w) {
     const Supernode& sn = S_.snodes[size_t(s)];
     const size_type k = sn.ncols, ld = sn.nrows();
-    Scalar* p = values_.data() + sn.value_offset;
+    Scalar* p = vals_ + sn.value_offset;
     w.dsave.resize(static_cast<size_t>(k * k));
     for (size_type j = 0; j < k; ++j)
       for (size_type i = j; i < k; ++i) w.dsave[size_t(i + j * k)] = p[i + j * ld];
     int info = 0;
     bool on_device = false;
-    if (dev_.wants(opt_.offload.potrf_threshold, k)) on_device = dev_.potrf(values_.data(), sn, s, info);
+    if (dev_.wants(opt_.offload.potrf_threshold, k)) on_device = dev_.potrf(vals_, sn, s, info);
     if (!on_device) {
       // The host binding of core directly: thread-safe for concurrent workers.
       info = kspd::Impl::host::potrf('L', k, p, ld);
@@ -115,7 +134,7 @@ class Numeric {
     const Block& b1 = S_.blocks[size_t(sn.block_begin + task.block_end - 1)];
     const size_type r0 = b0.row_offset, m = b1.row_offset + b1.nrows - r0;
     bool on_device = false;
-    if (dev_.wants(opt_.offload.trsm_threshold, m * sn.ncols)) on_device = dev_.trsm(values_.data(), sn, task.snode, r0, m);
+    if (dev_.wants(opt_.offload.trsm_threshold, m * sn.ncols)) on_device = dev_.trsm(vals_, sn, task.snode, r0, m);
     if (!on_device) {
       HostExec exec;
       kspd::trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1),
@@ -129,11 +148,15 @@ class Numeric {
     const Supernode& sn = S_.snodes[size_t(s)];
     const Block& blk = S_.blocks[size_t(sn.block_begin + task.block_begin)];
     const size_type r0 = blk.row_offset, nb = blk.nrows, mb = sn.nrows() - r0, k = sn.ncols;
-    w.c.resize(static_cast<size_t>(mb * nb));
     bool on_device = false;
-    if (dev_.wants(opt_.offload.update_threshold, mb * nb * k))
-      on_device = dev_.update(values_.data(), sn, s, r0, nb, w.c.data());
+    if (dev_.wants(opt_.offload.update_threshold, mb * nb * k)) {
+      if (size_type(w.cdev.extent(0)) < mb * nb)
+        w.cdev = Kokkos::View<Scalar*, StagingSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::update"),
+                                                     static_cast<size_t>(mb * nb));
+      on_device = dev_.update(vals_, sn, s, r0, nb, w.cdev.data());
+    }
     if (!on_device) {
+      w.c.resize(static_cast<size_t>(mb * nb));
       HostExec exec;
       HMat C(w.c.data(), Kokkos::LayoutStride(static_cast<size_t>(mb), 1, size_t(nb), size_t(mb)));
       auto Lb = panel_view(s, r0, nb);
@@ -144,12 +167,12 @@ class Numeric {
                    Scalar(0), Kokkos::subview(C, Kokkos::make_pair(static_cast<size_t>(nb), size_t(mb)), Kokkos::ALL));
     }
     count(2, on_device);
-    scatter(sn, r0, nb, mb, blk.target, w);
+    scatter(sn, r0, nb, mb, blk.target, w, on_device ? w.cdev.data() : w.c.data());
   }
 
   /// Target panel -= C, rows matched by relative indices (the source rows are a subset of
   /// the target's rows), columns = the block's rows minus the target's first column.
-  void scatter(const Supernode& sn, size_type r0, size_type nb, size_type mb, size_type t, Work& w) {
+  void scatter(const Supernode& sn, size_type r0, size_type nb, size_type mb, size_type t, Work& w, const Scalar* c) {
     const Supernode& tn = S_.snodes[size_t(t)];
     const size_type* srows = S_.rows.data() + sn.row_begin + r0;
     const size_type* trows = S_.rows.data() + tn.row_begin;
@@ -160,8 +183,7 @@ class Numeric {
       w.rel[size_t(i)] = q;
     }
     const size_type ldt = tn.nrows();
-    Scalar* pt = values_.data() + tn.value_offset;
-    const Scalar* c = w.c.data();
+    Scalar* pt = vals_ + tn.value_offset;
     std::lock_guard<std::mutex> lk(locks_[size_t(t)]);
     for (size_type j = 0; j < nb; ++j) {
       Scalar* col = pt + (srows[j] - tn.first_col) * ldt;
@@ -211,7 +233,9 @@ class Numeric {
 
   const Symbolic& S_;
   const Options& opt_;
-  Kokkos::View<Scalar*, Kokkos::HostSpace> values_;
+  Kokkos::View<Scalar*, Kokkos::HostSpace> host_;
+  Kokkos::View<Scalar*, StagingSpace> pinned_;
+  Scalar* vals_ = nullptr;
   std::vector<std::mutex> locks_;
   std::vector<Work> work_;
   Offloader<Scalar, OffloadExec> dev_;

@@ -77,7 +77,7 @@ class SupernodalCholesky {
     const auto& perm = symbolic_->perm;
     for (size_type r = 0; r < nrhs; ++r)
       for (size_type k = 0; k < n; ++k) W[size_t(k + r * n)] = at(B, perm[size_t(k)], r);
-    Impl::supernodal_solve(*symbolic_, numeric_->values().data(), W.data(), nrhs, n);
+    Impl::supernodal_solve(*symbolic_, numeric_->values(), W.data(), nrhs, n);
     for (size_type r = 0; r < nrhs; ++r)
       for (size_type k = 0; k < n; ++k) at(B, perm[size_t(k)], r) = W[size_t(k + r * n)];
   }
@@ -95,7 +95,7 @@ class SupernodalCholesky {
     L.n = S.n;
     L.name = "L";
     L.colptr.assign(static_cast<size_t>(S.n + 1), 0);
-    const Scalar* v = numeric_->values().data();
+    const Scalar* v = numeric_->values();
     for (const auto& sn : S.snodes)
       for (size_type c = 0; c < sn.ncols; ++c) {
         const Scalar* col = v + sn.value_offset + c * sn.nrows();

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -372,6 +373,43 @@ TEST(SparseCholeskyMatrices, EveryCollectionMatrixSolves) {
     const double res = relative_residual(A, x, b);
     EXPECT_LE(res, 1e-10) << A.name << " n=" << A.n;
   }
+}
+
+}  // namespace
+
+namespace {
+
+// A broken dependency count makes the scheduler stop with an error instead of hanging,
+// with one worker and with several; the progress callback reports every supernode.
+TEST(SparseScheduler, StallIsAnErrorAndProgressIsReported) {
+  const auto A = random_spd<double>(120, 3.0, 21);
+  auto S = ks::Impl::analyse({A.n, A.colptr.data(), A.rowind.data()}, ks::Options{});
+  ASSERT_GT(S.snodes.size(), 2u);
+  for (int threads : {1, 3}) {
+    auto broken = S;
+    ++broken.tasks[broken.tasks.size() / 2].ndeps;
+    ks::Impl::Scheduler sched(broken);
+    size_type ran = 0;
+    EXPECT_THROW(sched.run(threads, [&](size_type, int) { ++ran; }, [](size_type) {}), kspd::Error);
+    EXPECT_LT(ran, size_type(broken.tasks.size()));
+    ks::Impl::Scheduler ok(S);
+    std::atomic<size_type> all{0};
+    ok.run(threads, [&](size_type, int) { ++all; }, [](size_type) {});
+    EXPECT_EQ(all.load(), size_type(S.tasks.size()));
+  }
+  ks::Options opt;
+  opt.progress_interval = 0;
+  size_type calls = 0, last = 0;
+  opt.progress = [&](size_type done, size_type total, double) {
+    ++calls;
+    EXPECT_GT(done, last);
+    EXPECT_EQ(total, size_type(S.snodes.size()));
+    last = done;
+  };
+  ks::SupernodalCholesky<double> chol(opt);
+  chol.factorize(A);
+  EXPECT_EQ(calls, size_type(S.snodes.size()));
+  EXPECT_EQ(last, size_type(S.snodes.size()));
 }
 
 }  // namespace
