@@ -6,7 +6,9 @@
 //   Host builds: LAPACK's own ?pftrf / ?sfrk / ?pftrs / ?pftri on the same RFP buffer, and
 //   dense ?potrf for pftrf.
 // Usage: perf_rfp_sweep [n,n,...] [--n n,n,...] [--prec s,d] [--ops pftrf,sfrk,pftrs,pftri]
-//                       [--k 256] [--nrhs 64] [--reps 5] [--transr N|T] [--uplo L|U] [--smoke]
+//                       [--k 256] [--nrhs 64] [--reps 5] [--transr N|T] [--uplo L|U]
+//                       [--algo auto|vendor|recursive|native] [--leaf 0] [--smoke]
+// --algo/--leaf go to every block operation (kspd::DenseOptions); auto is core's choice.
 // Default n: 1024..32768 doubling on CUDA, 256..2048 on the host. One line per case: median
 // times, TFLOP/s, ratio = t_kspd / t_peer (< 1: kspd faster), memory in GiB.
 #include "perf_rfp_peer.hpp"
@@ -21,6 +23,7 @@ struct Config {
   int reps = 5;
   kspd::Trans transr = kspd::Trans::NoTranspose;
   kspd::Uplo uplo = kspd::Uplo::Lower;
+  kspd::DenseOptions opt;  // --algo: what the block operations run (Auto = core's measured choice)
 };
 
 void line(const char* prec, const char* op, long n, double flops, double tk, double mk, const char* peer, double tp,
@@ -71,14 +74,14 @@ void run(const Config& c, const char* prec) {
     const double nd = double(n);
     if (has(c.ops, "sfrk")) {
       const T alpha = T(1) / T(c.k);
-      const double tk = median_time(reps, [] {}, [&] { kspd::rfp::sfrk(exec, kspd::Trans::NoTranspose, alpha, X, T(0), W); });
+      const double tk = median_time(reps, [] {}, [&] { kspd::rfp::sfrk(exec, kspd::Trans::NoTranspose, alpha, X, T(0), W, c.opt); });
       double mk = rfp_bytes, tp = 0, mp = 0;
       const char* pname = "none";
 #ifdef KSPD_ENABLE_CUDA_TPLS
       {
         PeakTracker pt;
         kspd::rfp::Matrix<T, Mem> C("C", n, c.transr, c.uplo);
-        kspd::rfp::sfrk(exec, kspd::Trans::NoTranspose, alpha, X, T(0), C);
+        kspd::rfp::sfrk(exec, kspd::Trans::NoTranspose, alpha, X, T(0), C, c.opt);
         exec.fence();
         mk = pt.finish();
       }
@@ -105,7 +108,7 @@ void run(const Config& c, const char* prec) {
       int ik = 0, ip = 0;
       auto reset_k = [&] { Kokkos::deep_copy(exec, W.data(), A0.data()); };
       auto reset_d = [&] { kspd::rfp::tfttr(exec, A0, D); };
-      const double tk = median_time(reps, reset_k, [&] { ik = kspd::rfp::pftrf(exec, W); });
+      const double tk = median_time(reps, reset_k, [&] { ik = kspd::rfp::pftrf(exec, W, c.opt); });
       double mk = rfp_bytes, tp = 0, mp = 0;
       const char* pname = "none";
 #ifdef KSPD_ENABLE_CUDA_TPLS
@@ -113,7 +116,7 @@ void run(const Config& c, const char* prec) {
         PeakTracker pt;
         kspd::rfp::Matrix<T, Mem> W2("W2", n, c.transr, c.uplo);
         Kokkos::deep_copy(exec, W2.data(), A0.data());
-        (void)kspd::rfp::pftrf(exec, W2);
+        (void)kspd::rfp::pftrf(exec, W2, c.opt);
         exec.fence();
         mk = pt.finish();
       }
@@ -149,7 +152,7 @@ void run(const Config& c, const char* prec) {
       Kokkos::Random_XorShift64_Pool<Exec> pool(7);
       Kokkos::fill_random(B0, pool, T(-1), T(1));
       auto reset = [&] { Kokkos::deep_copy(exec, B, B0); };
-      const double tk = median_time(reps, reset, [&] { kspd::rfp::pftrs(exec, W, B); });
+      const double tk = median_time(reps, reset, [&] { kspd::rfp::pftrs(exec, W, B, c.opt); });
       double tp = 0, mk = rfp_bytes + double(n) * c.nrhs * sizeof(T), mp = dense_bytes + double(n) * c.nrhs * sizeof(T);
       const char* pname = "none";
 #ifdef KSPD_ENABLE_CUDA_TPLS
@@ -169,7 +172,7 @@ void run(const Config& c, const char* prec) {
       Kokkos::deep_copy(exec, F.data(), W.data());
       int ik = 0, ip = 0;
       const double tk = median_time(reps, [&] { Kokkos::deep_copy(exec, W.data(), F.data()); },
-                                    [&] { ik = kspd::rfp::pftri(exec, W); });
+                                    [&] { ik = kspd::rfp::pftri(exec, W, c.opt); });
       double mk = rfp_bytes, tp = 0, mp = 0;
       const char* pname = "none";
 #ifdef KSPD_ENABLE_CUDA_TPLS
@@ -177,7 +180,7 @@ void run(const Config& c, const char* prec) {
         PeakTracker pt;
         kspd::rfp::Matrix<T, Mem> W2("W2", n, c.transr, c.uplo);
         Kokkos::deep_copy(exec, W2.data(), F.data());
-        (void)kspd::rfp::pftri(exec, W2);
+        (void)kspd::rfp::pftri(exec, W2, c.opt);
         exec.fence();
         mk = pt.finish();
       }
@@ -229,15 +232,20 @@ int main(int argc, char* argv[]) {
     else if (arg("--reps")) c.reps = std::stoi(argv[++i]);
     else if (arg("--transr")) c.transr = argv[++i][0] == 'T' ? kspd::Trans::Transpose : kspd::Trans::NoTranspose;
     else if (arg("--uplo")) c.uplo = argv[++i][0] == 'U' ? kspd::Uplo::Upper : kspd::Uplo::Lower;
+    else if (arg("--algo")) {
+      const std::string a = argv[++i];
+      c.opt.algo = a == "vendor" ? kspd::Algo::Vendor : a == "recursive" ? kspd::Algo::Recursive
+                   : a == "native"  ? kspd::Algo::Native : kspd::Algo::Auto;
+    } else if (arg("--leaf")) c.opt.leaf_size = std::stol(argv[++i]);
     else if (argv[i][0] >= '0' && argv[i][0] <= '9') c.ns = parse_list(argv[i]);
     else {
       std::fprintf(stderr, "perf_rfp_sweep: unknown argument %s\n", argv[i]);
       return 2;
     }
   }
-  std::printf("perf_rfp_sweep: device %s, backend %s, kspd %d.%d (git %s), transr %c uplo %c, k %ld, nrhs %ld\n",
+  std::printf("perf_rfp_sweep: device %s, backend %s, kspd %d.%d (git %s), transr %c uplo %c, k %ld, nrhs %ld, algo %d leaf %lld\n",
               device_name().c_str(), Exec::name(), KSPD_VERSION_MAJOR, KSPD_VERSION_MINOR, KSPD_GIT_HASH,
-              kspd::to_char(c.transr), kspd::to_char(c.uplo), c.k, c.nrhs);
+              kspd::to_char(c.transr), kspd::to_char(c.uplo), c.k, c.nrhs, int(c.opt.algo), c.opt.leaf_size);
   std::printf("flops: pftrf n^3/3, sfrk n(n+1)k, pftrs 2n^2 nrhs, pftri 2n^3/3; mem = peak device memory above the "
               "inputs (CUDA: measured; host: buffer size)\n");
   for (const auto& p : c.precs) {

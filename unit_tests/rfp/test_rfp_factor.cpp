@@ -244,6 +244,59 @@ TYPED_TEST(RfpFactor, PfconMatchesPoconAndBoundsTheTruth) {
     }
 }
 
+// The recursive and native (no TPL) paths of the core layer on the strided, transposed block
+// views: what CUDA runs for large blocks (recursive TRSM/TRMM/LAUUM) and what non-CUDA
+// GPUs run everywhere (native).
+TYPED_TEST(RfpFactor, RecursiveAndNativePathsMatchLapack) {
+  using T = TypeParam;
+  unsigned seed = 6000;
+  for (const kspd::DenseOptions opt : {kspd::DenseOptions{kspd::Algo::Recursive, 8}, kspd::DenseOptions{kspd::Algo::Native, 8}})
+    for (int n : {1, 2, 17, 33, 64, 65, 129})
+      for (const auto& v : all_variants()) {
+        const std::string where = name(v, n) + " algo=" + std::to_string(int(opt.algo));
+        HostMat A = random_spd(n, ++seed);
+        auto ref = lapack_rfp<T>(A, v);
+        auto R = device_rfp(ref, n, v);
+        int linfo = 0;
+        lapack_pftrf(tr(v), ul(v), n, ref.data(), &linfo);
+        ASSERT_EQ(kspd::rfp::pftrf(Exec(), R, opt), 0) << where;
+        EXPECT_LE(max_rel_diff(host_rfp(R), ref, 1.0 + max_abs(A)), tolerance<T>(n)) << "pftrf " << where;
+        HostMat B = random_matrix(n, 3, seed);
+        auto dB = device_dense<T>(B);
+        kspd::rfp::pftrs(Exec(), R, dB, opt);
+        HostMat X = host_dense(dB);
+        EXPECT_LE(diff_fro(matmul(A, false, X, false), B) / (norm_fro(A) * norm_fro(X) + norm_fro(B) + 1e-300),
+                  tolerance<T>(n))
+            << "pftrs " << where;
+        // tfsm, right side with the transposed triangle, against LAPACK on the same factor.
+        HostMat C = random_matrix(2, n, seed + 1);
+        auto dC = device_dense<T>(C);
+        kspd::rfp::tfsm(Exec(), kspd::Side::Right, kspd::Trans::Transpose, Diag::NonUnit, T(0.5), R, dC, opt);
+        auto c = to_vec<T>(C);
+        lapack_tfsm(tr(v), 'R', ul(v), 'T', 'N', 2, n, T(0.5), ref.data(), c.data(), 2);
+        HostMat Cx = host_dense(dC);
+        double d = 0, m = 1e-300;
+        for (size_t i = 0; i < c.size(); ++i) {
+          d = std::max(d, std::fabs(Cx.a[i] - double(c[i])));
+          m = std::max(m, std::fabs(double(c[i])));
+        }
+        EXPECT_LE(d / m, tolerance<T>(n, 100)) << "tfsm " << where;
+        lapack_pftri(tr(v), ul(v), n, ref.data(), &linfo);
+        ASSERT_EQ(kspd::rfp::pftri(Exec(), R, opt), 0) << where;
+        HostMat Ainv = full_from_rfp(ref, n, v);
+        EXPECT_LE(max_rel_diff(host_rfp(R), ref, 1.0 + max_abs(Ainv)), tolerance<T>(n, 50)) << "pftri " << where;
+        // sfrk through the same paths.
+        HostMat Xk = random_matrix(n, 5, seed + 2);
+        auto dX = device_dense<T>(Xk);
+        auto sref = lapack_rfp<T>(A, v);
+        auto S = device_rfp(sref, n, v);
+        kspd::rfp::sfrk(Exec(), kspd::Trans::NoTranspose, T(0.3), dX, T(0.5), S, opt);
+        auto xk = to_vec<T>(Xk);
+        lapack_sfrk(tr(v), ul(v), 'N', n, 5, T(0.3), xk.data(), n, T(0.5), sref.data());
+        EXPECT_LE(max_rel_diff(host_rfp(S), sref, 1.0 + max_abs(A)), tolerance<T>(8)) << "sfrk " << where;
+      }
+}
+
 TYPED_TEST(RfpFactor, BadArgumentsNameTheArgument) {
   using T = TypeParam;
   kspd::rfp::Matrix<T, Mem> R("R", 6, kspd::Trans::NoTranspose, Uplo::Lower);
