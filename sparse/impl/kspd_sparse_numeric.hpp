@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -72,6 +73,21 @@ class Numeric {
     size_type ndiag = 0;
     double last = 0;
     Scheduler sched(S_);
+    const size_type ns = size_type(S_.snodes.size());
+    gathered_.assign(static_cast<size_t>(ns), 0);
+    shared_.clear();
+    shared_.resize(static_cast<size_t>(ns));
+    if (opt_.offload.update_threshold >= 0)
+      for (size_type s = 0; s < ns; ++s) {
+        const Supernode& sn = S_.snodes[size_t(s)];
+        const size_type m = sn.nrows() - sn.ncols;
+        if (m > 0 && dev_.wants(opt_.offload.update_threshold, m * m * sn.ncols)) {
+          gathered_[size_t(s)] = 1;
+          shared_[size_t(s)] = std::make_unique<Gathered>();
+          shared_[size_t(s)]->remaining = int(sn.block_end - sn.block_begin - 1);
+        }
+      }
+    sched.gather_updates(gathered_);
     sched.run(
         nthreads, [&](size_type t, int w) { run_task(S_.tasks[size_t(t)], work_[size_t(w)]); },
         [&](size_type) {
@@ -92,7 +108,6 @@ class Numeric {
   struct Work {
     std::vector<Scalar> c, dsave;
     std::vector<size_type> rel;
-    Kokkos::View<Scalar*, StagingSpace> cdev;  ///< updates computed on the device land here
   };
 
   HMat panel_view(size_type s, size_type r0, size_type m, size_type c0 = 0, size_type nc = -1) const {
@@ -143,19 +158,42 @@ class Numeric {
     count(1, on_device);
   }
 
+  /// All updates of a supernode computed at once (on the device), shared by its Update tasks.
+  struct Gathered {
+    std::mutex m;
+    Kokkos::View<Scalar*, StagingSpace> c;
+    bool on_device = false;
+    int remaining = 0;
+  };
+
   void update(const Task& task, Work& w) {
     const size_type s = task.snode;
     const Supernode& sn = S_.snodes[size_t(s)];
     const Block& blk = S_.blocks[size_t(sn.block_begin + task.block_begin)];
     const size_type r0 = blk.row_offset, nb = blk.nrows, mb = sn.nrows() - r0, k = sn.ncols;
-    bool on_device = false;
-    if (dev_.wants(opt_.offload.update_threshold, mb * nb * k)) {
-      if (size_type(w.cdev.extent(0)) < mb * nb)
-        w.cdev = Kokkos::View<Scalar*, StagingSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::update"),
-                                                     static_cast<size_t>(mb * nb));
-      on_device = dev_.update(vals_, sn, s, r0, nb, w.cdev.data());
+    if (gathered_[size_t(s)]) {
+      Gathered& g = *shared_[size_t(s)];
+      const size_type m = sn.nrows() - k, q0 = r0 - k;
+      {
+        std::lock_guard<std::mutex> lk(g.m);
+        if (g.c.extent(0) == 0) {  // the first Update task of s computes the whole product
+          g.c = Kokkos::View<Scalar*, StagingSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::updates"),
+                                                    static_cast<size_t>(m * m));
+          g.on_device = dev_.update_all(vals_, sn, s, g.c.data());
+          if (!g.on_device) {
+            HostExec exec;
+            kspd::syrk(exec, Uplo::Lower, Trans::NoTranspose, Scalar(1), panel_view(s, k, m), Scalar(0),
+                       HMat(g.c.data(), Kokkos::LayoutStride(static_cast<size_t>(m), 1, size_t(m), size_t(m))));
+          }
+        }
+      }
+      count(2, g.on_device);
+      scatter(sn, r0, nb, mb, blk.target, w, g.c.data() + q0 + q0 * m, m);
+      std::lock_guard<std::mutex> lk(g.m);
+      if (--g.remaining == 0) g.c = Kokkos::View<Scalar*, StagingSpace>();
+      return;
     }
-    if (!on_device) {
+    {  // small supernodes: this block's update on the host
       w.c.resize(static_cast<size_t>(mb * nb));
       HostExec exec;
       HMat C(w.c.data(), Kokkos::LayoutStride(static_cast<size_t>(mb), 1, size_t(nb), size_t(mb)));
@@ -166,13 +204,14 @@ class Numeric {
         kspd::gemm(exec, Trans::NoTranspose, Trans::Transpose, Scalar(1), panel_view(s, r0 + nb, mb - nb), Lb,
                    Scalar(0), Kokkos::subview(C, Kokkos::make_pair(static_cast<size_t>(nb), size_t(mb)), Kokkos::ALL));
     }
-    count(2, on_device);
-    scatter(sn, r0, nb, mb, blk.target, w, on_device ? w.cdev.data() : w.c.data());
+    count(2, false);
+    scatter(sn, r0, nb, mb, blk.target, w, w.c.data(), mb);
   }
 
   /// Target panel -= C, rows matched by relative indices (the source rows are a subset of
   /// the target's rows), columns = the block's rows minus the target's first column.
-  void scatter(const Supernode& sn, size_type r0, size_type nb, size_type mb, size_type t, Work& w, const Scalar* c) {
+  void scatter(const Supernode& sn, size_type r0, size_type nb, size_type mb, size_type t, Work& w, const Scalar* c,
+               size_type ldc) {
     const Supernode& tn = S_.snodes[size_t(t)];
     const size_type* srows = S_.rows.data() + sn.row_begin + r0;
     const size_type* trows = S_.rows.data() + tn.row_begin;
@@ -187,7 +226,7 @@ class Numeric {
     std::lock_guard<std::mutex> lk(locks_[size_t(t)]);
     for (size_type j = 0; j < nb; ++j) {
       Scalar* col = pt + (srows[j] - tn.first_col) * ldt;
-      const Scalar* cj = c + j * mb;
+      const Scalar* cj = c + j * ldc;
       const size_type* rel = w.rel.data();
       for (size_type i = j; i < mb; ++i) col[rel[i]] -= cj[i];
     }
@@ -238,6 +277,8 @@ class Numeric {
   Scalar* vals_ = nullptr;
   std::vector<std::mutex> locks_;
   std::vector<Work> work_;
+  std::vector<char> gathered_;
+  std::vector<std::unique_ptr<Gathered>> shared_;
   Offloader<Scalar, OffloadExec> dev_;
   FactorStats stats_;
   std::mutex stats_mutex_;

@@ -55,21 +55,16 @@ class Offloader {
     return true;
   }
 
-  /// c (mb x nb, column-major, mb = rows from r0 down) = L[r0:, :] L[r0:r0+nb, :]^T (the
-  /// top nb x nb part: lower triangle only).
-  bool update(Scalar* values, const Supernode& sn, size_type s, size_type r0, size_type nb, Scalar* c) {
+  /// c (m x m, column-major, m = rows below the diagonal block) = L_below L_below^T, lower
+  /// triangle: every update of supernode s in one syrk.
+  bool update_all(Scalar* values, const Supernode& sn, size_type s, Scalar* c) {
     std::lock_guard<std::mutex> lk(m_);
-    const size_type k = sn.ncols, ld = sn.nrows(), mb = ld - r0;
-    if (!resident(values, sn, s, mb * nb, "update")) return false;
-    DMat C(cbuf_.data(), Kokkos::LayoutStride(static_cast<size_t>(mb), 1, size_t(nb), size_t(mb)));
-    DMat Lb(panel_.data() + r0, Kokkos::LayoutStride(static_cast<size_t>(nb), 1, size_t(k), size_t(ld)));
-    kspd::syrk(exec_, Uplo::Lower, Trans::NoTranspose, Scalar(1), Lb, Scalar(0),
-               Kokkos::subview(C, Kokkos::make_pair(static_cast<size_t>(0), size_t(nb)), Kokkos::ALL));
-    if (mb > nb)
-      kspd::gemm(exec_, Trans::NoTranspose, Trans::Transpose, Scalar(1),
-                 DMat(panel_.data() + r0 + nb, Kokkos::LayoutStride(static_cast<size_t>(mb - nb), 1, size_t(k), size_t(ld))), Lb,
-                 Scalar(0), Kokkos::subview(C, Kokkos::make_pair(static_cast<size_t>(nb), size_t(mb)), Kokkos::ALL));
-    download(c, cbuf_.data(), mb * nb);
+    const size_type k = sn.ncols, ld = sn.nrows(), m = ld - k;
+    if (!resident(values, sn, s, m * m, "update")) return false;
+    DMat C(cbuf_.data(), Kokkos::LayoutStride(static_cast<size_t>(m), 1, size_t(m), size_t(m)));
+    kspd::syrk(exec_, Uplo::Lower, Trans::NoTranspose, Scalar(1),
+               DMat(panel_.data() + k, Kokkos::LayoutStride(static_cast<size_t>(m), 1, size_t(k), size_t(ld))), Scalar(0), C);
+    download(c, cbuf_.data(), m * m);
     return true;
   }
 

