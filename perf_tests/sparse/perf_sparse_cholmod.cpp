@@ -24,6 +24,23 @@
 #include "kspd_sparse_io.hpp"
 #include "kspd_sparse_supernodal_cholesky.hpp"
 
+#ifdef KOKKOS_ENABLE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace {
+/// The offload device's name (the GPU on CUDA builds).
+inline std::string offload_device_name() {
+#ifdef KOKKOS_ENABLE_CUDA
+  cudaDeviceProp prop;
+  int dev = 0;
+  if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+    return std::string(prop.name) + ", " + std::to_string(prop.totalGlobalMem >> 20) + " MiB";
+#endif
+  return Kokkos::DefaultExecutionSpace::name();
+}
+}  // namespace
+
 #ifdef KSPD_HAVE_CHOLMOD
 #include <cholmod.h>
 #endif
@@ -217,7 +234,7 @@ int main(int argc, char** argv) {
 #ifndef KSPD_HAVE_CHOLMOD
   std::printf("(built without CHOLMOD: kspd times only)\n");
 #endif
-  std::printf("dense potrf n=%ld on %s: %.1f GFLOP/s\n", long(dense_n), Kokkos::DefaultExecutionSpace::name(),
+  std::printf("dense potrf n=%ld on %s: %.1f GFLOP/s\n", long(dense_n), offload_device_name().c_str(),
               dense_potrf_rate(dense_n));
   std::printf("%-24s %9s %10s %9s | %8s %8s %8s %7s %8s | %8s %8s %8s %7s %8s | %6s %6s %6s\n", "case", "n", "nnz(L)",
               "Gflop", "k.anal", "k.fact", "k.solve", "k.GF/s", "k.res", "c.anal", "c.fact", "c.solve", "c.GF/s",

@@ -22,6 +22,23 @@
 #include "kspd_sparse_generate.hpp"
 #include "kspd_sparse_io.hpp"
 #include "kspd_sparse_supernodal_cholesky.hpp"
+
+#ifdef KOKKOS_ENABLE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace {
+/// The offload device's name (the GPU on CUDA builds).
+inline std::string offload_device_name() {
+#ifdef KOKKOS_ENABLE_CUDA
+  cudaDeviceProp prop;
+  int dev = 0;
+  if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+    return std::string(prop.name) + ", " + std::to_string(prop.totalGlobalMem >> 20) + " MiB";
+#endif
+  return Kokkos::DefaultExecutionSpace::name();
+}
+}  // namespace
 #ifdef KSPD_ENABLE_MPI
 #include "kspd_sparse_mpi_driver.hpp"  // mpiexec -n P kspd-solve: the distributed solver
 #endif
@@ -103,8 +120,8 @@ bool parse(int argc, char** argv, Args& a) {
 
 template <class Scalar>
 int run(const Args& a) {
-  std::printf("kspd-solve (kspd %s, Kokkos %s, offload space %s)\n", KSPD_GIT_HASH,
-              Kokkos::DefaultHostExecutionSpace::name(), Kokkos::DefaultExecutionSpace::name());
+  std::printf("kspd-solve (kspd %s, host %s, offload device %s, offload %s)\n", KSPD_GIT_HASH,
+              Kokkos::DefaultHostExecutionSpace::name(), offload_device_name().c_str(), a.opt.offload.any() ? "on" : "off");
   // read / generate
   double t = now();
   ks::CscMatrix<Scalar> A;
