@@ -11,6 +11,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <type_traits>
+
 #include "kspd_compat.hpp"
 #include "kspd_dense_mat.hpp"
 #include "kspd_tags.hpp"
@@ -55,8 +57,9 @@ struct BatchMat {
   /// True when consecutive matrices are adjacent in memory element by element (LayoutLeft
   /// with the batch index first): one thread per matrix then reads coalesced.
   /// The same batch, read-only.
-  operator BatchMat<const T>() const {
-    BatchMat<const T> c;
+  template <class U = T, std::enable_if_t<!std::is_const<U>::value, int> = 0>
+  operator BatchMat<const U>() const {
+    BatchMat<const U> c;
     c.base = base;
     c.ptrs = ptrs;
     c.offs = offs;

@@ -1,25 +1,29 @@
 #ifndef KSPD_BATCHED_REGISTER_INTERNAL_HPP
 #define KSPD_BATCHED_REGISTER_INTERNAL_HPP
 /// \file kspd_batched_register_internal.hpp
-/// Register-resident kernels for tiny matrices (n <= kMaxRegisterN): one thread owns one
+/// Register-resident kernels for tiny matrices (n <= kMaxRegisterN = 8): one thread owns one
 /// matrix, held in a compile-time N x N array (n padded up to N = 1, 2, 4 or 8 with an
 /// identity block), so every loop unrolls and the factor never leaves registers. With a
 /// LayoutLeft batch-first View consecutive threads load consecutive matrices: coalesced.
 /// POTRF, POTRS (TRSM + TRSM^T fused: L is loaded once for all right-hand sides) and TRSM
 /// (every variant, reduced to a lower solve: upper problems are solved in reversed order).
 
+#include "kspd_batched_group_internal.hpp"
 #include "kspd_batched_launch.hpp"
 #include "kspd_batched_trsm_internal.hpp"
 
 namespace kspd::batched::Impl {
 
 constexpr size_type kMaxRegisterN = 8;
+/// On GPUs the group / streaming kernels of kspd_batched_group_internal.hpp take n <= 32.
+constexpr size_type kMaxGroupN = 32;
 
 template <class ExecSpace>
 bool use_register(BatchAlgo algo, size_type n) {
-  if (algo == BatchAlgo::Register) return n <= kMaxRegisterN;
-  if (algo != BatchAlgo::Auto) return false;
-  return n <= kMaxRegisterN;  // faster than the generic loops on host and GPU alike
+  if (algo != BatchAlgo::Register && algo != BatchAlgo::Auto) return false;
+  // Faster than the generic loops on host and GPU alike.
+  if constexpr (is_gpu_v<ExecSpace>) return n <= kMaxGroupN;
+  else return n <= kMaxRegisterN;
 }
 
 /// Loads a (uplo) Cholesky factor as the lower triangle r (L = U^T for Upper), padded.
@@ -141,7 +145,22 @@ void with_size_class(size_type n, const F& f) {
   if (n <= 1) f(std::integral_constant<int, 1>());
   else if (n <= 2) f(std::integral_constant<int, 2>());
   else if (n <= 4) f(std::integral_constant<int, 4>());
+  else if (n <= 8) f(std::integral_constant<int, 8>());
+  else if (n <= 16) f(std::integral_constant<int, 16>());
+  else f(std::integral_constant<int, 32>());
+}
+template <class F>
+void with_small_size_class(size_type n, const F& f) {
+  if (n <= 1) f(std::integral_constant<int, 1>());
+  else if (n <= 2) f(std::integral_constant<int, 2>());
+  else if (n <= 4) f(std::integral_constant<int, 4>());
   else f(std::integral_constant<int, 8>());
+}
+/// Runs f with the size class: 1..8 everywhere, 16 and 32 on GPUs only.
+template <class ExecSpace, class F>
+void dispatch_size(size_type n, const F& f) {
+  if constexpr (is_gpu_v<ExecSpace>) with_size_class(n, f);
+  else with_small_size_class(n, f);
 }
 
 template <class ExecSpace, class Functor>
@@ -153,26 +172,43 @@ void launch_range(const ExecSpace& exec, const char* label, size_type nbatch, co
 template <class ExecSpace, class T>
 void register_potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A,
                     int* infos) {
-  with_size_class(n, [&](auto nc) {
+  dispatch_size<ExecSpace>(n, [&](auto nc) {
     constexpr int N = decltype(nc)::value;
-    launch_range(exec, "kspd::batched::potrf[register]", nbatch, RegPotrf<N, T>{uplo, A, int(n), infos});
+    if constexpr (N <= kMaxRegisterN) {
+      launch_range(exec, "kspd::batched::potrf[register]", nbatch, RegPotrf<N, T>{uplo, A, int(n), infos});
+    } else {
+      using S = GroupShape<N>;
+      const size_type league = (nbatch + S::M - 1) / S::M;
+      KSPD_REQUIRE(league <= size_type(2147483647), InvalidArgument, "kspd::batched::potrf: batch too large");
+      Kokkos::TeamPolicy<ExecSpace> policy(exec, int(league), S::team_size);
+      policy.set_scratch_size(0, Kokkos::PerTeam(S::template scratch_bytes<T>()));
+      Kokkos::parallel_for("kspd::batched::potrf[group]", policy, GroupPotrf<N, T>{uplo, A, int(n), nbatch, infos});
+    }
   });
 }
 template <class ExecSpace, class T>
 void register_potrs(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, size_type nrhs,
                     const BatchMat<const T>& A, const BatchMat<T>& B) {
-  with_size_class(n, [&](auto nc) {
+  dispatch_size<ExecSpace>(n, [&](auto nc) {
     constexpr int N = decltype(nc)::value;
-    launch_range(exec, "kspd::batched::potrs[register]", nbatch, RegPotrs<N, T>{uplo, A, B, int(n), int(nrhs)});
+    if constexpr (N <= kMaxRegisterN)
+      launch_range(exec, "kspd::batched::potrs[register]", nbatch, RegPotrs<N, T>{uplo, A, B, int(n), int(nrhs)});
+    else
+      launch_range(exec, "kspd::batched::potrs[stream]", nbatch * nrhs,
+                   StreamPotrs<N, T>{uplo, A, B, int(n), int(nrhs), nbatch});
   });
 }
 template <class ExecSpace, class T>
 void register_trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
                    size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B) {
-  with_size_class(side == Side::Left ? m : n, [&](auto nc) {
+  dispatch_size<ExecSpace>(side == Side::Left ? m : n, [&](auto nc) {
     constexpr int N = decltype(nc)::value;
-    launch_range(exec, "kspd::batched::trsm[register]", nbatch,
-                 RegTrsm<N, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n)});
+    if constexpr (N <= kMaxRegisterN)
+      launch_range(exec, "kspd::batched::trsm[register]", nbatch,
+                   RegTrsm<N, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n)});
+    else
+      launch_range(exec, "kspd::batched::trsm[stream]", nbatch * (side == Side::Left ? n : m),
+                   StreamTrsm<N, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n), nbatch});
   });
 }
 

@@ -23,7 +23,9 @@ inline const char* name(kspd::batched::BatchAlgo a) {
 }
 inline std::vector<kspd::batched::BatchAlgo> algos_for(kspd::size_type n) {
   using A = kspd::batched::BatchAlgo;
-  if (n <= kspd::batched::Impl::kMaxRegisterN) return {A::Auto, A::Serial, A::Team, A::Register};
+  const bool gpu = !std::is_same<Mem, Kokkos::HostSpace>::value;
+  if (n <= (gpu ? kspd::batched::Impl::kMaxGroupN : kspd::batched::Impl::kMaxRegisterN))
+    return {A::Auto, A::Serial, A::Team, A::Register};
   return {A::Auto, A::Serial, A::Team};
 }
 

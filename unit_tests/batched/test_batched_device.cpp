@@ -18,8 +18,9 @@ TYPED_TEST_SUITE(BatchedDevice, ScalarTypes);
 
 /// Per matrix in one user kernel: C = A A^T + n I (SerialGemm), factor (SerialPotrf), solve
 /// (SerialPotrs), multiply back (SerialTrmm twice) and compare with the right-hand side.
-TYPED_TEST(BatchedDevice, SerialOpsComposeInAUserKernel) {
-  using T = TypeParam;
+// (Free functions: CUDA's extended lambdas may not live in a TestBody.)
+template <class T>
+void serial_compose() {
   const int nb = 37, n = 11, nrhs = 3;
   Kokkos::View<T***, Kokkos::LayoutRight, Mem> A("A", nb, n, n), C("C", nb, n, n), B("B", nb, n, nrhs), X("X", nb, n, nrhs);
   Kokkos::View<int*, Mem> infos("infos", nb);
@@ -71,8 +72,8 @@ TYPED_TEST(BatchedDevice, SerialOpsComposeInAUserKernel) {
 
 /// Team flavours in a user TeamPolicy kernel: TeamSyrk builds an SPD matrix (upper),
 /// TeamPosv solves, TeamPoti inverts a copy, and TeamGemm checks inv(A) * B == X.
-TYPED_TEST(BatchedDevice, TeamOpsComposeInAUserKernel) {
-  using T = TypeParam;
+template <class T>
+void team_compose() {
   const int nb = 9, n = 20, nrhs = 2;
   Kokkos::View<T***, Kokkos::LayoutLeft, Mem> G("G", nb, n, n), A("A", nb, n, n), Ai("Ai", nb, n, n),
       B("B", nb, n, nrhs), X("X", nb, n, nrhs), Y("Y", nb, n, nrhs);
@@ -138,5 +139,8 @@ TYPED_TEST(BatchedDevice, TeamOpsComposeInAUserKernel) {
     EXPECT_LE(std::sqrt(e / s), tolerance<T>(n, 200)) << "matrix " << b;
   }
 }
+
+TYPED_TEST(BatchedDevice, SerialOpsComposeInAUserKernel) { serial_compose<TypeParam>(); }
+TYPED_TEST(BatchedDevice, TeamOpsComposeInAUserKernel) { team_compose<TypeParam>(); }
 
 }  // namespace

@@ -1,0 +1,486 @@
+// perf_batched: kspd::batched against the peers, timed in the same run.
+//   perf_batched [--n 2,4,8,...] [--batch 1000,10000,100000] [--prec d,s]
+//                [--ops potrf,potrs,trsm,gemm,syrk,trmm,trtri,potri] [--nrhs 0] [--reps 7]
+//                [--max-gb 1.0] [--smoke]
+// Large n cap the batch so that each array stays under --max-gb GB (the line shows the batch).
+// nrhs 0 means nrhs = n (potrs: 1, cuSOLVER's only choice). Per line: median time, GFLOP/s,
+// GB/s (each matrix read + written once) and its share of the device-to-device copy
+// bandwidth measured at start-up, and the peer's time and ratio t_peer / t_kspd:
+//   CUDA: cuSOLVER potrfBatched / potrsBatched, cuBLAS trsmBatched / gemmStridedBatched
+//         (pointer arrays / strides over the same column-major data), plus Kokkos Kernels'
+//         KokkosBatched::SerialTrsm / SerialGemm over a LayoutLeft batch (coalesced);
+//   host: a loop of LAPACK/BLAS calls per matrix, and the same Kokkos Kernels kernels.
+// Operations with no peer print GFLOP/s against kspd's batched GEMM at the same n.
+// kspd runs on a LayoutLeft rank-3 View (batch first: coalesced) and, as "kspd-ptr", on the
+// peer's pointer array.
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Random.hpp>
+#include <KokkosBatched_Gemm_Decl.hpp>
+#include <KokkosBatched_Trsm_Decl.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "KSPD_Config.hpp"
+#include "kspd_batched.hpp"
+
+#ifdef KSPD_ENABLE_CUDA_TPLS
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+#endif
+
+extern "C" {
+void dpotrf_(const char*, const int*, double*, const int*, int*);
+void spotrf_(const char*, const int*, float*, const int*, int*);
+void dpotrs_(const char*, const int*, const int*, const double*, const int*, double*, const int*, int*);
+void spotrs_(const char*, const int*, const int*, const float*, const int*, float*, const int*, int*);
+void dtrsm_(const char*, const char*, const char*, const char*, const int*, const int*, const double*, const double*,
+            const int*, double*, const int*);
+void strsm_(const char*, const char*, const char*, const char*, const int*, const int*, const float*, const float*,
+            const int*, float*, const int*);
+void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*, const int*,
+            const double*, const int*, const double*, double*, const int*);
+void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*, const int*,
+            const float*, const int*, const float*, float*, const int*);
+}
+
+namespace {
+using Exec = Kokkos::DefaultExecutionSpace;
+using Mem = Exec::memory_space;
+namespace kb = kspd::batched;
+
+std::vector<long> parse_list(const std::string& str) {
+  std::vector<long> v;
+  size_t pos = 0;
+  while (pos < str.size()) {
+    size_t c = str.find(',', pos);
+    v.push_back(std::stol(str.substr(pos, c == std::string::npos ? std::string::npos : c - pos)));
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+  return v;
+}
+std::vector<std::string> parse_words(const std::string& str) {
+  std::vector<std::string> v;
+  size_t pos = 0;
+  while (pos <= str.size()) {
+    size_t c = str.find(',', pos);
+    v.push_back(str.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+  return v;
+}
+
+int g_reps = 7;
+double g_max_gb = 1.0;
+/// Median of g_reps runs of fn(), each after reset() (untimed); one warm-up run first.
+template <class Reset, class Fn>
+double median_time(Reset reset, Fn fn) {
+  Exec exec;
+  std::vector<double> t;
+  reset();
+  fn();
+  exec.fence();
+  for (int r = 0; r < g_reps; ++r) {
+    reset();
+    exec.fence();
+    Kokkos::Timer timer;
+    fn();
+    exec.fence();
+    t.push_back(timer.seconds());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+double copy_bandwidth() {
+  const size_t n = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible ? (size_t(1) << 25) : (size_t(1) << 28);
+  Kokkos::View<double*, Mem> a("a", n), b("b", n);
+  Kokkos::deep_copy(a, 1.0);
+  const double t = median_time([] {}, [&] { Kokkos::deep_copy(Exec(), b, a); });
+  return 2.0 * double(n) * sizeof(double) / t * 1e-9;
+}
+
+/// The data of one case: the kspd strided batch (LayoutLeft, batch first), the peers'
+/// column-major contiguous copy with a pointer array, and pristine copies for resets.
+template <class T>
+struct Case {
+  long n, nrhs, nb;
+  Kokkos::View<T***, Kokkos::LayoutLeft, Mem> A, A0, B, B0;
+  Kokkos::View<T*, Mem> pa, pa0, pb, pb0;  // peer: nb column-major matrices, contiguous
+  Kokkos::View<std::uintptr_t*, Mem> pA, pB;
+  Kokkos::View<int*, Mem> infos;
+
+  Case(long n_, long nrhs_, long nb_) : n(n_), nrhs(nrhs_), nb(nb_) { init(); }
+  // Not in the constructor: CUDA's extended lambdas may not live in one.
+  void init() {
+    A = decltype(A)("A", nb, n, n);
+    A0 = decltype(A)("A0", nb, n, n);
+    B = decltype(B)("B", nb, n, nrhs);
+    B0 = decltype(B)("B0", nb, n, nrhs);
+    Kokkos::Random_XorShift64_Pool<Exec> pool(1234);
+    Kokkos::fill_random(A0, pool, T(0), T(1));
+    Kokkos::fill_random(B0, pool, T(-1), T(1));
+    auto a0 = A0;
+    const long nn = n;
+    // SPD by diagonal dominance (symmetrised): A = (R + R^T)/2 + n I.
+    Kokkos::parallel_for(
+        "perf::spd", Kokkos::RangePolicy<Exec>(0, nb), KOKKOS_LAMBDA(const long b) {
+          for (long j = 0; j < nn; ++j) {
+            for (long i = j + 1; i < nn; ++i) {
+              const T v = (a0(b, i, j) + a0(b, j, i)) / 2;
+              a0(b, i, j) = v;
+              a0(b, j, i) = v;
+            }
+            a0(b, j, j) += T(nn);
+          }
+        });
+    pa = decltype(pa)("pa", nb * n * n);
+    pa0 = decltype(pa)("pa0", nb * n * n);
+    pb = decltype(pb)("pb", nb * n * nrhs);
+    pb0 = decltype(pb)("pb0", nb * n * nrhs);
+    auto p0 = pa0, q0 = pb0;
+    auto b0 = B0;
+    const long nr = nrhs;
+    Kokkos::parallel_for(
+        "perf::colmajor", Kokkos::RangePolicy<Exec>(0, nb), KOKKOS_LAMBDA(const long b) {
+          for (long j = 0; j < nn; ++j)
+            for (long i = 0; i < nn; ++i) p0(b * nn * nn + i + j * nn) = a0(b, i, j);
+          for (long j = 0; j < nr; ++j)
+            for (long i = 0; i < nn; ++i) q0(b * nn * nr + i + j * nn) = b0(b, i, j);
+        });
+    pA = decltype(pA)("pA", nb);
+    pB = decltype(pB)("pB", nb);
+    auto pa_ = pA, pb_ = pB;
+    T* base_a = pa.data();
+    T* base_b = pb.data();
+    Kokkos::parallel_for(
+        "perf::ptrs", Kokkos::RangePolicy<Exec>(0, nb), KOKKOS_LAMBDA(const long b) {
+          pa_(b) = reinterpret_cast<std::uintptr_t>(base_a + b * nn * nn);
+          pb_(b) = reinterpret_cast<std::uintptr_t>(base_b + b * nn * nr);
+        });
+    infos = decltype(infos)("infos", nb);
+    Exec().fence();
+  }
+  T** ptrA() const { return reinterpret_cast<T**>(pA.data()); }
+  T** ptrB() const { return reinterpret_cast<T**>(pB.data()); }
+  void reset_a() const { Kokkos::deep_copy(Exec(), A, A0); Kokkos::deep_copy(Exec(), pa, pa0); }
+  void reset_b() const { Kokkos::deep_copy(Exec(), B, B0); Kokkos::deep_copy(Exec(), pb, pb0); }
+  /// Turns A and pa into Cholesky factors (for potrs / trsm / potri), untimed.
+  void factor() {
+    reset_a();
+    kb::potrf(Exec(), kspd::Uplo::Lower, A, infos);
+    kb::potrf(Exec(), kspd::Uplo::Lower, nb, n, ptrA(), n, infos);
+    Kokkos::deep_copy(Exec(), A0, A);
+    Kokkos::deep_copy(Exec(), pa0, pa);
+    Exec().fence();
+  }
+};
+
+#ifdef KSPD_ENABLE_CUDA_TPLS
+cublasHandle_t g_cublas;
+cusolverDnHandle_t g_cusolver;
+cublasStatus_t trsm_batched(double alpha, int m, int n, double** A, double** B, int nb) {
+  return cublasDtrsmBatched(g_cublas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, n,
+                            &alpha, A, m, B, m, nb);
+}
+cublasStatus_t trsm_batched(float alpha, int m, int n, float** A, float** B, int nb) {
+  return cublasStrsmBatched(g_cublas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, n,
+                            &alpha, A, m, B, m, nb);
+}
+cusolverStatus_t potrf_batched(int n, double** A, int* info, int nb) {
+  return cusolverDnDpotrfBatched(g_cusolver, CUBLAS_FILL_MODE_LOWER, n, A, n, info, nb);
+}
+cusolverStatus_t potrf_batched(int n, float** A, int* info, int nb) {
+  return cusolverDnSpotrfBatched(g_cusolver, CUBLAS_FILL_MODE_LOWER, n, A, n, info, nb);
+}
+cusolverStatus_t potrs_batched(int n, double** A, double** B, int* info, int nb) {
+  return cusolverDnDpotrsBatched(g_cusolver, CUBLAS_FILL_MODE_LOWER, n, 1, A, n, B, n, info, nb);
+}
+cusolverStatus_t potrs_batched(int n, float** A, float** B, int* info, int nb) {
+  return cusolverDnSpotrsBatched(g_cusolver, CUBLAS_FILL_MODE_LOWER, n, 1, A, n, B, n, info, nb);
+}
+cublasStatus_t gemm_strided(int n, int k, const double* A, const double* B, double* C, int nb) {
+  const double one = 1, zero = 0;
+  return cublasDgemmStridedBatched(g_cublas, CUBLAS_OP_N, CUBLAS_OP_T, n, k, n, &one, A, n, long(n) * n, B, k,
+                                   long(n) * k, &zero, C, n, long(n) * k, nb);
+}
+cublasStatus_t gemm_strided(int n, int k, const float* A, const float* B, float* C, int nb) {
+  const float one = 1, zero = 0;
+  return cublasSgemmStridedBatched(g_cublas, CUBLAS_OP_N, CUBLAS_OP_T, n, k, n, &one, A, n, long(n) * n, B, k,
+                                   long(n) * k, &zero, C, n, long(n) * k, nb);
+}
+#else
+template <class T>
+void lapack_potrf(int n, T* a);
+template <>
+void lapack_potrf<double>(int n, double* a) {
+  int info;
+  dpotrf_("L", &n, a, &n, &info);
+}
+template <>
+void lapack_potrf<float>(int n, float* a) {
+  int info;
+  spotrf_("L", &n, a, &n, &info);
+}
+void lapack_potrs(int n, int r, const double* a, double* b) {
+  int info;
+  dpotrs_("L", &n, &r, a, &n, b, &n, &info);
+}
+void lapack_potrs(int n, int r, const float* a, float* b) {
+  int info;
+  spotrs_("L", &n, &r, a, &n, b, &n, &info);
+}
+void lapack_trsm(int n, int r, const double* a, double* b) {
+  const double one = 1;
+  dtrsm_("L", "L", "N", "N", &n, &r, &one, a, &n, b, &n);
+}
+void lapack_trsm(int n, int r, const float* a, float* b) {
+  const float one = 1;
+  strsm_("L", "L", "N", "N", &n, &r, &one, a, &n, b, &n);
+}
+void lapack_gemm(int n, int k, const double* a, const double* b, double* c) {
+  const double one = 1, zero = 0;
+  dgemm_("N", "T", &n, &k, &n, &one, a, &n, b, &k, &zero, c, &n);
+}
+void lapack_gemm(int n, int k, const float* a, const float* b, float* c) {
+  const float one = 1, zero = 0;
+  sgemm_("N", "T", &n, &k, &n, &one, a, &n, b, &k, &zero, c, &n);
+}
+#endif
+
+double g_copy_bw = 0;
+void print_line(const char* prec, const char* op, long n, long nrhs, long nb, const char* who, double t, double flops,
+                double bytes, const char* peer, double tpeer) {
+  const double gb = bytes / t * 1e-9;
+  std::printf("%s %-6s n=%4ld nrhs=%4ld batch=%7ld %-9s %9.4f ms %9.1f GF/s %7.1f GB/s (%5.1f%% copy)", prec, op, n,
+              nrhs, nb, who, t * 1e3, flops / t * 1e-9, gb, 100 * gb / g_copy_bw);
+  if (tpeer > 0) std::printf(" | %-14s %9.4f ms  ratio %6.2fx", peer, tpeer * 1e3, tpeer / t);
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+template <class T>
+void run(const std::vector<long>& ns, const std::vector<long>& batches, const std::vector<std::string>& ops,
+         long nrhs_opt, const char* prec) {
+  Exec exec;
+  const double sz = sizeof(T);
+  for (long nb_req : batches)
+    for (long n : ns) {
+      const long nrhs = nrhs_opt > 0 ? nrhs_opt : n;
+      // Cap each array at g_max_gb (the case holds about six of them).
+      const long nb = std::max(1L, std::min(nb_req, long(g_max_gb * 1e9 / (double(n) * double(std::max(n, nrhs)) * sz))));
+      Case<T> c(n, nrhs, nb);
+      double t_gemm = 0;
+      for (const auto& op : ops) {
+        const double nn = double(n), nr = double(nrhs), B = double(nb);
+        if (op == "gemm") {  // C (n x nrhs) = A (n x n) * B2^T, B2 nrhs x n
+          Kokkos::View<T***, Kokkos::LayoutLeft, Mem> Bt("Bt", nb, nrhs, n), C("C", nb, n, nrhs);
+          const double fl = 2 * nn * nn * nr * B, by = (nn * nn + 2 * nn * nr) * sz * B;
+          t_gemm = median_time([] {}, [&] {
+            kb::gemm(exec, kspd::Trans::NoTranspose, kspd::Trans::Transpose, T(1), c.A0, Bt, T(0), C);
+          });
+          double tp = 0, tkk = 0;
+#ifdef KSPD_ENABLE_CUDA_TPLS
+          Kokkos::View<T*, Mem> pbt("pbt", nb * nrhs * n), pc("pc", nb * n * nrhs);
+          tp = median_time([] {}, [&] { gemm_strided(int(n), int(nrhs), c.pa0.data(), pbt.data(), pc.data(), int(nb)); });
+#else
+          Kokkos::View<T*, Mem> pbt("pbt", nb * nrhs * n), pc("pc", nb * n * nrhs);
+          tp = median_time([] {}, [&] {
+            for (long b = 0; b < nb; ++b)
+              lapack_gemm(int(n), int(nrhs), c.pa0.data() + b * n * n, pbt.data() + b * nrhs * n, pc.data() + b * n * nrhs);
+          });
+#endif
+          auto A0 = c.A0;
+          tkk = median_time([] {}, [&] {
+            Kokkos::parallel_for(
+                "perf::kk_gemm", Kokkos::RangePolicy<Exec>(exec, 0, nb), KOKKOS_LAMBDA(const long b) {
+                  auto a = Kokkos::subview(A0, b, Kokkos::ALL, Kokkos::ALL);
+                  auto bt = Kokkos::subview(Bt, b, Kokkos::ALL, Kokkos::ALL);
+                  auto cc = Kokkos::subview(C, b, Kokkos::ALL, Kokkos::ALL);
+                  KokkosBatched::SerialGemm<KokkosBatched::Trans::NoTranspose, KokkosBatched::Trans::Transpose,
+                                            KokkosBatched::Algo::Gemm::Unblocked>::invoke(T(1), a, bt, T(0), cc);
+                });
+          });
+#ifdef KSPD_ENABLE_CUDA_TPLS
+          print_line(prec, "gemm", n, nrhs, nb, "kspd", t_gemm, fl, by, "cublasStrided", tp);
+#else
+          print_line(prec, "gemm", n, nrhs, nb, "kspd", t_gemm, fl, by, "lapack-loop", tp);
+#endif
+          print_line(prec, "gemm", n, nrhs, nb, "kspd", t_gemm, fl, by, "KK-SerialGemm", tkk);
+        } else if (op == "potrf") {
+          const double fl = nn * nn * nn / 3 * B, by = 2 * nn * nn * sz * B;
+          const double t = median_time([&] { c.reset_a(); }, [&] { kb::potrf(exec, kspd::Uplo::Lower, c.A, c.infos); });
+          const double tptr = median_time([&] { c.reset_a(); },
+                                          [&] { kb::potrf(exec, kspd::Uplo::Lower, nb, n, c.ptrA(), n, c.infos); });
+#ifdef KSPD_ENABLE_CUDA_TPLS
+          const double tp = median_time([&] { c.reset_a(); }, [&] { potrf_batched(int(n), c.ptrA(), c.infos.data(), int(nb)); });
+          const char* peer = "cusolverBatched";
+#else
+          const double tp = median_time([&] { c.reset_a(); }, [&] {
+            for (long b = 0; b < nb; ++b) lapack_potrf<T>(int(n), c.pa.data() + b * n * n);
+          });
+          const char* peer = "lapack-loop";
+#endif
+          print_line(prec, "potrf", n, 0, nb, "kspd", t, fl, by, peer, tp);
+          print_line(prec, "potrf", n, 0, nb, "kspd-ptr", tptr, fl, by, peer, tp);
+        } else if (op == "potrs") {  // nrhs = 1, cuSOLVER's only choice
+          c.factor();
+          Kokkos::View<T***, Kokkos::LayoutLeft, Mem> x("x", nb, n, 1), x0("x0", nb, n, 1);
+          Kokkos::deep_copy(x0, 1.0);
+          Kokkos::View<T*, Mem> px("px", nb * n), px0("px0", nb * n);
+          Kokkos::deep_copy(px0, 1.0);
+          Kokkos::View<std::uintptr_t*, Mem> pX("pX", nb);
+          T* base = px.data();
+          Kokkos::parallel_for(
+              "perf::px", Kokkos::RangePolicy<Exec>(0, nb),
+              KOKKOS_LAMBDA(const long b) { pX(b) = reinterpret_cast<std::uintptr_t>(base + b * n); });
+          T** ppx = reinterpret_cast<T**>(pX.data());
+          const double fl = 2 * nn * nn * B, by = (nn * nn + 2 * nn) * sz * B;
+          const double t = median_time([&] { Kokkos::deep_copy(exec, x, x0); },
+                                       [&] { kb::potrs(exec, kspd::Uplo::Lower, c.A, x); });
+          const double tptr = median_time([&] { Kokkos::deep_copy(exec, px, px0); }, [&] {
+            kb::potrs(exec, kspd::Uplo::Lower, nb, n, 1, const_cast<const T* const*>(c.ptrA()), n, ppx, n);
+          });
+#ifdef KSPD_ENABLE_CUDA_TPLS
+          Kokkos::View<int, Mem> info1("info1");
+          const double tp = median_time([&] { Kokkos::deep_copy(exec, px, px0); },
+                                        [&] { potrs_batched(int(n), c.ptrA(), ppx, info1.data(), int(nb)); });
+          const char* peer = "cusolverBatched";
+#else
+          const double tp = median_time([&] { Kokkos::deep_copy(exec, px, px0); }, [&] {
+            for (long b = 0; b < nb; ++b) lapack_potrs(int(n), 1, c.pa.data() + b * n * n, px.data() + b * n);
+          });
+          const char* peer = "lapack-loop";
+#endif
+          print_line(prec, "potrs", n, 1, nb, "kspd", t, fl, by, peer, tp);
+          print_line(prec, "potrs", n, 1, nb, "kspd-ptr", tptr, fl, by, peer, tp);
+        } else if (op == "trsm") {  // Left Lower NoTrans NonUnit, nrhs columns
+          c.factor();
+          const double fl = nn * nn * nr * B, by = (nn * nn + 2 * nn * nr) * sz * B;
+          const double t = median_time([&] { c.reset_b(); }, [&] {
+            kb::trsm(exec, kspd::Side::Left, kspd::Uplo::Lower, kspd::Trans::NoTranspose, kspd::Diag::NonUnit, T(1), c.A,
+                     c.B);
+          });
+          const double tptr = median_time([&] { c.reset_b(); }, [&] {
+            kb::trsm(exec, kspd::Side::Left, kspd::Uplo::Lower, kspd::Trans::NoTranspose, kspd::Diag::NonUnit, T(1), nb,
+                     n, nrhs, const_cast<const T* const*>(c.ptrA()), n, c.ptrB(), n);
+          });
+#ifdef KSPD_ENABLE_CUDA_TPLS
+          const double tp = median_time([&] { c.reset_b(); },
+                                        [&] { trsm_batched(T(1), int(n), int(nrhs), c.ptrA(), c.ptrB(), int(nb)); });
+          const char* peer = "cublasBatched";
+#else
+          const double tp = median_time([&] { c.reset_b(); }, [&] {
+            for (long b = 0; b < nb; ++b) lapack_trsm(int(n), int(nrhs), c.pa.data() + b * n * n, c.pb.data() + b * n * nrhs);
+          });
+          const char* peer = "lapack-loop";
+#endif
+          auto A = c.A;
+          auto Bv = c.B;
+          const double tkk = median_time([&] { c.reset_b(); }, [&] {
+            Kokkos::parallel_for(
+                "perf::kk_trsm", Kokkos::RangePolicy<Exec>(exec, 0, nb), KOKKOS_LAMBDA(const long b) {
+                  auto a = Kokkos::subview(A, b, Kokkos::ALL, Kokkos::ALL);
+                  auto x = Kokkos::subview(Bv, b, Kokkos::ALL, Kokkos::ALL);
+                  KokkosBatched::SerialTrsm<KokkosBatched::Side::Left, KokkosBatched::Uplo::Lower,
+                                            KokkosBatched::Trans::NoTranspose, KokkosBatched::Diag::NonUnit,
+                                            KokkosBatched::Algo::Trsm::Unblocked>::invoke(T(1), a, x);
+                });
+          });
+          print_line(prec, "trsm", n, nrhs, nb, "kspd", t, fl, by, peer, tp);
+          print_line(prec, "trsm", n, nrhs, nb, "kspd-ptr", tptr, fl, by, peer, tp);
+          print_line(prec, "trsm", n, nrhs, nb, "kspd", t, fl, by, "KK-SerialTrsm", tkk);
+        } else {  // operations without a batched peer: syrk, trmm, trtri, potri
+          double fl = 0, by = 2 * nn * nn * sz * B, t = 0;
+          if (op == "syrk") {
+            Kokkos::View<T***, Kokkos::LayoutLeft, Mem> C("C", nb, n, n);
+            fl = nn * nn * nr * B;
+            by = (nn * nr + nn * nn) * sz * B;
+            t = median_time([] {}, [&] { kb::syrk(exec, kspd::Uplo::Lower, kspd::Trans::NoTranspose, T(1), c.B0, T(0), C); });
+          } else if (op == "trmm") {
+            c.factor();
+            fl = nn * nn * nr * B;
+            by = (nn * nn + 2 * nn * nr) * sz * B;
+            t = median_time([&] { c.reset_b(); }, [&] {
+              kb::trmm(exec, kspd::Side::Left, kspd::Uplo::Lower, kspd::Trans::NoTranspose, kspd::Diag::NonUnit, T(1),
+                       c.A, c.B);
+            });
+          } else if (op == "trtri" || op == "potri") {
+            c.factor();
+            fl = (op == "trtri" ? 1.0 : 2.0) * nn * nn * nn / 3 * B;
+            t = median_time([&] { c.reset_a(); }, [&] {
+              if (op == "trtri") kb::trtri(exec, kspd::Uplo::Lower, kspd::Diag::NonUnit, c.A, c.infos);
+              else kb::potri(exec, kspd::Uplo::Lower, c.A, c.infos);
+            });
+          } else {
+            std::printf("unknown op %s\n", op.c_str());
+            continue;
+          }
+          std::printf("%s %-6s n=%4ld nrhs=%4ld batch=%7ld kspd      %9.4f ms %9.1f GF/s %7.1f GB/s (%5.1f%% copy)",
+                      prec, op.c_str(), n, nrhs, nb, t * 1e3, fl / t * 1e-9, by / t * 1e-9, 100 * by / t * 1e-9 / g_copy_bw);
+          if (t_gemm > 0)
+            std::printf(" | vs kspd gemm(n x n x nrhs) %9.1f GF/s", 2 * nn * nn * nr * B / t_gemm * 1e-9);
+          std::printf("\n");
+        }
+      }
+    }
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard guard(argc, argv);
+  std::vector<long> ns{2, 3, 4, 5, 8, 12, 16, 24, 32, 33, 48, 64, 100, 128, 200, 256};
+  std::vector<long> batches{1000, 10000, 100000};
+  std::vector<std::string> precs{"d", "s"}, ops{"gemm", "potrf", "potrs", "trsm", "syrk", "trmm", "trtri", "potri"};
+  long nrhs = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--n") ns = parse_list(next());
+    else if (a == "--batch") batches = parse_list(next());
+    else if (a == "--prec") precs = parse_words(next());
+    else if (a == "--ops") ops = parse_words(next());
+    else if (a == "--nrhs") nrhs = std::stol(next());
+    else if (a == "--reps") g_reps = int(std::stol(next()));
+    else if (a == "--max-gb") g_max_gb = std::stod(next());
+    else if (a == "--smoke") {
+      ns = {3, 8, 17};
+      batches = {200};
+      g_reps = 1;
+    }
+  }
+#ifdef KSPD_ENABLE_CUDA_TPLS
+  cublasCreate(&g_cublas);
+  cusolverDnCreate(&g_cusolver);
+  // The peers run on Kokkos' stream, so the fences that bracket every timing cover them.
+  cublasSetStream(g_cublas, Exec().cuda_stream());
+  cusolverDnSetStream(g_cusolver, Exec().cuda_stream());
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, 0);
+  size_t free_b, total_b;
+  cudaMemGetInfo(&free_b, &total_b);
+  std::printf("device %s SMs %d mem free %.1f GiB total %.1f GiB\n", prop.name, prop.multiProcessorCount,
+              free_b / 1073741824.0, total_b / 1073741824.0);
+#else
+  std::printf("device host (%s), peer: a loop of LAPACK/BLAS calls per matrix\n", Exec::name());
+#endif
+  std::printf("kspd %s, Kokkos %d, exec %s\n", KSPD_GIT_HASH, KOKKOS_VERSION, Exec::name());
+  g_copy_bw = copy_bandwidth();
+  std::printf("copy bandwidth %.0f GB/s (device-to-device deep_copy, read + write)\n", g_copy_bw);
+  for (const auto& p : precs) {
+    if (p == "d") run<double>(ns, batches, ops, nrhs, "d");
+    if (p == "s") run<float>(ns, batches, ops, nrhs, "s");
+  }
+#ifdef KSPD_ENABLE_CUDA_TPLS
+  cusolverDnDestroy(g_cusolver);
+  cublasDestroy(g_cublas);
+#endif
+  return 0;
+}
