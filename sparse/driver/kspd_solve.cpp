@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "KSPD_Config.hpp"
@@ -26,6 +27,9 @@
 #ifdef KOKKOS_ENABLE_CUDA
 #include <cuda_runtime.h>
 #endif
+
+// OpenBLAS's thread count (weak: other BLAS libraries lack it).
+extern "C" void openblas_set_num_threads(int) __attribute__((weak));
 
 namespace {
 /// The offload device's name (the GPU on CUDA builds).
@@ -57,17 +61,19 @@ struct Args {
   size_type nx = 22, ny = -1, nz = -1;
   size_type nrhs = 1;
   int refactor = 0;
+  int blas_threads = -1;  // -1: 1 when several task workers run, else the BLAS default
   ks::Options opt;
 };
 
 void usage() {
   std::printf(
       "usage: kspd-solve [--input FILE | --generate laplace2d|laplace3d|elasticity3d --size N [--ny N --nz N]]\n"
-      "  [--ordering metis|natural] [--nrhs K] [--precision float|double] [--threads T]\n"
+      "  [--ordering metis|natural] [--nrhs K] [--precision float|double] [--threads T] [--blas-threads B]\n"
       "  [--relax on|off] [--nrelax a,b,c] [--zrelax x,y,z] [--max-supernode W] [--max-trsm-rows R]\n"
       "  [--gpu on|off|force] [--gpu-threshold-potrf W] [--gpu-threshold-trsm M*W] [--gpu-threshold-update M*N*K]\n"
       "  [--gpu-mem-limit MiB] [--fallback cpu|fail] [--refactor K] [--quiet]\n"
-      "Default: --generate elasticity3d --size 22 (3 dof per node, n = 31944).\n");
+      "Default: --generate elasticity3d --size 22 (3 dof per node, n = 31944), --threads = all cores as\n"
+      "task workers with single-threaded BLAS inside each (--threads 1: one worker, threaded BLAS).\n");
 }
 
 bool parse(int argc, char** argv, Args& a) {
@@ -89,6 +95,7 @@ bool parse(int argc, char** argv, Args& a) {
     else if (f == "--nrhs") a.nrhs = std::atoll(need(i));
     else if (f == "--precision") a.precision = need(i);
     else if (f == "--threads") a.opt.threads = std::atoi(need(i));
+    else if (f == "--blas-threads") a.blas_threads = std::atoi(need(i));
     else if (f == "--refactor") a.refactor = std::atoi(need(i));
     else if (f == "--quiet") a.opt.progress_interval = 1e30;
     else if (f == "--ordering") {
@@ -216,7 +223,11 @@ int run(const Args& a) {
 
 int main(int argc, char** argv) {
   Args a;
+  a.opt.threads = 0;  // all cores
   if (!parse(argc, argv, a)) return 2;
+  const int workers = a.opt.threads > 0 ? a.opt.threads : int(std::thread::hardware_concurrency());
+  const int blas = a.blas_threads >= 0 ? a.blas_threads : (workers > 1 ? 1 : 0);
+  if (blas > 0 && openblas_set_num_threads) openblas_set_num_threads(blas);
 #ifdef KSPD_ENABLE_MPI
   if (ks::Impl::mpi_world_size_from_env() > 1)
     return ks::Impl::mpi_driver_main({a.input, a.generate, a.nx, a.ny, a.nz, a.nrhs, a.refactor}, a.opt, a.precision == "float");
