@@ -55,6 +55,17 @@ double diag_check(const kspd::rfp::Matrix<T, Mem>& F, const Dense<T>& D) {
   return m;
 }
 
+/// Workspace: device memory taken above what exists while fn() runs once (untimed).
+template <class Fn>
+double workspace(Fn fn) {
+  Exec exec;
+  exec.fence();
+  PeakTracker pt;
+  fn();
+  exec.fence();
+  return pt.finish();
+}
+
 template <class T>
 void run(const Config& c, const char* prec) {
   Exec exec;
@@ -66,33 +77,26 @@ void run(const Config& c, const char* prec) {
   for (long n : c.ns) {
     const int reps = n >= 16384 ? std::min(c.reps, 3) : c.reps;
     const double rfp_bytes = double(kspd::rfp::packed_size(n)) * sizeof(T), dense_bytes = double(n) * n * sizeof(T);
+    // Memory: A0 and W (RFP) and D (dense) only, so that the sweep reaches the dense limit:
+    // at n = 65,536 in double that is 2 x 17.2 + 34.4 GB. "mem" = operand buffer + the
+    // workspace measured during one untimed call.
     kspd::rfp::Matrix<T, Mem> A0("A0", n, c.transr, c.uplo), W("W", n, c.transr, c.uplo);
     Dense<T> X("X", n, c.k);
     make_spd(A0, X, 1234 + unsigned(n));
     Dense<T> D("D", n, n);  // the dense peer's matrix (host builds: dense potrf)
-    char extra[128] = "";
+    char extra[160] = "";
     const double nd = double(n);
     if (has(c.ops, "sfrk")) {
       const T alpha = T(1) / T(c.k);
-      const double tk = median_time(reps, [] {}, [&] { kspd::rfp::sfrk(exec, kspd::Trans::NoTranspose, alpha, X, T(0), W, c.opt); });
-      double mk = rfp_bytes, tp = 0, mp = 0;
+      auto call_k = [&] { kspd::rfp::sfrk(exec, kspd::Trans::NoTranspose, alpha, X, T(0), W, c.opt); };
+      const double tk = median_time(reps, [] {}, call_k);
+      const double mk = rfp_bytes + workspace(call_k);
+      double tp = 0, mp = 0;
       const char* pname = "none";
 #ifdef KSPD_ENABLE_CUDA_TPLS
-      {
-        PeakTracker pt;
-        kspd::rfp::Matrix<T, Mem> C("C", n, c.transr, c.uplo);
-        kspd::rfp::sfrk(exec, kspd::Trans::NoTranspose, alpha, X, T(0), C, c.opt);
-        exec.fence();
-        mk = pt.finish();
-      }
-      tp = median_time(reps, [] {}, [&] { peer.syrk(alpha, X, D); });
-      {
-        PeakTracker pt;
-        Dense<T> D2("D2", n, n);
-        peer.syrk(alpha, X, D2);
-        exec.fence();
-        mp = pt.finish();
-      }
+      auto call_p = [&] { peer.syrk(alpha, X, D); };
+      tp = median_time(reps, [] {}, call_p);
+      mp = dense_bytes + workspace(call_p);
       pname = "cuBLAS syrk";
 #else
       if constexpr (host) {
@@ -108,28 +112,18 @@ void run(const Config& c, const char* prec) {
       int ik = 0, ip = 0;
       auto reset_k = [&] { Kokkos::deep_copy(exec, W.data(), A0.data()); };
       auto reset_d = [&] { kspd::rfp::tfttr(exec, A0, D); };
-      const double tk = median_time(reps, reset_k, [&] { ik = kspd::rfp::pftrf(exec, W, c.opt); });
-      double mk = rfp_bytes, tp = 0, mp = 0;
+      auto call_k = [&] { ik = kspd::rfp::pftrf(exec, W, c.opt); };
+      const double tk = median_time(reps, reset_k, call_k);
+      reset_k();
+      const double mk = rfp_bytes + workspace(call_k);
+      double tp = 0, mp = 0;
       const char* pname = "none";
 #ifdef KSPD_ENABLE_CUDA_TPLS
-      {
-        PeakTracker pt;
-        kspd::rfp::Matrix<T, Mem> W2("W2", n, c.transr, c.uplo);
-        Kokkos::deep_copy(exec, W2.data(), A0.data());
-        (void)kspd::rfp::pftrf(exec, W2, c.opt);
-        exec.fence();
-        mk = pt.finish();
-      }
-      tp = median_time(reps, reset_d, [&] { ip = peer.potrf(D); });
-      peer.release();
-      {
-        PeakTracker pt;
-        Dense<T> D2("D2", n, n);
-        kspd::rfp::tfttr(exec, A0, D2);
-        (void)peer.potrf(D2);
-        exec.fence();
-        mp = pt.finish();
-      }
+      auto call_p = [&] { ip = peer.potrf(D); };
+      tp = median_time(reps, reset_d, call_p);
+      peer.release();  // the measured call allocates its own workspace
+      reset_d();
+      mp = dense_bytes + workspace(call_p);
       pname = "cuSOLVER potrf";
       std::snprintf(extra, sizeof extra, "| info %d/%d | diag(L) rel diff %.1e", ik, ip, diag_check(W, D));
 #else
@@ -140,23 +134,30 @@ void run(const Config& c, const char* prec) {
         pname = "LAPACK pftrf";
         int id = 0;
         const double tp2 = median_time(reps, reset_d, [&] { id = LapackPeer::potrf(D); });
-        std::snprintf(extra, sizeof extra, "| dense potrf %9.3f ms (kspd/dense %5.3f) | info %d/%d/%d | diag(L) rel diff %.1e",
-                      tp2 * 1e3, tk / tp2, ik, ip, id, diag_check(W, D));
+        std::snprintf(extra, sizeof extra,
+                      "| dense potrf %9.3f ms (kspd/dense %5.3f) | info %d/%d/%d | diag(L) rel diff %.1e", tp2 * 1e3,
+                      tk / tp2, ik, ip, id, diag_check(W, D));
       }
 #endif
       if (has(c.ops, "pftrf")) line(prec, "pftrf", n, nd * nd * nd / 3.0, tk, mk, pname, tp, mp, extra);
     }
-    // W and D now hold the factors.
+    // W and D hold the factors; A0 keeps a copy of the RFP factor for pftri's resets.
+    Kokkos::deep_copy(exec, A0.data(), W.data());
     if (has(c.ops, "pftrs")) {
       Dense<T> B0("B0", n, c.nrhs), B("B", n, c.nrhs);
       Kokkos::Random_XorShift64_Pool<Exec> pool(7);
       Kokkos::fill_random(B0, pool, T(-1), T(1));
       auto reset = [&] { Kokkos::deep_copy(exec, B, B0); };
-      const double tk = median_time(reps, reset, [&] { kspd::rfp::pftrs(exec, W, B, c.opt); });
-      double tp = 0, mk = rfp_bytes + double(n) * c.nrhs * sizeof(T), mp = dense_bytes + double(n) * c.nrhs * sizeof(T);
+      auto call_k = [&] { kspd::rfp::pftrs(exec, W, B, c.opt); };
+      const double tk = median_time(reps, reset, call_k);
+      const double bbytes = double(n) * c.nrhs * sizeof(T);
+      const double mk = rfp_bytes + bbytes + workspace(call_k);
+      double tp = 0, mp = 0;
       const char* pname = "none";
 #ifdef KSPD_ENABLE_CUDA_TPLS
-      tp = median_time(reps, reset, [&] { peer.potrs(D, B); });
+      auto call_p = [&] { peer.potrs(D, B); };
+      tp = median_time(reps, reset, call_p);
+      mp = dense_bytes + bbytes + workspace(call_p);
       pname = "cuSOLVER potrs";
 #else
       if constexpr (host) {
@@ -165,42 +166,30 @@ void run(const Config& c, const char* prec) {
         pname = "LAPACK pftrs";
       }
 #endif
-      line(prec, "pftrs", n, 2.0 * nd * nd * double(c.nrhs), tk, mk, pname, tp, mp, "(mem: factor + B, nominal)");
+      line(prec, "pftrs", n, 2.0 * nd * nd * double(c.nrhs), tk, mk, pname, tp, mp, "(mem: factor + B + workspace)");
     }
     if (has(c.ops, "pftri")) {
-      kspd::rfp::Matrix<T, Mem> F("F", n, c.transr, c.uplo);
-      Kokkos::deep_copy(exec, F.data(), W.data());
       int ik = 0, ip = 0;
-      const double tk = median_time(reps, [&] { Kokkos::deep_copy(exec, W.data(), F.data()); },
-                                    [&] { ik = kspd::rfp::pftri(exec, W, c.opt); });
-      double mk = rfp_bytes, tp = 0, mp = 0;
+      auto reset_k = [&] { Kokkos::deep_copy(exec, W.data(), A0.data()); };
+      auto call_k = [&] { ik = kspd::rfp::pftri(exec, W, c.opt); };
+      const double tk = median_time(reps, reset_k, call_k);
+      reset_k();
+      const double mk = rfp_bytes + workspace(call_k);
+      double tp = 0, mp = 0;
       const char* pname = "none";
 #ifdef KSPD_ENABLE_CUDA_TPLS
-      {
-        PeakTracker pt;
-        kspd::rfp::Matrix<T, Mem> W2("W2", n, c.transr, c.uplo);
-        Kokkos::deep_copy(exec, W2.data(), F.data());
-        (void)kspd::rfp::pftri(exec, W2, c.opt);
-        exec.fence();
-        mk = pt.finish();
-      }
-      Dense<T> Df("Df", n, n);
-      Kokkos::deep_copy(exec, Df, D);
-      tp = median_time(reps, [&] { Kokkos::deep_copy(exec, D, Df); }, [&] { ip = peer.potri(D); });
+      // The dense peer inverts the same factor, unpacked (lower triangle) from RFP.
+      auto reset_d = [&] { kspd::rfp::tfttr(exec, A0, D); };
+      auto call_p = [&] { ip = peer.potri(D); };
+      tp = median_time(reps, reset_d, call_p);
       peer.release();
-      {
-        PeakTracker pt;
-        Dense<T> D2("D2", n, n);
-        Kokkos::deep_copy(exec, D2, Df);
-        (void)peer.potri(D2);
-        exec.fence();
-        mp = pt.finish();
-      }
+      reset_d();
+      mp = dense_bytes + workspace(call_p);
       pname = "cuSOLVER potri";
 #else
       if constexpr (host) {
         kspd::rfp::Matrix<T, Mem> W2("W2", n, c.transr, c.uplo);
-        tp = median_time(reps, [&] { Kokkos::deep_copy(W2.data(), F.data()); }, [&] { ip = LapackPeer::pftri(W2); });
+        tp = median_time(reps, [&] { Kokkos::deep_copy(W2.data(), A0.data()); }, [&] { ip = LapackPeer::pftri(W2); });
         mp = rfp_bytes;
         pname = "LAPACK pftri";
       }
@@ -246,8 +235,8 @@ int main(int argc, char* argv[]) {
   std::printf("perf_rfp_sweep: device %s, backend %s, kspd %d.%d (git %s), transr %c uplo %c, k %ld, nrhs %ld, algo %d leaf %lld\n",
               device_name().c_str(), Exec::name(), KSPD_VERSION_MAJOR, KSPD_VERSION_MINOR, KSPD_GIT_HASH,
               kspd::to_char(c.transr), kspd::to_char(c.uplo), c.k, c.nrhs, int(c.opt.algo), c.opt.leaf_size);
-  std::printf("flops: pftrf n^3/3, sfrk n(n+1)k, pftrs 2n^2 nrhs, pftri 2n^3/3; mem = peak device memory above the "
-              "inputs (CUDA: measured; host: buffer size)\n");
+  std::printf("flops: pftrf n^3/3, sfrk n(n+1)k, pftrs 2n^2 nrhs, pftri 2n^3/3; mem = operand buffer + workspace "
+              "peak measured during one call (CUDA; host: buffer only)\n");
   for (const auto& p : c.precs) {
     if (p == "s") run<float>(c, "s");
     if (p == "d") run<double>(c, "d");
