@@ -88,6 +88,7 @@ class CudaPeer {
                                 dtype<T>(), D.data(), int64_t(D.stride(1)), dtype<T>(), B.data(),
                                 int64_t(B.stride(1)), dinfo_));
   }
+  // cuSOLVER has no 64-bit potri: the legacy 32-bit API (n and lda must fit an int).
   int potri(const Dense<double>& D) {
     int lwork = 0;
     const int n = int(D.extent(0)), ld = int(D.stride(1));
@@ -108,13 +109,15 @@ class CudaPeer {
   }
   void syrk(double alpha, const Dense<double>& X, const Dense<double>& D) {
     const double beta = 0;
-    PERF_CHECK(cublasDsyrk(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, int(D.extent(0)), int(X.extent(1)), &alpha,
-                           X.data(), int(X.stride(1)), &beta, D.data(), int(D.stride(1))));
+    PERF_CHECK(cublasDsyrk_64(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, int64_t(D.extent(0)),
+                              int64_t(X.extent(1)), &alpha, X.data(), int64_t(X.stride(1)), &beta, D.data(),
+                              int64_t(D.stride(1))));
   }
   void syrk(float alpha, const Dense<float>& X, const Dense<float>& D) {
     const float beta = 0;
-    PERF_CHECK(cublasSsyrk(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, int(D.extent(0)), int(X.extent(1)), &alpha,
-                           X.data(), int(X.stride(1)), &beta, D.data(), int(D.stride(1))));
+    PERF_CHECK(cublasSsyrk_64(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, int64_t(D.extent(0)),
+                              int64_t(X.extent(1)), &alpha, X.data(), int64_t(X.stride(1)), &beta, D.data(),
+                              int64_t(D.stride(1))));
   }
 
  private:
