@@ -10,8 +10,6 @@
 #include "kspd_dense_native.hpp"
 #include "kspd_dense_vendor.hpp"
 
-#include <algorithm>
-
 namespace kspd::Impl {
 
 /// Where LAPACK's info lives during a call: host memory on host spaces, one device int else.
@@ -52,7 +50,6 @@ struct Recursive {
   ExecSpace exec;
   bool vendor;     // vendor GEMM and vendor leaves where the backend has them
   size_type leaf;  // recursion cutoff
-  int streams = 0; // concurrent column panels for thin TRSM/TRMM on CUDA (0: default)
 
   void gemm(Trans ta, Trans tb, T alpha, Mat<const T> A, Mat<const T> B, T beta, Mat<T> C) const {
     if (C.empty()) return;
@@ -107,26 +104,6 @@ struct Recursive {
       A = A.t();
       t = toggle(t);
     }
-#ifdef KSPD_ENABLE_CUDA_TPLS
-    if constexpr (compat::is_cuda_exec_v<ExecSpace>) {
-      // Few right-hand sides: the column panels are independent problems; solving them on
-      // concurrent streams fills the GPU where one thin recursion cannot.
-      const int panels = streams > 0 ? streams : 4;
-      if (vendor && panels > 1 && B.m >= 2048 && B.n < B.m && B.n >= 2 * 64) {
-        const int np = int(std::min<size_type>(panels, B.n / 64));
-        const size_type w = (B.n + np - 1) / np;
-        cuda::fork(exec.cuda_stream(), np);
-        for (int p = 0; p < np; ++p) {
-          const size_type c0 = p * w, nc = std::min(w, B.n - c0);
-          if (nc <= 0) break;
-          Recursive<ExecSpace, T> sub{cuda::pool_instance(p), vendor, leaf, 1};
-          sub.trxm(solve, t, d, alpha, A, B.sub(0, c0, B.m, nc));
-        }
-        cuda::join(exec.cuda_stream(), np);
-        return;
-      }
-    }
-#endif
     trxm(solve, t, d, alpha, A, B);
   }
 

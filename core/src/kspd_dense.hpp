@@ -61,8 +61,7 @@ Recursive<ExecSpace, T> recursive(const ExecSpace& exec, Algo algo, const DenseO
                                   DenseOp op = DenseOp::Trxm) {
   return Recursive<ExecSpace, T>{exec, algo != Algo::Native,
                                  opt.leaf_size > 0 ? size_type(opt.leaf_size)
-                                                   : default_leaf<ExecSpace>(algo, op),
-                                 opt.streams};
+                                                   : default_leaf<ExecSpace>(algo, op)};
 }
 
 inline const char* trans_name(Trans t) { return is_trans(t) ? "op(.) = transpose" : "op(.) = identity"; }

@@ -24,11 +24,6 @@ enum class Algo { Auto, Vendor, Recursive, Native };
 struct DenseOptions {
   Algo algo = Algo::Auto;
   long long leaf_size = 0;  ///< recursion cutoff; 0 = the backend's default
-  /// CUDA, recursive TRSM/TRMM with fewer right-hand sides than rows: the right-hand sides
-  /// are split into this many column panels solved concurrently on separate streams
-  /// (0 = the default, 1 = off). Keeps the deep, thin GEMMs of the recursion from leaving
-  /// most of the GPU idle.
-  int streams = 0;
 };
 
 KOKKOS_INLINE_FUNCTION constexpr char to_char(Uplo u) { return static_cast<char>(u); }

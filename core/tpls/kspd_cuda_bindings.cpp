@@ -51,18 +51,6 @@ namespace {
   } while (0)
 
 // One cuBLAS and one cuSOLVER handle per host thread; all are destroyed at Kokkos finalize.
-constexpr int kPoolSize = 8;
-struct Handles;
-struct StreamPool {
-  cudaStream_t streams[kPoolSize] = {};
-  std::vector<Kokkos::Cuda>* instances = nullptr;
-  Handles* handles = nullptr;  // one cuBLAS/cuSOLVER pair per pool stream: no stream switching
-  cudaEvent_t fork_event = nullptr;
-  cudaEvent_t join_events[kPoolSize] = {};
-  bool ready = false;
-};
-StreamPool g_pool;
-
 struct Handles {
   cublasHandle_t blas = nullptr;
   cusolverDnHandle_t solver = nullptr;
@@ -83,29 +71,11 @@ void destroy_all() {
     *h = Handles{};
   }
   g_all.clear();
-  if (g_pool.ready) {
-    delete g_pool.instances;
-    for (int i = 0; i < kPoolSize; ++i) {
-      if (g_pool.handles[i].params) cusolverDnDestroyParams(g_pool.handles[i].params);
-      if (g_pool.handles[i].solver) cusolverDnDestroy(g_pool.handles[i].solver);
-      if (g_pool.handles[i].blas) cublasDestroy(g_pool.handles[i].blas);
-    }
-    delete[] g_pool.handles;
-    for (int i = 0; i < kPoolSize; ++i) {
-      cudaStreamDestroy(g_pool.streams[i]);
-      cudaEventDestroy(g_pool.join_events[i]);
-    }
-    cudaEventDestroy(g_pool.fork_event);
-    g_pool = StreamPool{};
-  }
   ++g_generation;
   g_hook = false;
 }
 
 Handles& handles(cudaStream_t s) {
-  if (g_pool.ready)
-    for (int i = 0; i < kPoolSize; ++i)
-      if (g_pool.streams[i] == s) return g_pool.handles[i];
   thread_local Handles h;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -269,53 +239,6 @@ int to_int(long long v, const char* what) {
 KSPD_CUDA_BLAS_DEF(float, S)
 KSPD_CUDA_BLAS_DEF(double, D)
 #undef KSPD_CUDA_BLAS_DEF
-
-namespace {
-StreamPool& pool() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (!g_pool.ready) {
-    for (int i = 0; i < kPoolSize; ++i) {
-      KSPD_CUDA_SAFE_CALL(cudaStreamCreateWithFlags(&g_pool.streams[i], cudaStreamNonBlocking));
-      KSPD_CUDA_SAFE_CALL(cudaEventCreateWithFlags(&g_pool.join_events[i], cudaEventDisableTiming));
-    }
-    KSPD_CUDA_SAFE_CALL(cudaEventCreateWithFlags(&g_pool.fork_event, cudaEventDisableTiming));
-    g_pool.handles = new Handles[kPoolSize];
-    g_pool.instances = new std::vector<Kokkos::Cuda>;
-    for (int i = 0; i < kPoolSize; ++i) {
-      Handles& h = g_pool.handles[i];
-      KSPD_CUBLAS_SAFE_CALL(cublasCreate(&h.blas));
-      KSPD_CUSOLVER_SAFE_CALL(cusolverDnCreate(&h.solver));
-      KSPD_CUSOLVER_SAFE_CALL(cusolverDnCreateParams(&h.params));
-      KSPD_CUBLAS_SAFE_CALL(cublasSetStream(h.blas, g_pool.streams[i]));
-      KSPD_CUSOLVER_SAFE_CALL(cusolverDnSetStream(h.solver, g_pool.streams[i]));
-      g_pool.instances->emplace_back(g_pool.streams[i]);
-    }
-    g_pool.ready = true;
-    if (!g_hook) {
-      Kokkos::push_finalize_hook(destroy_all);
-      g_hook = true;
-    }
-  }
-  return g_pool;
-}
-}  // namespace
-
-int pool_size() { return kPoolSize; }
-cudaStream_t pool_stream(int i) { return pool().streams[i % kPoolSize]; }
-const Kokkos::Cuda& pool_instance(int i) { return (*pool().instances)[size_t(i % kPoolSize)]; }
-void fork(cudaStream_t s, int count) {
-  StreamPool& p = pool();
-  KSPD_CUDA_SAFE_CALL(cudaEventRecord(p.fork_event, s));
-  for (int i = 0; i < count && i < kPoolSize; ++i)
-    KSPD_CUDA_SAFE_CALL(cudaStreamWaitEvent(p.streams[i], p.fork_event, 0));
-}
-void join(cudaStream_t s, int count) {
-  StreamPool& p = pool();
-  for (int i = 0; i < count && i < kPoolSize; ++i) {
-    KSPD_CUDA_SAFE_CALL(cudaEventRecord(p.join_events[i], p.streams[i]));
-    KSPD_CUDA_SAFE_CALL(cudaStreamWaitEvent(s, p.join_events[i], 0));
-  }
-}
 
 void mem_get_info(size_type& free_bytes, size_type& total_bytes) {
   size_t f = 0, t = 0;

@@ -8,7 +8,6 @@
 
 #include "KSPD_Config.hpp"
 #ifdef KSPD_ENABLE_CUDA_TPLS
-#include <Kokkos_Core.hpp>
 #include <cuda_runtime_api.h>
 
 #include "kspd_types.hpp"
@@ -41,17 +40,6 @@ namespace kspd::Impl::cuda {
 KSPD_CUDA_BLAS_DECL(float)
 KSPD_CUDA_BLAS_DECL(double)
 #undef KSPD_CUDA_BLAS_DECL
-
-/// Fork-join concurrency inside one call: fork() makes the first `count` pool streams wait for
-/// the work already on `s`, join() makes `s` wait for everything issued to them. Nothing
-/// blocks the host. The pool (created once, freed at Kokkos finalize) has pool_size() streams.
-int pool_size();
-cudaStream_t pool_stream(int i);
-/// A Kokkos::Cuda instance on pool stream i, created once (instances are costly to make and
-/// their destruction synchronizes the device).
-const Kokkos::Cuda& pool_instance(int i);
-void fork(cudaStream_t s, int count);
-void join(cudaStream_t s, int count);
 
 /// Device memory currently free and total (cudaMemGetInfo), for memory reports.
 void mem_get_info(size_type& free_bytes, size_type& total_bytes);

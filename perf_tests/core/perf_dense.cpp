@@ -75,9 +75,9 @@ void make_triangular(const Mat<T>& A, long n) {
 
 template <class T>
 void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std::vector<std::string>& ops, int reps,
-         long leaf, int streams, const char* prec) {
+         long leaf, const char* prec) {
   Exec exec;
-  const kspd::DenseOptions rec{kspd::Algo::Recursive, leaf, streams}, ven{kspd::Algo::Vendor, 0, 0};
+  const kspd::DenseOptions rec{kspd::Algo::Recursive, leaf}, ven{kspd::Algo::Vendor, 0};
   for (long n : ns) {
     Mat<T> A("A", n, n);
     make_triangular(A, n);
@@ -160,7 +160,6 @@ int main(int argc, char* argv[]) {
   std::vector<std::string> precs = {"d", "s"}, ops = {"gemm", "trsm", "trmm", "potri"};
   int reps = 5;
   long leaf = 0;
-  int streams = 0;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
     if (std::strcmp(argv[i], "--smoke") == 0) {
@@ -173,13 +172,12 @@ int main(int argc, char* argv[]) {
     else if (arg("--ops")) ops = parse_words(argv[++i]);
     else if (arg("--reps")) reps = std::stoi(argv[++i]);
     else if (arg("--leaf")) leaf = std::stol(argv[++i]);
-    else if (arg("--streams")) streams = std::stoi(argv[++i]);
   }
-  std::printf("perf_dense: backend %s, kspd %d.%d (git %s), recursive leaf %ld, streams %d (0 = default)\n",
-              Exec::name(), KSPD_VERSION_MAJOR, KSPD_VERSION_MINOR, KSPD_GIT_HASH, leaf, streams);
+  std::printf("perf_dense: backend %s, kspd %d.%d (git %s), recursive leaf %ld (0 = default)\n", Exec::name(),
+              KSPD_VERSION_MAJOR, KSPD_VERSION_MINOR, KSPD_GIT_HASH, leaf);
   for (const auto& p : precs) {
-    if (p == "d") run<double>(ns, nrhs, ops, reps, leaf, streams, "d");
-    if (p == "s") run<float>(ns, nrhs, ops, reps, leaf, streams, "s");
+    if (p == "d") run<double>(ns, nrhs, ops, reps, leaf, "d");
+    if (p == "s") run<float>(ns, nrhs, ops, reps, leaf, "s");
   }
   return 0;
 }
