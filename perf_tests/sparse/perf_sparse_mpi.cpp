@@ -4,6 +4,7 @@
 //
 //   mpiexec -n P perf_sparse_mpi [--smoke] [--reps R] [--gen elasticity3d:N[,laplace3d:N]]
 //           [--input A.mtx[,B.mtx]] [--nrhs K] [--no-mumps] [--no-t1] [--max-supernode W]
+//           [--two-sided] (request/reply instead of MPI_Get) [--pure-2d] (no subtree mapping)
 //   run_perf_sparse_mpi.sh loops P = 1 2 4 8 16.
 // Per case: factor / solve time (median of R, the slowest rank), GFLOP/s from kspd's exact
 // flop count, T1 = the same factorization by rank 0 alone in this run, speed-up T1/TP and
@@ -245,6 +246,8 @@ int main(int argc, char** argv) {
       else if (a == "--nrhs") nrhs = std::atoll(val().c_str());
       else if (a == "--no-mumps") mumps = false;
       else if (a == "--no-t1") t1 = false;
+      else if (a == "--two-sided") opt.one_sided = false;
+      else if (a == "--pure-2d") opt.subtree_granularity = 0;
       else if (a == "--max-supernode") opt.max_supernode = std::atoll(val().c_str());
       else {
         if (rank == 0) std::fprintf(stderr, "perf_sparse_mpi: unknown argument '%s'\n", a.c_str());
@@ -291,7 +294,13 @@ int main(int argc, char** argv) {
         }
         MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
         if (bad) continue;
-        Times t = run_kspd(A, opt, reps, nrhs, t1);
+        Times t;
+        try {
+          t = run_kspd(A, opt, reps, nrhs, t1);
+        } catch (const std::exception& e) {  // print it: an abort's backtrace says nothing
+          std::fprintf(stderr, "perf_sparse_mpi: rank %d: %s\n", rank, e.what());
+          MPI_Abort(MPI_COMM_WORLD, 1);
+        }
 #ifdef KSPD_HAVE_MUMPS
         if (mumps) run_mumps(A, reps, nrhs, t);
 #endif

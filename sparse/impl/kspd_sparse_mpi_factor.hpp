@@ -42,24 +42,36 @@ class MpiFactor {
   static double since(clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); }
 
  public:
-  MpiFactor(const Symbolic& S, const MpiLayout& L, MPI_Comm comm, std::vector<Scalar>& values, DistributedStats& st)
-      : S_(S), L_(L), comm_(comm), v_(values), st_(st) {}
+  /// one_sided: pull blocks with MPI_Get from a window (falls back to two-sided when the
+  /// window cannot be created on every rank); false: request/reply messages.
+  MpiFactor(const Symbolic& S, const MpiLayout& L, MPI_Comm comm, std::vector<Scalar>& values, DistributedStats& st,
+            bool one_sided = true)
+      : S_(S), L_(L), comm_(comm), v_(values), st_(st), want_rma_(one_sided) {}
 
   /// Factors the local blocks in place (values hold A's entries of the owned blocks).
   void run() {
     const auto t0 = clock::now();
     setup();
     // One rank needs no window (and some one-sided components refuse a singleton).
-    const bool use_win = L_.nranks > 1;
-    if (use_win) {
-      mpi_check(MPI_Win_create(v_.data(), MPI_Aint(v_.size() * sizeof(Scalar)), int(sizeof(Scalar)), MPI_INFO_NULL, comm_,
-                               &win_),
-                "MPI_Win_create");
-      MPI_Win_lock_all(MPI_MODE_NOCHECK, win_);
+    rma_ = false;
+    if (L_.nranks > 1 && want_rma_) {
+      int ok = MPI_Win_create(v_.data(), MPI_Aint(v_.size() * sizeof(Scalar)), int(sizeof(Scalar)), MPI_INFO_NULL, comm_,
+                              &win_) == MPI_SUCCESS;
+      int all = 0;
+      MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm_);
+      rma_ = all == 1;
+      if (rma_) MPI_Win_lock_all(MPI_MODE_NOCHECK, win_);
+      else if (ok) MPI_Win_free(&win_);  // a window on every rank or on none
     }
+    st_.one_sided = rma_;
     size_type done = 0;
     while (done < ntasks_local_ && !failed_) {
       poll(false);
+      while (!pending_.empty() && !failed_) {  // notices that arrived during a two-sided fetch
+        const size_type b = pending_.front();
+        pending_.pop_front();
+        deliver(b);
+      }
       if (failed_) break;
       if (ready_.empty()) {
         const auto w0 = clock::now();
@@ -73,7 +85,7 @@ class MpiFactor {
       ++done;
     }
     finish();
-    if (use_win) {
+    if (rma_) {
       MPI_Win_unlock_all(win_);
       MPI_Win_free(&win_);
     }
@@ -280,6 +292,13 @@ class MpiFactor {
     c.data.resize(size_t(L_.block_size(S_, b)));
     const auto w0 = clock::now();
     const int src = L_.owner[size_t(b)];
+    if (!rma_) {
+      fetch_two_sided(b, src, c.data);
+      st_.wait_seconds += since(w0);
+      st_.bytes_get += double(c.data.size() * sizeof(Scalar));
+      ++st_.gets;
+      return;
+    }
     mpi_check(MPI_Get(c.data.data(), int(c.data.size()), mpi_type<Scalar>(), src, MPI_Aint(L_.offset[size_t(b)]),
                       int(c.data.size()), mpi_type<Scalar>(), win_),
               "MPI_Get");
@@ -313,9 +332,41 @@ class MpiFactor {
     ++recv_from_[size_t(status.MPI_SOURCE)];
     if (status.MPI_TAG == kTagAbort) {
       record_failure(std::int64_t(buf[0]), buf[1], int(buf[2]));
+    } else if (status.MPI_TAG == kTagRequest) {
+      serve(size_type(buf[0]), status.MPI_SOURCE);  // always, even after a failure
     } else if (act && !failed_) {
-      deliver(size_type(buf[0]));
+      if (in_fetch_) pending_.push_back(size_type(buf[0]));
+      else deliver(size_type(buf[0]));
     }
+  }
+
+  /// Two-sided pull: ask the owner for block b and wait for it, serving the requests and
+  /// keeping the notices that arrive meanwhile (no deadlock: every rank serves while it waits).
+  void fetch_two_sided(size_type b, int src, std::vector<Scalar>& out) {
+    send(src, kTagRequest, double(b), 0, 0);
+    in_fetch_ = true;
+    for (;;) {
+      MPI_Status status;
+      mpi_check(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &status), "MPI_Probe");
+      if (status.MPI_TAG == kTagData && status.MPI_SOURCE == src) {
+        mpi_check(MPI_Recv(out.data(), int(out.size()), mpi_type<Scalar>(), src, kTagData, comm_, MPI_STATUS_IGNORE),
+                  "MPI_Recv");
+        ++recv_from_[size_t(src)];
+        break;
+      }
+      receive(status, true);
+    }
+    in_fetch_ = false;
+  }
+
+  /// Owner side of a two-sided pull: the factor block is final, send it from the storage.
+  void serve(size_type b, int dst) {
+    data_reqs_.emplace_back();
+    mpi_check(MPI_Isend(v_.data() + L_.offset[size_t(b)], int(L_.block_size(S_, b)), mpi_type<Scalar>(), dst, kTagData,
+                        comm_, &data_reqs_.back()),
+              "MPI_Isend");
+    ++sent_to_[size_t(dst)];
+    ++st_.messages_sent;
   }
 
   void record_failure(std::int64_t col, double pivot, int rank) {
@@ -378,6 +429,8 @@ class MpiFactor {
       }
     for (auto& o : sends_) MPI_Wait(&o.req, MPI_STATUS_IGNORE);
     sends_.clear();
+    for (auto& r : data_reqs_) MPI_Wait(&r, MPI_STATUS_IGNORE);
+    data_reqs_.clear();
   }
   void drain_one() {
     MPI_Status status;
@@ -422,6 +475,9 @@ class MpiFactor {
       ready_;
   std::unordered_map<size_type, Cached> cache_;
   std::deque<Outgoing> sends_;
+  std::deque<MPI_Request> data_reqs_;
+  std::deque<size_type> pending_;
+  bool want_rma_ = true, rma_ = false, in_fetch_ = false;
   std::vector<std::int64_t> sent_to_, recv_from_;
   std::vector<char> marks_;
   std::vector<Scalar> c_, dsave_;

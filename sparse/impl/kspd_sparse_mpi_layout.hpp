@@ -53,6 +53,9 @@ inline BlockMap block_cyclic_map() {
 struct DistributedOptions : Options {
   BlockMap map;
   double subtree_granularity = 4.0;
+  /// Pull factor blocks with MPI_Get (passive target); false, or a window that cannot be
+  /// created: request/reply messages (the owner serves requests while it polls).
+  bool one_sided = true;
 };
 
 /// Per-rank communication and time counters (this rank's view).
@@ -64,6 +67,7 @@ struct DistributedStats {
   double bytes_sent = 0;          ///< two-sided message payload sent (notices, solve segments)
   size_type gets = 0, messages_sent = 0, solve_messages_sent = 0;
   size_type local_tasks = 0, local_blocks = 0;
+  bool one_sided = false;         ///< the last factorization pulled blocks with MPI_Get
   double local_values = 0;        ///< scalars of L stored on this rank
   double flops = 0;               ///< flops of the tasks this rank ran
 };
@@ -71,7 +75,7 @@ struct DistributedStats {
 namespace Impl {
 
 /// Message tags on the library's duplicated communicator.
-enum MpiTag : int { kTagNotice = 101, kTagAbort = 102, kTagFwd = 111, kTagBwd = 112 };
+enum MpiTag : int { kTagNotice = 101, kTagAbort = 102, kTagRequest = 103, kTagData = 104, kTagFwd = 111, kTagBwd = 112 };
 
 template <class T>
 inline MPI_Datatype mpi_type() {
