@@ -311,6 +311,18 @@ TYPED_TEST(SparseCholesky, OffloadForcedOnEqualsHostPath) {
   const auto Lt = t.factor_csc();
   for (size_t p = 0; p < Lh.values.size(); ++p)
     ASSERT_NEAR(double(Lt.values[p]), double(Lh.values[p]), 64 * kspd::test::eps<TypeParam>() * ref);
+  // A budget of a few panels with three workers: panels evicted and uploaded again, some
+  // operations fall back, the factor is the same.
+  ks::Options few = dev_opt;
+  few.threads = 3;
+  few.offload.device_memory_limit = 3000 * sizeof(TypeParam);
+  ks::SupernodalCholesky<TypeParam> fw(few);
+  fw.factorize(A);
+  EXPECT_GT(fw.factor_stats().device_ops[0], 0);
+  EXPECT_LE(fw.factor_stats().device_peak_bytes, few.offload.device_memory_limit);
+  const auto Lf = fw.factor_csc();
+  for (size_t p = 0; p < Lh.values.size(); ++p)
+    ASSERT_NEAR(double(Lf.values[p]), double(Lh.values[p]), 64 * kspd::test::eps<TypeParam>() * ref);
   tiny.offload.fallback = ks::OffloadFallback::Fail;
   ks::SupernodalCholesky<TypeParam> f(tiny);
   EXPECT_THROW(f.factorize(A), kspd::OutOfDeviceMemory);
