@@ -27,12 +27,17 @@ int factor(const char* name, const ExecSpace& exec, FactorOp fop, Uplo uplo, Dia
                                                : DenseOp::Potri;
   const Algo algo = resolve<ExecSpace, T>(opt.algo, dop, A.extent(0));
   auto a = make_mat(A);
+  if (algo == Algo::Vendor && vendor_info) {  // the caller's info: nothing to allocate or read
+    if (vendor_factor(exec, fop, uplo, diag, a, vendor_info)) {
+      if (fop == FactorOp::Potrf && A.extent(0) > 0) native::nan_diagonal<ExecSpace, T>(exec, a, vendor_info);
+      return 0;
+    }
+  }
   InfoSlot<ExecSpace> slot(exec);
-  if (algo == Algo::Vendor) {
-    int* p = vendor_info ? vendor_info : slot.ptr();
-    if (vendor_factor(exec, fop, uplo, diag, a, p)) {
-      if (fop == FactorOp::Potrf && A.extent(0) > 0) native::nan_diagonal<ExecSpace, T>(exec, a, p);
-      return vendor_info ? 0 : slot.read();
+  if (algo == Algo::Vendor && !vendor_info) {
+    if (vendor_factor(exec, fop, uplo, diag, a, slot.ptr())) {
+      if (fop == FactorOp::Potrf && A.extent(0) > 0) native::nan_diagonal<ExecSpace, T>(exec, a, slot.ptr());
+      return slot.read();
     }
   }
   auto r = recursive<ExecSpace, T>(exec, algo, opt);

@@ -92,6 +92,18 @@ void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std:
       std::printf("%s gemm      n=%6ld             %9.3f ms %7.2f TF\n", prec, n, t * 1e3, gemm_tf);
       std::fflush(stdout);
     }
+    if (std::find(ops.begin(), ops.end(), "syrk") != ops.end()) {  // C = A A^T, k = n
+      Mat<T> C("C", n, n);
+      auto call = [&](const kspd::DenseOptions& o) {
+        kspd::syrk(exec, kspd::Uplo::Lower, kspd::Trans::NoTranspose, T(1), A, T(0), C, o);
+      };
+      const double tv = median_time(reps, [] {}, [&] { call(ven); });
+      const double tk = median_time(reps, [] {}, [&] { call(rec); });
+      const double flops = double(n) * n * n;
+      std::printf("%s syrk      n=%6ld k=%6ld     vendor %9.3f ms %7.2f TF | kspd %9.3f ms %7.2f TF | speedup %5.2fx\n",
+                  prec, n, n, tv * 1e3, flops / tv * 1e-12, tk * 1e3, flops / tk * 1e-12, tv / tk);
+      std::fflush(stdout);
+    }
     for (const std::string op : {"trsm", "trmm"}) {
       if (std::find(ops.begin(), ops.end(), op) == ops.end()) continue;
       for (long r : nrhss) {

@@ -53,13 +53,6 @@ inline std::vector<std::string> parse_words(const char* s) {
   }
   return v;
 }
-// FIXME: kspd::compat has only sqrt; until it gains exp/sin/cos (requested of core/), the
-// Kokkos 3.4 / 4.x spelling difference for the KRR example's kernel lives here.
-#if KOKKOS_VERSION >= 30700
-#define PERF_RFP_MATH(f) Kokkos::f
-#else
-#define PERF_RFP_MATH(f) Kokkos::Experimental::f
-#endif
 
 inline bool has(const std::vector<std::string>& v, const char* w) { return std::find(v.begin(), v.end(), w) != v.end(); }
 

@@ -28,7 +28,7 @@ void fill_kernel(const kspd::rfp::Matrix<T, Mem>& K, const Dense<T>& P, T sigma)
           const T diff = P(i, l) - P(j, l);
           s += diff * diff;
         }
-        k(pos) = PERF_RFP_MATH(exp)(scale * s);
+        k(pos) = kspd::compat::exp(scale * s);
       });
 }
 
@@ -42,7 +42,7 @@ void run(long n, long d, T sigma, T lambda) {
   Kokkos::fill_random(noise, pool, T(-0.01), T(0.01));
   Kokkos::parallel_for(
       "perf::krr::y", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(long i) {
-        y(i) = PERF_RFP_MATH(sin)(T(2 * M_PI) * P(i, 0)) + PERF_RFP_MATH(cos)(T(M_PI) * P(i, 1)) + noise(i);
+        y(i) = kspd::compat::sin(T(2 * M_PI) * P(i, 0)) + kspd::compat::cos(T(M_PI) * P(i, 1)) + noise(i);
       });
   kspd::rfp::Matrix<T, Mem> K("K", n, kspd::Trans::NoTranspose, kspd::Uplo::Lower);
   Dense<T> alpha("alpha", n, 1);
