@@ -49,9 +49,9 @@ class Scheduler {
     }
     auto worker = [&](int w) {
       std::vector<size_type> newly;
+      size_type t = -1;  // a task this worker kept from its last completion (no queue trip)
       for (;;) {
-        size_type t = -1;
-        {
+        if (t < 0) {
           std::unique_lock<std::mutex> lk(m_);
           cv_.wait(lk, [&] { return abort_ || done_ == nt || !ready_.empty() || running_ == 0; });
           if (abort_ || done_ == nt) return;
@@ -79,16 +79,29 @@ class Scheduler {
         }
         newly.clear();
         deliver(BlockEvent{S_.tasks[size_t(t)].kind, t}, newly);
-        bool finished = false, idle = false;
+        // Keep the most urgent newly ready task; the others go to the shared queue.
+        size_type keep = -1;
+        if (!newly.empty()) {
+          size_t best = 0;
+          for (size_t i = 1; i < newly.size(); ++i)
+            if (entry(newly[i]) < entry(newly[best])) best = i;
+          keep = newly[best];
+          newly[best] = newly.back();
+          newly.pop_back();
+        }
+        bool finished = false, idle = false, stop = false;
         {
           std::lock_guard<std::mutex> lk(m_);
           for (size_type c : newly) ready_.push(entry(c));
           finished = ++done_ == nt;
-          idle = --running_ == 0;
+          if (keep < 0) idle = --running_ == 0;
+          stop = abort_;
           if (S_.tasks[size_t(t)].kind == TaskKind::DiagFactor) on_diag_done(S_.tasks[size_t(t)].snode);
         }
-        if (finished || newly.size() > 1 || idle) cv_.notify_all();
+        if (finished || idle || newly.size() > 1) cv_.notify_all();
         else if (newly.size() == 1) cv_.notify_one();
+        if (stop) return;
+        t = keep;
       }
     };
     if (nthreads <= 1) {
