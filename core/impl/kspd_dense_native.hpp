@@ -273,9 +273,39 @@ template <class ExecSpace, class T>
 void trtri_leaf(const ExecSpace& exec, Diag diag, Mat<T> A) {
   rowwise_leaf(exec, "kspd::native::trtri_leaf", A.n, A, TrtriRow<T>{diag == Diag::Unit});
 }
+/// L^T L of a lower triangle. A block that fits in team scratch is snapshotted there once;
+/// every entry of the result then depends only on the snapshot, so all of them are computed
+/// at once and stored straight to A (no per-row barriers: the GPU leaf of LAUUM).
 template <class ExecSpace, class T>
 void lauum_leaf(const ExecSpace& exec, Mat<T> A) {
-  rowwise_leaf(exec, "kspd::native::lauum_leaf", A.n, A, LauumRow<T>{});
+  using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const size_type n = A.n;
+  if (n == 0) return;
+  if (Scratch::shmem_size(n * n) > size_t(40 * 1024)) {
+    rowwise_leaf(exec, "kspd::native::lauum_leaf", n, A, LauumRow<T>{});
+    return;
+  }
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  Policy policy(exec, 1, Kokkos::AUTO);
+  policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(n * n)));
+  Kokkos::parallel_for("kspd::native::lauum_leaf", policy, KOKKOS_LAMBDA(const Member& team) {
+    Scratch buf(team.team_scratch(0), n * n);
+    const Mat<T> L{buf.data(), n, n, 1, n};
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, size_type(0), n * n), [&](const size_type idx) {
+      const size_type i = idx % n, j = idx / n;
+      if (i >= j) L(i, j) = A(i, j);
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, size_type(0), n * n), [&](const size_type idx) {
+      const size_type i = idx % n, j = idx / n;
+      if (i < j) return;
+      T s = 0;  // (L^T L)(i,j) = sum_{k >= i} L(k,i) L(k,j)
+      for (size_type k = i; k < n; ++k) s += L(k, i) * L(k, j);
+      A(i, j) = s;
+    });
+  });
 }
 
 }  // namespace kspd::Impl::native
