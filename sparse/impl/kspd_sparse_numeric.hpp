@@ -138,6 +138,7 @@ class Numeric {
     if (!on_device) {
       // The host binding of core directly: thread-safe for concurrent workers.
       info = kspd::Impl::host::potrf('L', k, p, ld);
+      dev_.invalidate(s);  // a device copy of this panel (if any) is stale now
     }
     count(0, on_device);
     if (info != 0) report_not_spd(s, info, w);
@@ -154,6 +155,7 @@ class Numeric {
       HostExec exec;
       kspd::trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1),
                  panel_view(task.snode, 0, sn.ncols), panel_view(task.snode, r0, m));
+      dev_.invalidate(task.snode);
     }
     count(1, on_device);
   }

@@ -31,9 +31,10 @@ struct Relaxation {
 };
 
 /// Device offload: an operation runs on the offload execution space when its size measure
-/// reaches its threshold (potrf: the supernode width; trsm: rows * width of the panel;
-/// update: m * n * k of the syrk/gemm). -1 disables offload for that operation, 0 forces
-/// it for every size. The defaults keep everything on the host until tuned on the GPU.
+/// reaches its threshold (potrf: the supernode width; trsm: rows * width of the TRSM task's
+/// rows; update: m * m * width with m the supernode's rows below its diagonal block, all its
+/// updates then computed by one device syrk). -1 disables offload for that operation, 0
+/// forces it for every size. The defaults keep everything on the host (see gpu_defaults).
 struct Offload {
   std::int64_t potrf_threshold = -1;
   std::int64_t trsm_threshold = -1;
@@ -41,13 +42,15 @@ struct Offload {
   std::int64_t device_memory_limit = std::int64_t(8) << 30;  ///< bytes of device workspace
   OffloadFallback fallback = OffloadFallback::Cpu;
   void force_all() { potrf_threshold = trsm_threshold = update_threshold = 0; }
-  /// Starting thresholds for a GPU (to be tuned by measurement): a supernode of >= 128
-  /// columns factors on the device, panels of >= 64K entries and updates of >= 2^21
-  /// multiply-adds go there too.
+  /// Starting thresholds for a GPU, to be tuned by measurement (kspd-solve --gpu on; the
+  /// --gpu-threshold-* flags override): supernodes of >= 256 columns factor on the device,
+  /// panels of >= 256K entries solve there, and a supernode whose update product
+  /// (rows below)^2 x width reaches 2^26 multiply-adds computes all its updates there
+  /// (one syrk; below that, PCIe transfers cost more than the host's BLAS).
   void gpu_defaults() {
-    potrf_threshold = 128;
-    trsm_threshold = 65536;
-    update_threshold = std::int64_t(1) << 21;
+    potrf_threshold = 256;
+    trsm_threshold = 256 * 1024;
+    update_threshold = std::int64_t(1) << 26;
   }
   bool any() const { return potrf_threshold >= 0 || trsm_threshold >= 0 || update_threshold >= 0; }
 };

@@ -287,20 +287,25 @@ TYPED_TEST(SparseCholesky, OffloadForcedOnEqualsHostPath) {
     ref = std::max(ref, std::fabs(double(Lh.values[p])));
   }
   EXPECT_LE(diff, 64 * kspd::test::eps<TypeParam>() * ref);  // one syrk per supernode vs per block: rounding only
-  // Thresholds in between: some operations on each side, same factor.
-  ks::Options mixed = host_opt;
-  mixed.offload.potrf_threshold = 10;
-  mixed.offload.trsm_threshold = 200;
-  mixed.offload.update_threshold = 2000;
-  mixed.threads = 2;
-  ks::SupernodalCholesky<TypeParam> m(mixed);
-  m.factorize(A);
-  const auto& ms = m.factor_stats();
-  EXPECT_GT(ms.device_ops[0] + ms.device_ops[1] + ms.device_ops[2], 0);
-  EXPECT_GT(ms.host_ops[0] + ms.host_ops[1] + ms.host_ops[2], 0);
-  const auto Lm = m.factor_csc();
-  for (size_t p = 0; p < Lh.values.size(); ++p)
-    ASSERT_NEAR(double(Lm.values[p]), double(Lh.values[p]), 64 * kspd::test::eps<TypeParam>() * ref);
+  // Thresholds in between and each operation alone on either side (a panel changed on one
+  // side must never be used stale on the other): same factor.
+  const std::int64_t combos[][3] = {{10, 200, 2000}, {0, -1, 0}, {-1, 0, 0}, {0, 0, -1}, {-1, -1, 0}, {0, -1, -1}};
+  for (const auto& cmb : combos) {
+    SCOPED_TRACE("thresholds " + std::to_string(cmb[0]) + " " + std::to_string(cmb[1]) + " " + std::to_string(cmb[2]));
+    ks::Options mixed = host_opt;
+    mixed.offload.potrf_threshold = cmb[0];
+    mixed.offload.trsm_threshold = cmb[1];
+    mixed.offload.update_threshold = cmb[2];
+    mixed.threads = 2;
+    ks::SupernodalCholesky<TypeParam> m(mixed);
+    m.factorize(A);
+    const auto& ms = m.factor_stats();
+    EXPECT_GT(ms.device_ops[0] + ms.device_ops[1] + ms.device_ops[2], 0);
+    EXPECT_GT(ms.host_ops[0] + ms.host_ops[1] + ms.host_ops[2], 0);
+    const auto Lm = m.factor_csc();
+    for (size_t p = 0; p < Lh.values.size(); ++p)
+      ASSERT_NEAR(double(Lm.values[p]), double(Lh.values[p]), 64 * kspd::test::eps<TypeParam>() * ref);
+  }
   // A device-memory budget too small: fall back to the host (default) or fail clearly.
   ks::Options tiny = dev_opt;
   tiny.offload.device_memory_limit = 64 * sizeof(TypeParam);
