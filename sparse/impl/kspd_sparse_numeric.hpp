@@ -36,13 +36,7 @@ class Numeric {
   using HostExec = Kokkos::DefaultHostExecutionSpace;
   using HMat = Kokkos::View<Scalar**, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-  /// Host memory the device copies from and to: pinned on CUDA (faster transfers).
-#ifdef KOKKOS_ENABLE_CUDA
-  using StagingSpace = std::conditional_t<std::is_same<typename OffloadExec::memory_space, Kokkos::CudaSpace>::value,
-                                          Kokkos::CudaHostPinnedSpace, Kokkos::HostSpace>;
-#else
-  using StagingSpace = Kokkos::HostSpace;
-#endif
+  using StagingSpace = typename Offloader<Scalar, OffloadExec>::StagingSpace;  ///< pinned on CUDA
 
   Numeric(const Symbolic& S, const Options& opt) : S_(S), opt_(opt), locks_(S.snodes.size()), dev_(opt.offload) {
     const auto alloc = Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::factor");
@@ -150,7 +144,9 @@ class Numeric {
     const Block& b1 = S_.blocks[size_t(sn.block_begin + task.block_end - 1)];
     const size_type r0 = b0.row_offset, m = b1.row_offset + b1.nrows - r0;
     bool on_device = false;
-    if (dev_.wants(opt_.offload.trsm_threshold, m * sn.ncols)) on_device = dev_.trsm(vals_, sn, task.snode, r0, m);
+    // One decision per supernode, not per TRSM task: a device TRSM brings the whole panel
+    // back, which is only consistent when no TRSM of the same panel runs on the host.
+    if (dev_.wants(opt_.offload.trsm_threshold, (sn.nrows() - sn.ncols) * sn.ncols)) on_device = dev_.trsm(vals_, sn, task.snode, r0, m);
     if (!on_device) {
       HostExec exec;
       kspd::trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1),

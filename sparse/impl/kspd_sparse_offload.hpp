@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <exception>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "kspd_core.hpp"
@@ -25,7 +26,17 @@ namespace kspd::sparse::Impl {
 
 template <class Scalar, class Exec>
 class Offloader {
+ public:
   using Mem = typename Exec::memory_space;
+  /// Host memory the device copies from and to: pinned on CUDA (faster transfers).
+#ifdef KOKKOS_ENABLE_CUDA
+  using StagingSpace = std::conditional_t<std::is_same<Mem, Kokkos::CudaSpace>::value, Kokkos::CudaHostPinnedSpace,
+                                          Kokkos::HostSpace>;
+#else
+  using StagingSpace = Kokkos::HostSpace;
+#endif
+
+ private:
   using DView = Kokkos::View<Scalar*, Mem>;
   using DMat = Kokkos::View<Scalar**, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using HView = Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -47,14 +58,26 @@ class Offloader {
   }
 
   /// TRSM of rows [r0, r0 + m) of supernode s's panel against its factored diagonal block.
+  /// Only these rows come back (compacted on the device): other TRSM tasks of the same
+  /// panel may run on the host at the same time (after a budget fallback).
   bool trsm(Scalar* values, const Supernode& sn, size_type s, size_type r0, size_type m) {
     std::lock_guard<std::mutex> lk(m_);
-    if (!resident(values, sn, s, 0, "trsm")) return false;
     const size_type k = sn.ncols, ld = sn.nrows();
+    if (!resident(values, sn, s, m * k, "trsm")) return false;
+    const DMat rows(panel_ + r0, Kokkos::LayoutStride(static_cast<size_t>(m), 1, size_t(k), size_t(ld)));
     kspd::trsm(exec_, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1),
-               DMat(panel_, Kokkos::LayoutStride(static_cast<size_t>(k), 1, size_t(k), size_t(ld))),
-               DMat(panel_ + r0, Kokkos::LayoutStride(static_cast<size_t>(m), 1, size_t(k), size_t(ld))));
-    download(values + sn.value_offset, panel_, ld * k);
+               DMat(panel_, Kokkos::LayoutStride(static_cast<size_t>(k), 1, size_t(k), size_t(ld))), rows);
+    Kokkos::deep_copy(exec_,
+                      Kokkos::View<Scalar**, Kokkos::LayoutLeft, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                          cbuf_.data(), static_cast<size_t>(m), size_t(k)),
+                      rows);
+    if (size_type(stage_.extent(0)) < m * k)
+      stage_ = Kokkos::View<Scalar*, StagingSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::stage"),
+                                                   static_cast<size_t>(m * k));
+    download(stage_.data(), cbuf_.data(), m * k);
+    Scalar* p = values + sn.value_offset + r0;
+    for (size_type j = 0; j < k; ++j)
+      for (size_type i = 0; i < m; ++i) p[i + j * ld] = stage_(static_cast<size_t>(i + j * m));
     return true;
   }
 
@@ -197,6 +220,7 @@ class Offloader {
   Exec exec_;
   std::vector<Slot> slots_;
   DView cbuf_;
+  Kokkos::View<Scalar*, StagingSpace> stage_;
   Scalar* panel_ = nullptr;  ///< the panel of the operation in progress
   std::uint64_t clock_ = 0;
   size_type fallbacks_ = 0, peak_ = 0;

@@ -31,8 +31,8 @@ struct Relaxation {
 };
 
 /// Device offload: an operation runs on the offload execution space when its size measure
-/// reaches its threshold (potrf: the supernode width; trsm: rows * width of the TRSM task's
-/// rows; update: m * m * width with m the supernode's rows below its diagonal block, all its
+/// reaches its threshold (potrf: the supernode width; trsm: rows below the diagonal block *
+/// width; update: m * m * width with m the supernode's rows below its diagonal block, all its
 /// updates then computed by one device syrk). -1 disables offload for that operation, 0
 /// forces it for every size. The defaults keep everything on the host (see gpu_defaults).
 struct Offload {
