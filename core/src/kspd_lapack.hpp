@@ -36,7 +36,19 @@ int factor(const char* name, const ExecSpace& exec, FactorOp fop, Uplo uplo, Dia
   InfoSlot<ExecSpace> slot(exec);
   if (algo == Algo::Vendor && !vendor_info) {
     if (vendor_factor(exec, fop, uplo, diag, a, slot.ptr())) {
-      if (fop == FactorOp::Potrf && A.extent(0) > 0) native::nan_diagonal<ExecSpace, T>(exec, a, slot.ptr());
+      if constexpr (compat::is_host_exec_v<ExecSpace>) {
+        // host: scan the diagonal here, no kernel launch, so host potrf stays callable from
+        // several threads at once (as host LAPACK is)
+        int* info = slot.ptr();
+        if (fop == FactorOp::Potrf && *info == 0)
+          for (size_type i = 0; i < a.n; ++i)
+            if (a(i, i) != a(i, i)) {
+              *info = int(i + 1);
+              break;
+            }
+      } else {
+        if (fop == FactorOp::Potrf && A.extent(0) > 0) native::nan_diagonal<ExecSpace, T>(exec, a, slot.ptr());
+      }
       return slot.read();
     }
   }
