@@ -7,10 +7,16 @@
 /// An operation is a small functor with
 ///   KOKKOS_INLINE_FUNCTION int serial(size_type b) const;                 // returns info
 ///   template <class M> KOKKOS_INLINE_FUNCTION int team(const M&, size_type b) const;
+/// and optionally, for host backends,
+///   int host(size_type b) const;  // host BLAS/LAPACK on matrix b, or serial(b) if its strides forbid
 
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "kspd_batched_mat.hpp"
+#include "kspd_dense_vendor.hpp"
 #include "kspd_error.hpp"
 
 namespace kspd::batched {
@@ -60,10 +66,51 @@ BatchAlgo resolve(BatchAlgo algo, size_type n) {
   else return n <= 8 ? BatchAlgo::Serial : BatchAlgo::Team;
 }
 
+template <class Op, class = void>
+struct has_host : std::false_type {};
+template <class Op>
+struct has_host<Op, std::void_t<decltype(std::declval<const Op&>().host(size_type(0)))>> : std::true_type {};
+
+/// Host path for matrices with no unit stride (a LayoutLeft batch-first View has the batch
+/// as its fastest index): copy matrix b into a contiguous column-major buffer (O(n^2) per host
+/// thread), let the vendor routine work there, copy back the operands it writes.
+template <class T>
+struct Packed {
+  std::vector<std::remove_const_t<T>> buf;
+  kspd::Impl::Mat<std::remove_const_t<T>> m;
+  explicit Packed(const kspd::Impl::Mat<T>& src) : buf(size_t(src.m * src.n)) {
+    m = kspd::Impl::Mat<std::remove_const_t<T>>{buf.data(), src.m, src.n, 1, src.m > 0 ? src.m : 1};
+    for (size_type j = 0; j < src.n; ++j)
+      for (size_type i = 0; i < src.m; ++i) m(i, j) = src(i, j);
+  }
+  void unpack(const kspd::Impl::Mat<std::remove_const_t<T>>& dst) const {
+    for (size_type j = 0; j < dst.n; ++j)
+      for (size_type i = 0; i < dst.m; ++i) dst(i, j) = m(i, j);
+  }
+};
+template <class T>
+bool unit_stride(const kspd::Impl::Mat<T>& a) {
+  return kspd::Impl::is_col_major(a) || kspd::Impl::is_col_major(a.t());
+}
+
+/// Above this size a host backend runs Auto batches as a loop of host BLAS/LAPACK calls
+/// (each matrix then gets the vendor's blocked kernel); below it the unrolled serial code wins.
+constexpr size_type kHostVendorMinSize = 9;
+
 template <class ExecSpace, class Op>
 void launch(const ExecSpace& exec, const std::string& label, size_type nbatch, const Op& op, int* infos,
             const BatchOptions& opts, size_type size) {
   if (nbatch <= 0) return;
+  if constexpr (!is_gpu_v<ExecSpace> && has_host<Op>::value) {
+    if (opts.algo == BatchAlgo::Auto && size >= kHostVendorMinSize) {
+      compat::fence(exec, "kspd::batched::host_vendor");
+      for (size_type b = 0; b < nbatch; ++b) {
+        const int info = op.host(b);
+        if (infos != nullptr) infos[b] = info;
+      }
+      return;
+    }
+  }
   const BatchAlgo algo = resolve<ExecSpace>(opts.algo, size);
   if (algo == BatchAlgo::Team) {
     int ts = opts.team_size;

@@ -27,6 +27,22 @@ struct GemmOp {
     serial_gemm(ta, tb, alpha, a(b), bm(b), beta, C.get(b, d.M(b), d.N(b)));
     return 0;
   }
+  int host(size_type b) const {
+    const auto c = C.get(b, d.M(b), d.N(b));
+    const Kokkos::DefaultHostExecutionSpace h;
+    // k = 0 leaves beta C, which the serial code does without reading C when beta = 0
+    if ((is_trans(ta) ? a(b).m : a(b).n) == 0) return serial(b);
+    if (unit_stride(a(b)) && unit_stride(bm(b)) && unit_stride(c)) {
+      kspd::Impl::vendor_gemm(h, ta, tb, alpha, a(b), bm(b), beta, c);
+    } else {  // BLAS does not read C when beta = 0, so its poison never reaches the result
+      Packed<const T> pa(a(b)), pb(bm(b));
+      Packed<T> pc(c);
+      kspd::Impl::vendor_gemm(h, ta, tb, alpha, kspd::Impl::Mat<const T>(pa.m), kspd::Impl::Mat<const T>(pb.m), beta,
+                              pc.m);
+      pc.unpack(c);
+    }
+    return 0;
+  }
   template <class M>
   KOKKOS_INLINE_FUNCTION int team(const M& m, size_type b) const {
     team_gemm(m, ta, tb, alpha, a(b), bm(b), beta, C.get(b, d.M(b), d.N(b)));

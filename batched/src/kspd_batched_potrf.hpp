@@ -16,6 +16,19 @@ struct PotrfOp {
   BatchMat<T> A;
   Dims d;
   KOKKOS_INLINE_FUNCTION int serial(size_type b) const { return serial_potrf(uplo, A.get(b, d.N(b), d.N(b))); }
+  int host(size_type b) const {
+    const auto a = A.get(b, d.N(b), d.N(b));
+    const Kokkos::DefaultHostExecutionSpace h;
+    int info = 0;
+    if (unit_stride(a)) {
+      kspd::Impl::vendor_factor(h, kspd::Impl::FactorOp::Potrf, uplo, Diag::NonUnit, a, &info);
+    } else {
+      Packed<T> p(a);
+      kspd::Impl::vendor_factor(h, kspd::Impl::FactorOp::Potrf, uplo, Diag::NonUnit, p.m, &info);
+      p.unpack(a);
+    }
+    return info;
+  }
   template <class M>
   KOKKOS_INLINE_FUNCTION int team(const M& m, size_type b) const {
     return team_potrf(m, uplo, A.get(b, d.N(b), d.N(b)));

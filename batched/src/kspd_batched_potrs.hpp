@@ -21,6 +21,25 @@ struct PotrsOp {
     serial_potrs(uplo, A.get(b, d.N(b), d.N(b)), B.get(b, d.N(b), d.K(b)));
     return 0;
   }
+  int host(size_type b) const {  // A = L L^T or U^T U: two host TRSMs, as ?potrs does
+    const auto a = A.get(b, d.N(b), d.N(b));
+    const auto x = B.get(b, d.N(b), d.K(b));
+    const Trans first = uplo == Uplo::Lower ? Trans::NoTranspose : Trans::Transpose;
+    const Kokkos::DefaultHostExecutionSpace h;
+    auto solve = [&](const auto& am, const auto& xm) {
+      kspd::Impl::vendor_trxm(h, true, Side::Left, uplo, first, Diag::NonUnit, T(1), am, xm);
+      kspd::Impl::vendor_trxm(h, true, Side::Left, uplo, toggle(first), Diag::NonUnit, T(1), am, xm);
+    };
+    if (unit_stride(a) && unit_stride(x)) {
+      solve(a, x);
+    } else {
+      Packed<const T> pa(a);
+      Packed<T> px(x);
+      solve(kspd::Impl::Mat<const T>(pa.m), px.m);
+      px.unpack(x);
+    }
+    return 0;
+  }
   template <class M>
   KOKKOS_INLINE_FUNCTION int team(const M& m, size_type b) const {
     team_potrs(m, uplo, A.get(b, d.N(b), d.N(b)), B.get(b, d.N(b), d.K(b)));

@@ -26,6 +26,20 @@ struct TrsmOp {
     serial_trsm(side, uplo, trans, diag, alpha, A.get(b, ka(b), ka(b)), B.get(b, d.M(b), d.N(b)));
     return 0;
   }
+  int host(size_type b) const {
+    const auto a = A.get(b, ka(b), ka(b));
+    const auto x = B.get(b, d.M(b), d.N(b));
+    const Kokkos::DefaultHostExecutionSpace h;
+    if (unit_stride(a) && unit_stride(x)) {
+      kspd::Impl::vendor_trxm(h, true, side, uplo, trans, diag, alpha, a, x);
+    } else {
+      Packed<const T> pa(a);
+      Packed<T> px(x);
+      kspd::Impl::vendor_trxm(h, true, side, uplo, trans, diag, alpha, pa.m, px.m);
+      px.unpack(x);
+    }
+    return 0;
+  }
   template <class M>
   KOKKOS_INLINE_FUNCTION int team(const M& m, size_type b) const {
     team_trsm(m, side, uplo, trans, diag, alpha, A.get(b, ka(b), ka(b)), B.get(b, d.M(b), d.N(b)));
