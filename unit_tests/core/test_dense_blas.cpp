@@ -83,7 +83,7 @@ TYPED_TEST(DenseBlas, TrsmTrmmAllVariantsMatchReference) {
 }
 
 TYPED_TEST(DenseBlas, TrsmLargeDefaultCutoffs) {
-  // Sizes past the default leaf (128 host, 64 native) so the default recursion runs.
+  // Sizes past the native default leaf (64) so the default recursion runs.
   unsigned seed = 7;
   for (auto side : all_sides())
     for (auto uplo : all_uplos())
