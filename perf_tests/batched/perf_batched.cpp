@@ -27,6 +27,7 @@
 
 #include "KSPD_Config.hpp"
 #include "kspd_batched.hpp"
+#include "kspd_perf_utils.hpp"
 
 #ifdef KSPD_ENABLE_CUDA_TPLS
 #include <cublas_v2.h>
@@ -54,49 +55,15 @@ using Exec = Kokkos::DefaultExecutionSpace;
 using Mem = Exec::memory_space;
 namespace kb = kspd::batched;
 
-std::vector<long> parse_list(const std::string& str) {
-  std::vector<long> v;
-  size_t pos = 0;
-  while (pos < str.size()) {
-    size_t c = str.find(',', pos);
-    v.push_back(std::stol(str.substr(pos, c == std::string::npos ? std::string::npos : c - pos)));
-    if (c == std::string::npos) break;
-    pos = c + 1;
-  }
-  return v;
-}
-std::vector<std::string> parse_words(const std::string& str) {
-  std::vector<std::string> v;
-  size_t pos = 0;
-  while (pos <= str.size()) {
-    size_t c = str.find(',', pos);
-    v.push_back(str.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
-    if (c == std::string::npos) break;
-    pos = c + 1;
-  }
-  return v;
-}
+using kspd::perf::parse_list;
+using kspd::perf::parse_words;
 
 int g_reps = 7;
 double g_max_gb = 1.0;
 /// Median of g_reps runs of fn(), each after reset() (untimed); one warm-up run first.
 template <class Reset, class Fn>
 double median_time(Reset reset, Fn fn) {
-  Exec exec;
-  std::vector<double> t;
-  reset();
-  fn();
-  exec.fence();
-  for (int r = 0; r < g_reps; ++r) {
-    reset();
-    exec.fence();
-    Kokkos::Timer timer;
-    fn();
-    exec.fence();
-    t.push_back(timer.seconds());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return kspd::perf::median_time(g_reps, reset, fn);
 }
 
 double copy_bandwidth() {

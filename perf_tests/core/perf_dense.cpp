@@ -14,56 +14,16 @@
 #include <vector>
 
 #include "kspd_core.hpp"
+#include "kspd_perf_utils.hpp"
 
 namespace {
 using Exec = Kokkos::DefaultExecutionSpace;
 template <class T>
 using Mat = Kokkos::View<T**, Kokkos::LayoutLeft, Exec::memory_space>;
 
-std::vector<long> parse_list(const char* s) {
-  std::vector<long> v;
-  std::string str(s);
-  size_t pos = 0;
-  while (pos < str.size()) {
-    size_t c = str.find(',', pos);
-    v.push_back(std::stol(str.substr(pos, c == std::string::npos ? std::string::npos : c - pos)));
-    if (c == std::string::npos) break;
-    pos = c + 1;
-  }
-  return v;
-}
-std::vector<std::string> parse_words(const char* s) {
-  std::vector<std::string> v;
-  std::string str(s);
-  size_t pos = 0;
-  while (pos <= str.size()) {
-    size_t c = str.find(',', pos);
-    v.push_back(str.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
-    if (c == std::string::npos) break;
-    pos = c + 1;
-  }
-  return v;
-}
-
-/// Median time of `reps` runs of fn(), each preceded by reset() (untimed).
-template <class Reset, class Fn>
-double median_time(int reps, Reset reset, Fn fn) {
-  Exec exec;
-  std::vector<double> t;
-  reset();
-  fn();  // warm-up (handles, module load, allocator)
-  exec.fence();
-  for (int r = 0; r < reps; ++r) {
-    reset();
-    exec.fence();
-    Kokkos::Timer timer;
-    fn();
-    exec.fence();
-    t.push_back(timer.seconds());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using kspd::perf::median_time;
+using kspd::perf::parse_list;
+using kspd::perf::parse_words;
 
 /// A lower-triangular matrix with a dominant diagonal: well conditioned at any n.
 template <class T>

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kspd_core.hpp"
+#include "kspd_perf_utils.hpp"
 #include "kspd_rfp.hpp"
 
 #ifdef KSPD_ENABLE_CUDA_TPLS
@@ -29,53 +30,10 @@ template <class T>
 using Dense = Kokkos::View<T**, Kokkos::LayoutLeft, Mem>;
 constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
 
-inline std::vector<long> parse_list(const char* s) {
-  std::vector<long> v;
-  std::string str(s);
-  size_t pos = 0;
-  while (pos < str.size()) {
-    size_t c = str.find(',', pos);
-    v.push_back(std::stol(str.substr(pos, c == std::string::npos ? std::string::npos : c - pos)));
-    if (c == std::string::npos) break;
-    pos = c + 1;
-  }
-  return v;
-}
-inline std::vector<std::string> parse_words(const char* s) {
-  std::vector<std::string> v;
-  std::string str(s);
-  size_t pos = 0;
-  while (pos <= str.size()) {
-    size_t c = str.find(',', pos);
-    v.push_back(str.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
-    if (c == std::string::npos) break;
-    pos = c + 1;
-  }
-  return v;
-}
-
-inline bool has(const std::vector<std::string>& v, const char* w) { return std::find(v.begin(), v.end(), w) != v.end(); }
-
-/// Median time of `reps` runs of fn(), each preceded by reset() (untimed); one warm-up.
-template <class Reset, class Fn>
-double median_time(int reps, Reset reset, Fn fn) {
-  Exec exec;
-  std::vector<double> t;
-  reset();
-  exec.fence();
-  fn();  // warm-up (handles, module load, allocator)
-  exec.fence();
-  for (int r = 0; r < reps; ++r) {
-    reset();
-    exec.fence();
-    Kokkos::Timer timer;
-    fn();
-    exec.fence();
-    t.push_back(timer.seconds());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using kspd::perf::has;
+using kspd::perf::median_time;
+using kspd::perf::parse_list;
+using kspd::perf::parse_words;
 
 /// Free device memory in bytes (0 on host builds: nothing to measure there).
 inline size_t free_bytes() {
