@@ -130,8 +130,11 @@ class Numeric {
     bool on_device = false;
     if (dev_.wants(opt_.offload.potrf_threshold, k)) on_device = dev_.potrf(vals_, sn, s, info);
     if (!on_device) {
-      // The host binding of core directly: thread-safe for concurrent workers.
-      info = kspd::Impl::host::potrf('L', k, p, ld);
+      // core's potrf on a host space launches no kernel (thread-safe for concurrent workers)
+      // and reports NaN pivots, which OpenBLAS' own potrf lets through
+      using Panel = Kokkos::View<Scalar**, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+      info = kspd::potrf(Kokkos::DefaultHostExecutionSpace(), Uplo::Lower,
+                         Panel(p, Kokkos::LayoutStride(size_t(k), 1, size_t(k), size_t(ld))));
       dev_.invalidate(s);  // a device copy of this panel (if any) is stale now
     }
     count(0, on_device);
