@@ -28,18 +28,7 @@
 #include <cuda_runtime.h>
 #endif
 
-namespace {
-/// The offload device's name (the GPU on CUDA builds).
-inline std::string offload_device_name() {
-#ifdef KOKKOS_ENABLE_CUDA
-  cudaDeviceProp prop;
-  int dev = 0;
-  if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
-    return std::string(prop.name) + ", " + std::to_string(prop.totalGlobalMem >> 20) + " MiB";
-#endif
-  return Kokkos::DefaultExecutionSpace::name();
-}
-}  // namespace
+using kspd::sparse::Impl::offload_device_name;
 
 #ifdef KSPD_HAVE_CHOLMOD
 #include <cholmod.h>

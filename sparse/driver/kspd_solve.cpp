@@ -31,18 +31,7 @@
 // OpenBLAS's thread count (weak: other BLAS libraries lack it).
 extern "C" void openblas_set_num_threads(int) __attribute__((weak));
 
-namespace {
-/// The offload device's name (the GPU on CUDA builds).
-inline std::string offload_device_name() {
-#ifdef KOKKOS_ENABLE_CUDA
-  cudaDeviceProp prop;
-  int dev = 0;
-  if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
-    return std::string(prop.name) + ", " + std::to_string(prop.totalGlobalMem >> 20) + " MiB";
-#endif
-  return Kokkos::DefaultExecutionSpace::name();
-}
-}  // namespace
+using kspd::sparse::Impl::offload_device_name;
 #ifdef KSPD_ENABLE_MPI
 #include "kspd_sparse_mpi_driver.hpp"  // mpiexec -n P kspd-solve: the distributed solver
 #endif

@@ -382,25 +382,7 @@ class MpiFactor {
   void fail(size_type s, int info) {
     const Supernode& sn = S_.snodes[size_t(s)];
     const size_type k = sn.ncols;
-    std::vector<long double> a(dsave_.begin(), dsave_.end());
-    size_type bad = info > 0 ? info - 1 : 0;
-    long double pivot = std::nan("");
-    for (size_type j = 0; j < k; ++j) {
-      long double d = a[size_t(j + j * k)];
-      for (size_type l = 0; l < j; ++l) d -= a[size_t(j + l * k)] * a[size_t(j + l * k)];
-      if (!(d > 0)) {
-        bad = j;
-        pivot = d;
-        break;
-      }
-      const long double r = std::sqrt(d);
-      a[size_t(j + j * k)] = r;
-      for (size_type i = j + 1; i < k; ++i) {
-        long double x = a[size_t(i + j * k)];
-        for (size_type l = 0; l < j; ++l) x -= a[size_t(i + l * k)] * a[size_t(j + l * k)];
-        a[size_t(i + j * k)] = x / r;
-      }
-    }
+    const auto [bad, pivot] = failing_pivot(dsave_, k, info);
     const std::int64_t orig = std::int64_t(S_.perm[size_t(sn.first_col + bad)]);
     record_failure(orig, double(pivot), L_.rank);
     for (int r = 0; r < L_.nranks; ++r)

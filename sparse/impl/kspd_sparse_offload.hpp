@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <exception>
 #include <mutex>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -23,6 +24,18 @@
 #include "kspd_sparse_symbolic.hpp"
 
 namespace kspd::sparse::Impl {
+
+/// The offload device's name, for reports (the GPU and its memory on CUDA builds).
+inline std::string offload_device_name() {
+#ifdef KOKKOS_ENABLE_CUDA
+  cudaDeviceProp prop;
+  int dev = 0;
+  if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+    return std::string(prop.name) + ", " + std::to_string(prop.totalGlobalMem >> 20) + " MiB";
+#endif
+  return Kokkos::DefaultExecutionSpace::name();
+}
+
 
 template <class Scalar, class Exec>
 class Offloader {

@@ -10,7 +10,9 @@
 /// has an owner rank (0 in one process); tasks and their "block finished" events are the
 /// units a distributed scheduler sends between ranks.
 
+#include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kspd_sparse_options.hpp"
@@ -104,6 +106,28 @@ struct Symbolic {
   std::vector<size_type> a_colptr, a_rowind;
   AnalysisStats stats;
 };
+
+/// The first non-positive pivot of a diagonal block whose potrf failed, recomputed from the
+/// saved (lower, column-major, ld = k) block by an unblocked Cholesky in long double, for the
+/// NotPositiveDefinite report: {0-based column within the block, pivot value}. LAPACK's
+/// info (1-based) is the fallback column when the recomputation finds every pivot positive.
+template <class Scalar>
+std::pair<size_type, long double> failing_pivot(const std::vector<Scalar>& block, size_type k, int info) {
+  std::vector<long double> a(block.begin(), block.end());
+  for (size_type j = 0; j < k; ++j) {
+    long double d = a[size_t(j + j * k)];
+    for (size_type l = 0; l < j; ++l) d -= a[size_t(j + l * k)] * a[size_t(j + l * k)];
+    if (!(d > 0)) return {j, d};
+    const long double r = std::sqrt(d);
+    a[size_t(j + j * k)] = r;
+    for (size_type i = j + 1; i < k; ++i) {
+      long double x = a[size_t(i + j * k)];
+      for (size_type l = 0; l < j; ++l) x -= a[size_t(i + l * k)] * a[size_t(j + l * k)];
+      a[size_t(i + j * k)] = x / r;
+    }
+  }
+  return {info > 0 ? info - 1 : 0, std::nan("")};
+}
 
 /// Fill-reducing ordering of the pattern: new -> old.
 std::vector<size_type> compute_ordering(const PatternRef& A, const Options& opt);
