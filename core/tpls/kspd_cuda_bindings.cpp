@@ -7,6 +7,7 @@
 #include <cusolverDn.h>
 
 #include <climits>
+#include <algorithm>
 #include <mutex>
 #include <sstream>
 #include <vector>
@@ -50,26 +51,42 @@ namespace {
       throw_status(int(kspd_s_), "cuSOLVER", #call, __FILE__, __LINE__); \
   } while (0)
 
-// One cuBLAS and one cuSOLVER handle per host thread; all are destroyed at Kokkos finalize.
-struct Handles {
-  cublasHandle_t blas = nullptr;
-  cusolverDnHandle_t solver = nullptr;
-  cusolverDnParams_t params = nullptr;
-  unsigned generation = 0;
-};
+// One cuBLAS and one cuSOLVER handle per host thread. A thread's handles are destroyed when
+// the thread exits (worker threads of the sparse scheduler) or at Kokkos finalize, whichever
+// comes first; the registry never holds a handle set of a thread that has exited.
+struct Handles;
 std::mutex g_mutex;
 std::vector<Handles*> g_all;
 unsigned g_generation = 1;
 bool g_hook = false;
 
+struct Handles {
+  cublasHandle_t blas = nullptr;
+  cusolverDnHandle_t solver = nullptr;
+  cusolverDnParams_t params = nullptr;
+  unsigned generation = 0;
+
+  void release() {  // g_mutex held
+    if (params) cusolverDnDestroyParams(params);
+    if (solver) cusolverDnDestroy(solver);
+    if (blas) cublasDestroy(blas);
+    params = nullptr;
+    solver = nullptr;
+    blas = nullptr;
+    generation = 0;
+  }
+  ~Handles() {  // thread exit
+    std::lock_guard<std::mutex> lock(g_mutex);
+    auto it = std::find(g_all.begin(), g_all.end(), this);
+    if (it == g_all.end()) return;  // already destroyed at finalize
+    g_all.erase(it);
+    release();
+  }
+};
+
 void destroy_all() {
   std::lock_guard<std::mutex> lock(g_mutex);
-  for (Handles* h : g_all) {
-    if (h->params) cusolverDnDestroyParams(h->params);
-    if (h->solver) cusolverDnDestroy(h->solver);
-    if (h->blas) cublasDestroy(h->blas);
-    *h = Handles{};
-  }
+  for (Handles* h : g_all) h->release();
   g_all.clear();
   ++g_generation;
   g_hook = false;
@@ -80,7 +97,6 @@ Handles& handles(cudaStream_t s) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     if (h.generation != g_generation) {
-      h = Handles{};
       KSPD_CUBLAS_SAFE_CALL(cublasCreate(&h.blas));
       KSPD_CUSOLVER_SAFE_CALL(cusolverDnCreate(&h.solver));
       KSPD_CUSOLVER_SAFE_CALL(cusolverDnCreateParams(&h.params));

@@ -3,6 +3,9 @@
 // host loops. Outputs and unread entries are poisoned with NaN.
 #include <gtest/gtest.h>
 
+#include <thread>
+#include <vector>
+
 #include "kspd_core.hpp"
 #include "kspd_test_utils.hpp"
 
@@ -265,5 +268,28 @@ TEST(DenseBlasTypes, LayoutLeftAndRightViewsWork) {
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < n; ++i) At(i, j) = tri_at(A, Uplo::Upper, Diag::NonUnit, i, j);
   EXPECT_LE(diff_fro(matmul(At, true, X, false), B) / norm_fro(B), 1e-12);
+}
+TEST(DenseBlasThreads, CallsFromThreadsThatExitBeforeFinalize) {
+  // The sparse solver's workers call the backend from their own threads and exit before
+  // Kokkos::finalize; on CUDA builds each thread gets its own cuBLAS/cuSOLVER handles, which
+  // must be released at thread exit (a dangling registry entry crashed finalize once).
+  const int n = 37;
+  HostMat A = random_matrix(n, n, 11), B = random_matrix(n, n, 12);
+  const HostMat ref = matmul(A, false, B, true);
+  std::vector<HostMat> out(3, HostMat(n, n));
+  for (int t = 0; t < 3; ++t) {  // one at a time: a Serial instance is not for concurrent use
+    std::thread worker([&, t] {
+      DevMat<double> dA(A, Layout::Left), dB(B, Layout::Padded), dC(random_matrix(n, n, 13 + t), Layout::Left);
+      Exec exec;
+      kspd::gemm(exec, Trans::NoTranspose, Trans::Transpose, 1.0, dA.view, dB.view, 0.0, dC.view);
+      out[size_t(t)] = dC.to_host();
+    });
+    worker.join();
+  }
+  for (int t = 0; t < 3; ++t) EXPECT_LE(diff_fro(out[size_t(t)], ref) / norm_fro(ref), 1e-13) << "thread " << t;
+  // and the main thread's handles still work afterwards
+  DevMat<double> dA(A, Layout::Left), dB(B, Layout::Left), dC(random_matrix(n, n, 20), Layout::Left);
+  kspd::gemm(Exec(), Trans::NoTranspose, Trans::Transpose, 1.0, dA.view, dB.view, 0.0, dC.view);
+  EXPECT_LE(diff_fro(dC.to_host(), ref) / norm_fro(ref), 1e-13);
 }
 }  // namespace
