@@ -181,6 +181,7 @@ int main(int argc, char** argv) {
   size_type dense_n = 4096;
   int kspd_blas = 0, cholmod_blas = 0;  // 0: leave OpenBLAS's setting
   ks::Options opt;
+  bool cap_given = false, limit_given = false;
   std::vector<std::pair<std::string, size_type>> cases;  // ("elasticity"|"laplace3d"|file, size)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -191,7 +192,7 @@ int main(int argc, char** argv) {
     else if (a == "--kspd-blas-threads") kspd_blas = std::atoi(val().c_str());
     else if (a == "--cholmod-blas-threads") cholmod_blas = std::atoi(val().c_str());
     else if (a == "--dense") dense_n = std::atoll(val().c_str());
-    else if (a == "--max-supernode") opt.max_supernode = std::atoll(val().c_str());
+    else if (a == "--max-supernode") opt.max_supernode = std::atoll(val().c_str()), cap_given = true;
     else if (a == "--gpu") {
       const std::string g = val();
       if (g == "on") opt.offload.gpu_defaults();
@@ -199,11 +200,13 @@ int main(int argc, char** argv) {
     } else if (a == "--gpu-threshold-potrf") opt.offload.potrf_threshold = std::atoll(val().c_str());
     else if (a == "--gpu-threshold-trsm") opt.offload.trsm_threshold = std::atoll(val().c_str());
     else if (a == "--gpu-threshold-update") opt.offload.update_threshold = std::atoll(val().c_str());
-    else if (a == "--gpu-mem-limit") opt.offload.device_memory_limit = std::int64_t(std::atof(val().c_str()) * 1048576.0);
+    else if (a == "--gpu-mem-limit")
+      opt.offload.device_memory_limit = std::int64_t(std::atof(val().c_str()) * 1048576.0), limit_given = true;
     else if (a == "--elasticity") cases.push_back({"elasticity", std::atoll(val().c_str())});
     else if (a == "--laplace3d") cases.push_back({"laplace3d", std::atoll(val().c_str())});
     else cases.push_back({a, 0});
   }
+  kspd::sparse::Impl::gpu_run_defaults(opt, cap_given, limit_given);
   if (smoke) {
     reps = 1;
     dense_n = 256;

@@ -51,6 +51,7 @@ struct Args {
   size_type nrhs = 1;
   int refactor = 0;
   int blas_threads = -1;  // -1: 1 when several task workers run, else the BLAS default
+  bool max_supernode_given = false, memory_limit_given = false;
   ks::Options opt;
 };
 
@@ -95,7 +96,7 @@ bool parse(int argc, char** argv, Args& a) {
     } else if (f == "--relax") a.opt.relax.enabled = std::string(need(i)) != "off";
     else if (f == "--nrelax") std::sscanf(need(i), "%ld,%ld,%ld", &a.opt.relax.nrelax[0], &a.opt.relax.nrelax[1], &a.opt.relax.nrelax[2]);
     else if (f == "--zrelax") std::sscanf(need(i), "%lf,%lf,%lf", &a.opt.relax.zrelax[0], &a.opt.relax.zrelax[1], &a.opt.relax.zrelax[2]);
-    else if (f == "--max-supernode") a.opt.max_supernode = std::atoll(need(i));
+    else if (f == "--max-supernode") a.opt.max_supernode = std::atoll(need(i)), a.max_supernode_given = true;
     else if (f == "--max-trsm-rows") a.opt.max_trsm_rows = std::atoll(need(i));
     else if (f == "--gpu") {
       const std::string g = need(i);
@@ -105,7 +106,8 @@ bool parse(int argc, char** argv, Args& a) {
     } else if (f == "--gpu-threshold-potrf") a.opt.offload.potrf_threshold = std::atoll(need(i));
     else if (f == "--gpu-threshold-trsm") a.opt.offload.trsm_threshold = std::atoll(need(i));
     else if (f == "--gpu-threshold-update") a.opt.offload.update_threshold = std::atoll(need(i));
-    else if (f == "--gpu-mem-limit") a.opt.offload.device_memory_limit = std::int64_t(std::atof(need(i)) * 1048576.0);
+    else if (f == "--gpu-mem-limit")
+      a.opt.offload.device_memory_limit = std::int64_t(std::atof(need(i)) * 1048576.0), a.memory_limit_given = true;
     else if (f == "--fallback") a.opt.offload.fallback = std::string(need(i)) == "fail" ? ks::OffloadFallback::Fail : ks::OffloadFallback::Cpu;
     else return std::fprintf(stderr, "kspd-solve: unknown flag '%s' (--help lists them)\n", f.c_str()), false;
   }
@@ -138,6 +140,7 @@ int run(const Args& a) {
               t_read, A.name.empty() ? a.generate.c_str() : A.name.c_str(), long(A.n), long(A.nnz()), a.precision.c_str());
   // order + analyse
   ks::Options opt = a.opt;
+  ks::Impl::gpu_run_defaults(opt, a.max_supernode_given, a.memory_limit_given);
   if (!opt.progress)
     opt.progress = [](size_type done, size_type total, double sec) {
       std::printf("  factor: %ld / %ld supernodes, %.1f s\n", long(done), long(total), sec);
@@ -162,7 +165,8 @@ int run(const Args& a) {
                 long(fs.device_ops[0]), long(fs.host_ops[1]), long(fs.device_ops[1]), long(fs.host_ops[2]),
                 long(fs.device_ops[2]));
     if (fs.device_ops[0] + fs.device_ops[1] + fs.device_ops[2] > 0 || fs.fallbacks > 0)
-      std::printf("; to device %.1f MB, from device %.1f MB, device peak %.1f MB, fallbacks %ld", fs.bytes_to_device / 1e6,
+      std::printf("; device supernodes %ld; to device %.1f MB, from device %.1f MB, device peak %.1f MB, fallbacks %ld",
+                  long(fs.device_supernodes), fs.bytes_to_device / 1e6,
                   fs.bytes_from_device / 1e6, double(fs.device_peak_bytes) / 1e6, long(fs.fallbacks));
     std::printf("\n");
   }

@@ -3,10 +3,11 @@
 /// \file kspd_sparse_numeric.hpp
 /// Numeric supernodal factorization: the panels of all supernodes live in one host View
 /// (panel s: nrows x ncols, column-major, ld = nrows); the tasks of the fan-out graph run
-/// POTRF/TRSM/SYRK/GEMM from core/ on unmanaged strided views of the panels, each on the
-/// host or, above its size threshold, on the offload execution space (generic: on CPU
-/// builds the "device" is a host space, so the path is exercised there too). Updates are
-/// computed into a workspace and scatter-added into the target panel by relative indices.
+/// POTRF/TRSM/SYRK/GEMM from core/ on unmanaged strided views of the panels: on the host,
+/// or for the device-resident top of the tree (kspd_sparse_device_factor.hpp) on the offload
+/// execution space (generic: on CPU builds the "device" is a host space, so the path is
+/// exercised there too). Host updates are computed into a workspace and scatter-added into
+/// the target panel by relative indices.
 
 #include <Kokkos_Core.hpp>
 
@@ -22,7 +23,7 @@
 
 #include "kspd_core.hpp"
 #include "kspd_host_blas.hpp"
-#include "kspd_sparse_offload.hpp"
+#include "kspd_sparse_device_factor.hpp"
 #include "kspd_sparse_scheduler.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
@@ -36,7 +37,7 @@ class Numeric {
   using HostExec = Kokkos::DefaultHostExecutionSpace;
   using HMat = Kokkos::View<Scalar**, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-  using StagingSpace = typename Offloader<Scalar, OffloadExec>::StagingSpace;  ///< pinned on CUDA
+  using StagingSpace = typename DeviceFactor<Scalar, OffloadExec>::StagingSpace;  ///< pinned on CUDA
 
   Numeric(const Symbolic& S, const Options& opt) : S_(S), opt_(opt), locks_(S.snodes.size()), dev_(opt.offload) {
     const auto alloc = Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::factor");
@@ -68,22 +69,18 @@ class Numeric {
     double last = 0;
     Scheduler sched(S_);
     const size_type ns = size_type(S_.snodes.size());
-    gathered_.assign(static_cast<size_t>(ns), 0);
+    dev_.setup(S_, nthreads);
+    // A device supernode computes all its updates at once (one syrk): its Update tasks all
+    // wait for all its TRSM tasks.
+    gathered_ = dev_.placement();
+    gathered_.resize(static_cast<size_t>(ns), 0);
     shared_.clear();
     shared_.resize(static_cast<size_t>(ns));
-    if (opt_.offload.update_threshold >= 0)
-      for (size_type s = 0; s < ns; ++s) {
-        const Supernode& sn = S_.snodes[size_t(s)];
-        const size_type m = sn.nrows() - sn.ncols;
-        if (m > 0 && dev_.wants(opt_.offload.update_threshold, m * m * sn.ncols)) {
-          gathered_[size_t(s)] = 1;
-          shared_[size_t(s)] = std::make_unique<Gathered>();
-          shared_[size_t(s)]->remaining = int(sn.block_end - sn.block_begin - 1);
-        }
-      }
+    for (size_type s = 0; s < ns; ++s)
+      if (gathered_[size_t(s)]) shared_[size_t(s)] = std::make_unique<Gathered>();
     sched.gather_updates(gathered_);
     sched.run(
-        nthreads, [&](size_type t, int w) { run_task(S_.tasks[size_t(t)], work_[size_t(w)]); },
+        nthreads, [&](size_type t, int w) { run_task(S_.tasks[size_t(t)], work_[size_t(w)], w); },
         [&](size_type) {
           ++ndiag;
           if (!opt_.progress) return;
@@ -93,6 +90,7 @@ class Numeric {
             opt_.progress(ndiag, size_type(S_.snodes.size()), el);
           }
         });
+    dev_.finish(vals_);
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     stats_.flops = S_.stats.flops;
     dev_.collect(stats_);
@@ -111,31 +109,31 @@ class Numeric {
                 Kokkos::LayoutStride(static_cast<size_t>(m), 1, size_t(nc), size_t(sn.nrows())));
   }
 
-  void run_task(const Task& task, Work& w) {
+  void run_task(const Task& task, Work& w, int worker) {
     switch (task.kind) {
-      case TaskKind::DiagFactor: diag_factor(task.snode, w); break;
+      case TaskKind::DiagFactor: diag_factor(task.snode, w, worker); break;
       case TaskKind::Trsm: trsm(task, w); break;
       case TaskKind::Update: update(task, w); break;
     }
   }
 
-  void diag_factor(size_type s, Work& w) {
+  void diag_factor(size_type s, Work& w, int worker) {
     const Supernode& sn = S_.snodes[size_t(s)];
     const size_type k = sn.ncols, ld = sn.nrows();
     Scalar* p = vals_ + sn.value_offset;
-    w.dsave.resize(static_cast<size_t>(k * k));
-    for (size_type j = 0; j < k; ++j)
-      for (size_type i = j; i < k; ++i) w.dsave[size_t(i + j * k)] = p[i + j * ld];
+    const bool on_device = dev_.on_device(s);
     int info = 0;
-    bool on_device = false;
-    if (dev_.wants(opt_.offload.potrf_threshold, k)) on_device = dev_.potrf(vals_, sn, s, info);
-    if (!on_device) {
+    if (on_device) {
+      info = dev_.potrf(vals_, s, worker, w.dsave);  // merges the host panel first
+    } else {
+      w.dsave.resize(static_cast<size_t>(k * k));
+      for (size_type j = 0; j < k; ++j)
+        for (size_type i = j; i < k; ++i) w.dsave[size_t(i + j * k)] = p[i + j * ld];
       // core's potrf on a host space launches no kernel (thread-safe for concurrent workers)
       // and reports NaN pivots, which OpenBLAS' own potrf lets through
       using Panel = Kokkos::View<Scalar**, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
       info = kspd::potrf(Kokkos::DefaultHostExecutionSpace(), Uplo::Lower,
                          Panel(p, Kokkos::LayoutStride(size_t(k), 1, size_t(k), size_t(ld))));
-      dev_.invalidate(s);  // a device copy of this panel (if any) is stale now
     }
     count(0, on_device);
     if (info != 0) report_not_spd(s, info, w);
@@ -146,52 +144,37 @@ class Numeric {
     const Block& b0 = S_.blocks[size_t(sn.block_begin + task.block_begin)];
     const Block& b1 = S_.blocks[size_t(sn.block_begin + task.block_end - 1)];
     const size_type r0 = b0.row_offset, m = b1.row_offset + b1.nrows - r0;
-    bool on_device = false;
-    // One decision per supernode, not per TRSM task: a device TRSM brings the whole panel
-    // back, which is only consistent when no TRSM of the same panel runs on the host.
-    if (dev_.wants(opt_.offload.trsm_threshold, (sn.nrows() - sn.ncols) * sn.ncols)) on_device = dev_.trsm(vals_, sn, task.snode, r0, m);
-    if (!on_device) {
+    const bool on_device = dev_.on_device(task.snode);
+    if (on_device) {
+      dev_.trsm(task.snode, r0, m);
+    } else {
       HostExec exec;
       kspd::trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1),
                  panel_view(task.snode, 0, sn.ncols), panel_view(task.snode, r0, m));
-      dev_.invalidate(task.snode);
     }
     count(1, on_device);
   }
 
-  /// All updates of a supernode computed at once (on the device), shared by its Update tasks.
+  /// A device supernode's updates are queued by its first Update task; the others wait
+  /// until that is done (their targets' tasks must queue after them).
   struct Gathered {
     std::mutex m;
-    Kokkos::View<Scalar*, StagingSpace> c;
-    bool on_device = false;
-    int remaining = 0;
+    bool queued = false;
   };
 
   void update(const Task& task, Work& w) {
     const size_type s = task.snode;
     const Supernode& sn = S_.snodes[size_t(s)];
     const Block& blk = S_.blocks[size_t(sn.block_begin + task.block_begin)];
-    const size_type r0 = blk.row_offset, nb = blk.nrows, mb = sn.nrows() - r0, k = sn.ncols;
+    const size_type r0 = blk.row_offset, nb = blk.nrows, mb = sn.nrows() - r0;
     if (gathered_[size_t(s)]) {
       Gathered& g = *shared_[size_t(s)];
-      const size_type m = sn.nrows() - k, q0 = r0 - k;
       {
         std::lock_guard<std::mutex> lk(g.m);
-        if (g.c.extent(0) == 0) {  // the first Update task of s computes the whole product
-          g.c = Kokkos::View<Scalar*, StagingSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::updates"),
-                                                    static_cast<size_t>(m * m));
-          g.on_device = dev_.update_all(vals_, sn, s, g.c.data());
-          if (!g.on_device) {
-            HostExec exec;
-            kspd::syrk(exec, Uplo::Lower, Trans::NoTranspose, Scalar(1), panel_view(s, k, m), Scalar(0),
-                       HMat(g.c.data(), Kokkos::LayoutStride(static_cast<size_t>(m), 1, size_t(m), size_t(m))));
-          }
-        }
+        if (!g.queued) dev_.update(s);
+        g.queued = true;
       }
-      count(2, g.on_device);
-      scatter(sn, r0, nb, mb, blk.target, w, g.c.data() + q0 + q0 * m, m);
-      std::lock_guard<std::mutex> lk(g.m);
-      if (--g.remaining == 0) g.c = Kokkos::View<Scalar*, StagingSpace>();
+      count(2, true);
       return;
     }
     {  // small supernodes: this block's update on the host
@@ -231,7 +214,6 @@ class Numeric {
       const size_type* rel = w.rel.data();
       for (size_type i = j; i < mb; ++i) col[rel[i]] -= cj[i];
     }
-    dev_.invalidate(t);
   }
 
   void count(int op, bool on_device) {
@@ -262,7 +244,7 @@ class Numeric {
   std::vector<Work> work_;
   std::vector<char> gathered_;
   std::vector<std::unique_ptr<Gathered>> shared_;
-  Offloader<Scalar, OffloadExec> dev_;
+  DeviceFactor<Scalar, OffloadExec> dev_;
   FactorStats stats_;
   std::mutex stats_mutex_;
 };

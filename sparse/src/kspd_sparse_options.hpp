@@ -30,11 +30,12 @@ struct Relaxation {
   bool enabled = true;
 };
 
-/// Device offload: an operation runs on the offload execution space when its size measure
-/// reaches its threshold (potrf: the supernode width; trsm: rows below the diagonal block *
-/// width; update: m * m * width with m the supernode's rows below its diagonal block, all its
-/// updates then computed by one device syrk). -1 disables offload for that operation, 0
-/// forces it for every size. The defaults keep everything on the host (see gpu_defaults).
+/// Device offload. A supernode lives on the offload execution space's memory, and all its
+/// operations run there, when one of its size measures reaches its threshold (potrf: its
+/// width k; trsm: m * k, with m its rows below the diagonal block; update: m * m * k); its
+/// ancestors then live there too (the device part is the top of the elimination tree, so no
+/// host task ever waits for device data). -1 disables a measure, 0 puts every supernode on
+/// the device. The defaults keep everything on the host (see gpu_defaults).
 struct Offload {
   std::int64_t potrf_threshold = -1;
   std::int64_t trsm_threshold = -1;
@@ -42,16 +43,18 @@ struct Offload {
   std::int64_t device_memory_limit = std::int64_t(8) << 30;  ///< bytes of device workspace
   OffloadFallback fallback = OffloadFallback::Cpu;
   void force_all() { potrf_threshold = trsm_threshold = update_threshold = 0; }
-  /// Starting thresholds for a GPU, to be tuned by measurement (kspd-solve --gpu on; the
-  /// --gpu-threshold-* flags override): supernodes of >= 256 columns factor on the device,
-  /// panels of >= 256K entries solve there, and a supernode whose update product
-  /// (rows below)^2 x width reaches 2^26 multiply-adds computes all its updates there
-  /// (one syrk; below that, PCIe transfers cost more than the host's BLAS).
+  /// Thresholds for a GPU, measured on an H200 with 16 host cores (3-D elasticity, n =
+  /// 192,000: 0.75 s with these and a 512-column supernode cap, 3.4 s on the 16 cores alone;
+  /// perf_tests/results/): a supernode goes to the device, with its ancestors, at 256 columns,
+  /// at 256K entries below its diagonal block, or at 2^24 update multiply-adds (m * m * k).
+  /// Wider supernodes pay on the device: drivers raise Options::max_supernode to
+  /// kGpuMaxSupernode unless the user set it. The --gpu-threshold-* flags override.
   void gpu_defaults() {
     potrf_threshold = 256;
     trsm_threshold = 256 * 1024;
-    update_threshold = std::int64_t(1) << 26;
+    update_threshold = std::int64_t(1) << 24;
   }
+  static constexpr size_type kGpuMaxSupernode = 512;
   bool any() const { return potrf_threshold >= 0 || trsm_threshold >= 0 || update_threshold >= 0; }
 };
 
@@ -75,7 +78,8 @@ struct FactorStats {
   int threads = 1;
   size_type host_ops[3] = {0, 0, 0};    ///< potrf, trsm, update tasks run on the host
   size_type device_ops[3] = {0, 0, 0};  ///< ... on the offload space
-  size_type fallbacks = 0;              ///< offload wanted but over the memory budget
+  size_type fallbacks = 0;              ///< supernodes kept on the host by the memory budget
+  size_type device_supernodes = 0;      ///< supernodes whose panels lived on the device
   double bytes_to_device = 0, bytes_from_device = 0;
   size_type device_peak_bytes = 0;
   double gflops() const { return seconds > 0 ? flops / seconds * 1e-9 : 0.0; }
