@@ -26,9 +26,19 @@ namespace kspd::batched {
 /// (and always on host backends), one team per matrix above.
 enum class BatchAlgo { Auto, Serial, Team, Register };
 
+/// Above the leaf size an operation can split every matrix in two and recurse (KBLAS'
+/// two-sided recursion): diagonal blocks recurse down to the leaf kernels, off-diagonal
+/// blocks become one batched GEMM per level (cuBLAS gemmStridedBatched where the batch has a
+/// unit stride per matrix, else kspd's register-tiled batched GEMM). Auto: on GPUs for
+/// n > leaf_size (host backends keep their per-matrix host LAPACK loop); Always / Never force it
+/// (fixed-size strided and pointer batches; variable-size batches never recurse).
+enum class BatchRecursion { Auto, Always, Never };
+
 struct BatchOptions {
-  BatchAlgo algo = BatchAlgo::Auto;
-  int team_size = 0;  ///< 0: chosen from the matrix size
+  BatchAlgo algo = BatchAlgo::Auto;  ///< the kernel family (of the leaves when recursing)
+  int team_size = 0;                 ///< 0: chosen from the matrix size
+  BatchRecursion recursion = BatchRecursion::Auto;
+  int leaf_size = 32;  ///< recursion stops at n <= leaf_size (values < 1 read as 32)
 };
 
 namespace Impl {

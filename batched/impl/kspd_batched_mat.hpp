@@ -48,9 +48,10 @@ struct BatchMat {
   const offset_type* offs = nullptr;
   const int* lds = nullptr;
   offset_type bs = 0, rs = 1, cs = 1;
+  offset_type off = 0;  ///< pointers mode: the matrix starts at ptrs[b] + off (a sub-block)
 
   KOKKOS_INLINE_FUNCTION Mat<T> get(size_type b, size_type m, size_type n) const {
-    if (ptrs != nullptr) return Mat<T>{ptrs[b], m, n, 1, lds != nullptr ? offset_type(lds[b]) : cs};
+    if (ptrs != nullptr) return Mat<T>{ptrs[b] + off, m, n, rs, lds != nullptr ? offset_type(lds[b]) : cs};
     if (offs != nullptr) return Mat<T>{base + offs[b], m, n, 1, lds != nullptr ? offset_type(lds[b]) : (m > 0 ? m : 1)};
     return Mat<T>{base + b * bs, m, n, rs, cs};
   }
@@ -67,9 +68,28 @@ struct BatchMat {
     c.bs = bs;
     c.rs = rs;
     c.cs = cs;
+    c.off = off;
     return c;
   }
   KOKKOS_INLINE_FUNCTION bool batch_unit_stride() const { return ptrs == nullptr && offs == nullptr && bs == 1; }
+  /// Fixed-size strided or pointer batches (no per-matrix offsets or leading dimensions):
+  /// the ones whose sub-blocks are batches of the same kind (see sub / t).
+  bool splittable() const { return offs == nullptr && lds == nullptr; }
+  /// The batch of sub-blocks starting at (i0, j0) of every matrix (same strides).
+  BatchMat sub(size_type i0, size_type j0) const {
+    BatchMat s = *this;
+    const offset_type d = offset_type(i0) * rs + offset_type(j0) * cs;
+    if (ptrs != nullptr) s.off += d;
+    else s.base += d;
+    return s;
+  }
+  /// The batch of transposed matrices (strides swapped).
+  BatchMat t() const {
+    BatchMat s = *this;
+    s.rs = cs;
+    s.cs = rs;
+    return s;
+  }
 };
 
 /// Batch dimensions: fixed (m, n, k) or, where the pointer is set, per matrix.

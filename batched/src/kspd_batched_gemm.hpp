@@ -5,6 +5,8 @@
 /// C_b = alpha op(A_b) op(A_b)^T + beta C_b (uplo triangle of C_b only).
 
 #include "kspd_batched_launch.hpp"
+#include "kspd_batched_recursive_internal.hpp"
+#include "kspd_batched_register_internal.hpp"
 #include "kspd_batched_serial_impl.hpp"
 #include "kspd_batched_team_impl.hpp"
 
@@ -70,6 +72,75 @@ struct SyrkOp {
     return 0;
   }
 };
+
+/// C(lower) = alpha A A^T + beta C with A n x k (the normalised SYRK), non-recursive.
+template <class ExecSpace, class T>
+void syrk_kernel(const ExecSpace& exec, size_type nbatch, size_type n, size_type k, T alpha, const BatchMat<const T>& A,
+                 T beta, const BatchMat<T>& C, const BatchOptions& opts) {
+  if constexpr (is_gpu_v<ExecSpace>) {
+    if (opts.algo == BatchAlgo::Auto && n > kMaxRegisterN) {  // the register-tiled GEMM, lower tiles only
+      tile_gemm(exec, Trans::NoTranspose, Trans::Transpose, nbatch, n, n, k, alpha, A, A, beta, C, 1);
+      return;
+    }
+  }
+  Dims d;
+  d.n = n;
+  d.k = k;
+  launch(exec, "kspd::batched::syrk", nbatch, SyrkOp<T>{Uplo::Lower, Trans::NoTranspose, alpha, beta, A, C, d}, nullptr,
+         opts, n);
+}
+/// Two-sided recursive SYRK on the normalised problem: C11 and C22 recurse, C21 is a GEMM.
+template <class ExecSpace, class T>
+void syrk_rec(const ExecSpace& exec, size_type nbatch, size_type n, size_type k, T alpha, const BatchMat<const T>& A,
+              T beta, const BatchMat<T>& C, const BatchOptions& opts) {
+  // Without a vendor GEMM for this layout, one tiled call over the lower tiles beats the
+  // recursion's extra launches.
+  const bool vendor = has_vendor_batch_gemm<ExecSpace, T>() && vendor_gemm_layout(A, A, C);
+  if (n <= leaf_size(opts) || (is_gpu_v<ExecSpace> && !vendor)) {
+    syrk_kernel(exec, nbatch, n, k, alpha, A, beta, C, opts);
+    return;
+  }
+  const size_type n1 = rec_split(n), n2 = n - n1;
+  syrk_rec(exec, nbatch, n1, k, alpha, A, beta, C, opts);
+  batch_gemm(exec, Trans::NoTranspose, Trans::Transpose, nbatch, n2, n1, k, alpha, A.sub(n1, 0), A, beta, C.sub(n1, 0),
+             opts);
+  syrk_rec(exec, nbatch, n2, k, alpha, A.sub(n1, 0), beta, C.sub(n1, n1), opts);
+}
+/// SYRK on any batch: recursive (Lower, NoTranspose after transposing A and / or C) when
+/// the options and the batch allow, else the kernels of SyrkOp.
+template <class ExecSpace, class T>
+void syrk_fixed(const ExecSpace& exec, Uplo uplo, Trans trans, size_type nbatch, size_type n, size_type k, T alpha,
+                BatchMat<const T> A, T beta, BatchMat<T> C, const BatchOptions& opts) {
+  compat::ScopedRegion region("kspd::batched::syrk");
+  const bool rec = use_recursion<ExecSpace>(opts, n) && A.splittable() && C.splittable();
+  if (rec || (is_gpu_v<ExecSpace> && opts.algo == BatchAlgo::Auto && n > kMaxRegisterN)) {
+    if (is_trans(trans)) A = A.t();
+    if (uplo == Uplo::Upper) C = C.t();  // C^T = A A^T as well: its lower triangle is C's upper
+    if (rec) syrk_rec(exec, nbatch, n, k, alpha, A, beta, C, opts);
+    else syrk_kernel(exec, nbatch, n, k, alpha, A, beta, C, opts);
+    return;
+  }
+  Dims d;
+  d.n = n;
+  d.k = k;
+  launch(exec, "kspd::batched::syrk", nbatch, SyrkOp<T>{uplo, trans, alpha, beta, A, C, d}, nullptr, opts, n);
+}
+/// GEMM on a fixed-size batch: on GPUs (Auto, n > 8) the vendor's / the tiled batched GEMM.
+template <class ExecSpace, class T>
+void gemm_fixed(const ExecSpace& exec, Trans ta, Trans tb, size_type nbatch, size_type m, size_type n, size_type k,
+                T alpha, const BatchMat<const T>& A, const BatchMat<const T>& B, T beta, const BatchMat<T>& C,
+                const BatchOptions& opts) {
+  compat::ScopedRegion region("kspd::batched::gemm");
+  if (is_gpu_v<ExecSpace> && opts.algo == BatchAlgo::Auto && (m > n ? m : n) > kMaxRegisterN) {
+    batch_gemm(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C, opts);
+    return;
+  }
+  Dims d;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  launch(exec, "kspd::batched::gemm", nbatch, GemmOp<T>{ta, tb, alpha, beta, A, B, C, d}, nullptr, opts, m > n ? m : n);
+}
 }  // namespace Impl
 
 /// \brief Strided batch GEMM: As, Bs, Cs rank-3 (batch first), any layout.
@@ -90,15 +161,9 @@ void gemm(const ExecSpace& exec, Trans ta, Trans tb, typename CView::const_value
                "kspd::batched::gemm: op(A) is " << am << " x " << k << ", op(B) " << bk << " x " << bn << ", C " << m
                                                 << " x " << n);
   using T = typename CView::non_const_value_type;
-  compat::ScopedRegion region("kspd::batched::gemm");
-  Impl::Dims d;
-  d.m = m;
-  d.n = n;
-  d.k = k;
-  Impl::launch(exec, "kspd::batched::gemm", size_type(Cs.extent(0)),
-               Impl::GemmOp<T>{ta, tb, alpha, beta, Impl::BatchMat<const T>(Impl::strided_batch(As)),
-                               Impl::BatchMat<const T>(Impl::strided_batch(Bs)), Impl::strided_batch(Cs), d},
-               nullptr, opts, m > n ? m : n);
+  Impl::gemm_fixed<ExecSpace, T>(exec, ta, tb, size_type(Cs.extent(0)), m, n, k, alpha,
+                                 Impl::BatchMat<const T>(Impl::strided_batch(As)),
+                                 Impl::BatchMat<const T>(Impl::strided_batch(Bs)), beta, Impl::strided_batch(Cs), opts);
 }
 /// \brief Pointer arrays, column-major: op(A_b) m x k, op(B_b) k x n, C_b m x n.
 template <class ExecSpace, class T>
@@ -111,15 +176,8 @@ void gemm(const ExecSpace& exec, Trans ta, Trans tb, size_type nbatch, size_type
   KSPD_REQUIRE(ldb >= ((is_trans(tb) ? n : k) > 1 ? (is_trans(tb) ? n : k) : 1), InvalidArgument,
                "kspd::batched::gemm: ldb = " << ldb << " too small");
   KSPD_REQUIRE(ldc >= (m > 1 ? m : 1), InvalidArgument, "kspd::batched::gemm: ldc = " << ldc << " < m = " << m);
-  compat::ScopedRegion region("kspd::batched::gemm");
-  Impl::Dims d;
-  d.m = m;
-  d.n = n;
-  d.k = k;
-  Impl::launch(exec, "kspd::batched::gemm", nbatch,
-               Impl::GemmOp<T>{ta, tb, alpha, beta, Impl::pointer_batch(Aptrs, lda), Impl::pointer_batch(Bptrs, ldb),
-                               Impl::pointer_batch(Cptrs, ldc), d},
-               nullptr, opts, m > n ? m : n);
+  Impl::gemm_fixed<ExecSpace, T>(exec, ta, tb, nbatch, m, n, k, alpha, Impl::pointer_batch(Aptrs, lda),
+                                 Impl::pointer_batch(Bptrs, ldb), beta, Impl::pointer_batch(Cptrs, ldc), opts);
 }
 /// \brief Variable-size GEMM: C_b ms(b) x ns(b), op(A_b) ms(b) x ks(b), op(B_b) ks(b) x ns(b);
 /// each stored column-major with leading dimension = its row count, at data() + offsets(b).
@@ -159,14 +217,8 @@ void syrk(const ExecSpace& exec, Uplo uplo, Trans trans, typename CView::const_v
   KSPD_REQUIRE(Cs.extent(2) == Cs.extent(1) && an == n, DimensionMismatch,
                "kspd::batched::syrk: C is " << Cs.extent(1) << " x " << Cs.extent(2) << ", op(A) " << an << " x " << k);
   using T = typename CView::non_const_value_type;
-  compat::ScopedRegion region("kspd::batched::syrk");
-  Impl::Dims d;
-  d.n = n;
-  d.k = k;
-  Impl::launch(exec, "kspd::batched::syrk", size_type(Cs.extent(0)),
-               Impl::SyrkOp<T>{uplo, trans, alpha, beta, Impl::BatchMat<const T>(Impl::strided_batch(As)),
-                               Impl::strided_batch(Cs), d},
-               nullptr, opts, n);
+  Impl::syrk_fixed<ExecSpace, T>(exec, uplo, trans, size_type(Cs.extent(0)), n, k, alpha,
+                                 Impl::BatchMat<const T>(Impl::strided_batch(As)), beta, Impl::strided_batch(Cs), opts);
 }
 /// \brief Pointer arrays, column-major: op(A_b) n x k (lda), C_b n x n (ldc).
 template <class ExecSpace, class T>
@@ -177,13 +229,8 @@ void syrk(const ExecSpace& exec, Uplo uplo, Trans trans, size_type nbatch, size_
   KSPD_REQUIRE(lda >= ((is_trans(trans) ? k : n) > 1 ? (is_trans(trans) ? k : n) : 1), InvalidArgument,
                "kspd::batched::syrk: lda = " << lda << " too small");
   KSPD_REQUIRE(ldc >= (n > 1 ? n : 1), InvalidArgument, "kspd::batched::syrk: ldc = " << ldc << " < n = " << n);
-  compat::ScopedRegion region("kspd::batched::syrk");
-  Impl::Dims d;
-  d.n = n;
-  d.k = k;
-  Impl::launch(exec, "kspd::batched::syrk", nbatch,
-               Impl::SyrkOp<T>{uplo, trans, alpha, beta, Impl::pointer_batch(Aptrs, lda), Impl::pointer_batch(Cptrs, ldc), d},
-               nullptr, opts, n);
+  Impl::syrk_fixed<ExecSpace, T>(exec, uplo, trans, nbatch, n, k, alpha, Impl::pointer_batch(Aptrs, lda), beta,
+                                 Impl::pointer_batch(Cptrs, ldc), opts);
 }
 /// \brief Variable-size SYRK: C_b ns(b) x ns(b), op(A_b) ns(b) x ks(b), column-major,
 /// leading dimension = row count, at data() + offsets(b).

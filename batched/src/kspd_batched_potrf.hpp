@@ -3,7 +3,9 @@
 /// \file kspd_batched_potrf.hpp
 /// Batched Cholesky: A_b = L_b L_b^T (Lower) or U_b^T U_b (Upper) for every matrix b.
 
+#include "kspd_batched_gemm.hpp"
 #include "kspd_batched_launch.hpp"
+#include "kspd_batched_trsm.hpp"
 #include "kspd_batched_register_internal.hpp"
 #include "kspd_batched_serial_impl.hpp"
 #include "kspd_batched_team_impl.hpp"
@@ -35,10 +37,10 @@ struct PotrfOp {
   }
 };
 
+/// The non-recursive POTRF kernels (register / group on GPUs for n <= 32, else PotrfOp's).
 template <class ExecSpace, class T>
-void potrf_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A, int* infos,
-                 const BatchOptions& opts) {
-  compat::ScopedRegion region("kspd::batched::potrf");
+void potrf_kernel(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A, int* infos,
+                  const BatchOptions& opts) {
   if (use_register<ExecSpace>(opts.algo, n)) {
     register_potrf(exec, uplo, nbatch, n, A, infos);
     return;
@@ -46,6 +48,36 @@ void potrf_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n
   Dims d;
   d.n = n;
   launch(exec, "kspd::batched::potrf", nbatch, PotrfOp<T>{uplo, A, d}, infos, opts, n);
+}
+/// Two-sided recursive Cholesky of the lower triangle: L11 = chol(A11), L21 = A21 L11^-T
+/// (TRSM), A22 -= L21 L21^T (SYRK), L22 = chol(A22). The leaf of global column col0 reports
+/// col0 + its column, for the matrices that have not failed in an earlier leaf.
+template <class ExecSpace, class T>
+void potrf_rec(const ExecSpace& exec, size_type nbatch, size_type n, size_type col0, const BatchMat<T>& A,
+               const RecInfo<ExecSpace>& info, const BatchOptions& opts) {
+  if (n <= leaf_size(opts)) {
+    potrf_kernel(exec, Uplo::Lower, nbatch, n, A, info.leaf(col0), opts);
+    info.merge(exec, nbatch, col0);
+    return;
+  }
+  const size_type n1 = rec_split(n), n2 = n - n1;
+  potrf_rec(exec, nbatch, n1, col0, A, info, opts);
+  trsm_fixed(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, T(1), nbatch, n2, n1,
+             BatchMat<const T>(A), A.sub(n1, 0), opts);
+  syrk_fixed(exec, Uplo::Lower, Trans::NoTranspose, nbatch, n2, n1, T(-1), BatchMat<const T>(A.sub(n1, 0)), T(1),
+             A.sub(n1, n1), opts);
+  potrf_rec(exec, nbatch, n2, col0 + n1, A.sub(n1, n1), info, opts);
+}
+
+template <class ExecSpace, class T>
+void potrf_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A, int* infos,
+                 const BatchOptions& opts) {
+  compat::ScopedRegion region("kspd::batched::potrf");
+  if (use_recursion<ExecSpace>(opts, n) && A.splittable()) {  // Upper: U^T U = L L^T with L = U^T
+    potrf_rec(exec, nbatch, n, 0, uplo == Uplo::Upper ? A.t() : A, RecInfo<ExecSpace>(infos, nbatch), opts);
+    return;
+  }
+  potrf_kernel(exec, uplo, nbatch, n, A, infos, opts);
 }
 }  // namespace Impl
 

@@ -5,6 +5,8 @@
 /// one-call factor-and-solve (POSV).
 
 #include "kspd_batched_launch.hpp"
+#include "kspd_batched_potrf.hpp"
+#include "kspd_batched_trsm.hpp"
 #include "kspd_batched_register_internal.hpp"
 #include "kspd_batched_serial_impl.hpp"
 #include "kspd_batched_team_impl.hpp"
@@ -65,6 +67,12 @@ template <class ExecSpace, class T>
 void potrs_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, size_type nrhs,
                  const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts) {
   compat::ScopedRegion region("kspd::batched::potrs");
+  if (use_recursion<ExecSpace>(opts, n) && A.splittable() && B.splittable()) {  // two recursive TRSMs
+    const Trans first = uplo == Uplo::Lower ? Trans::NoTranspose : Trans::Transpose;
+    trsm_fixed(exec, Side::Left, uplo, first, Diag::NonUnit, T(1), nbatch, n, nrhs, A, B, opts);
+    trsm_fixed(exec, Side::Left, uplo, toggle(first), Diag::NonUnit, T(1), nbatch, n, nrhs, A, B, opts);
+    return;
+  }
   if (use_register<ExecSpace>(opts.algo, n)) {
     register_potrs(exec, uplo, nbatch, n, nrhs, A, B);
     return;
@@ -73,6 +81,56 @@ void potrs_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n
   d.n = n;
   d.k = nrhs;
   launch(exec, "kspd::batched::potrs", nbatch, PotrsOp<T>{uplo, A, B, d}, nullptr, opts, n);
+}
+/// Copies B_b of the failed matrices (infos(b) != 0) to / from a scratch batch.
+template <class T>
+struct KeepFailed {
+  BatchMat<T> B;
+  BatchMat<T> keep;
+  const int* infos;
+  int n, nrhs;
+  bool restore;
+  KOKKOS_INLINE_FUNCTION void operator()(const size_type b) const {
+    if (infos[b] == 0) return;
+    const Mat<T> x = B.get(b, n, nrhs), y = keep.get(b, n, nrhs);
+    for (int j = 0; j < nrhs; ++j)
+      for (int i = 0; i < n; ++i) {
+        if (restore) x(i, j) = y(i, j);
+        else y(i, j) = x(i, j);
+      }
+  }
+};
+/// POSV: potrf_fixed then potrs_fixed; recursive above the leaf size, where the solve runs
+/// on every matrix (one batched GEMM cannot skip some), so the right-hand sides of the
+/// failed matrices are kept aside and put back.
+template <class ExecSpace, class T>
+void posv_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, size_type nrhs, const BatchMat<T>& A,
+                const BatchMat<T>& B, int* infos, const BatchOptions& opts) {
+  compat::ScopedRegion region("kspd::batched::posv");
+  if (use_recursion<ExecSpace>(opts, n) && A.splittable() && B.splittable()) {
+    potrf_fixed(exec, uplo, nbatch, n, A, infos, opts);
+    if (nbatch <= 0 || nrhs <= 0) return;
+    Kokkos::View<T*, typename ExecSpace::memory_space> buf(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::batched::posv::keep"), size_t(nbatch * n * nrhs));
+    BatchMat<T> keep;
+    keep.base = buf.data();
+    keep.bs = n * nrhs;
+    keep.rs = 1;
+    keep.cs = n;
+    auto run = [&](bool restore) {
+      Kokkos::parallel_for("kspd::batched::posv::keep",
+                           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, nbatch),
+                           KeepFailed<T>{B, keep, infos, int(n), int(nrhs), restore});
+    };
+    run(false);
+    potrs_fixed(exec, uplo, nbatch, n, nrhs, BatchMat<const T>(A), B, opts);
+    run(true);
+    return;
+  }
+  Dims d;
+  d.n = n;
+  d.k = nrhs;
+  launch(exec, "kspd::batched::posv", nbatch, PosvOp<T>{uplo, A, B, d}, infos, opts, n);
 }
 template <class AView, class BView>
 void check_potrs_shapes(const char* op, const AView& As, const BView& Bs) {
@@ -139,12 +197,8 @@ void posv(const ExecSpace& exec, Uplo uplo, const AView& As, const BView& Bs, co
   using T = typename BView::non_const_value_type;
   const size_type nb = As.extent(0);
   int* ip = Impl::info_ptr<ExecSpace>(infos, nb, "kspd::batched::posv");
-  compat::ScopedRegion region("kspd::batched::posv");
-  Impl::Dims d;
-  d.n = As.extent(1);
-  d.k = Bs.extent(2);
-  Impl::launch(exec, "kspd::batched::posv", nb,
-               Impl::PosvOp<T>{uplo, Impl::strided_batch(As), Impl::strided_batch(Bs), d}, ip, opts, d.n);
+  Impl::posv_fixed<ExecSpace, T>(exec, uplo, nb, size_type(As.extent(1)), size_type(Bs.extent(2)),
+                                 Impl::strided_batch(As), Impl::strided_batch(Bs), ip, opts);
 }
 /// \brief Pointer arrays (column-major, lda / ldb).
 template <class ExecSpace, class T, class InfoView>
@@ -153,12 +207,8 @@ void posv(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, size_
   KSPD_REQUIRE(lda >= (n > 1 ? n : 1) && ldb >= (n > 1 ? n : 1), InvalidArgument,
                "kspd::batched::posv: lda = " << lda << " / ldb = " << ldb << " < n = " << n);
   int* ip = Impl::info_ptr<ExecSpace>(infos, nbatch, "kspd::batched::posv");
-  compat::ScopedRegion region("kspd::batched::posv");
-  Impl::Dims d;
-  d.n = n;
-  d.k = nrhs;
-  Impl::launch(exec, "kspd::batched::posv", nbatch,
-               Impl::PosvOp<T>{uplo, Impl::pointer_batch(Aptrs, lda), Impl::pointer_batch(Bptrs, ldb), d}, ip, opts, n);
+  Impl::posv_fixed<ExecSpace, T>(exec, uplo, nbatch, n, nrhs, Impl::pointer_batch(Aptrs, lda),
+                                 Impl::pointer_batch(Bptrs, ldb), ip, opts);
 }
 
 }  // namespace kspd::batched

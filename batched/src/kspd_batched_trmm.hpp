@@ -4,6 +4,7 @@
 /// Batched triangular multiply, every variant: B_b = alpha op(A_b) B_b (Left) or
 /// alpha B_b op(A_b) (Right). (cuBLAS has no batched TRMM.)
 
+#include "kspd_batched_gemm.hpp"
 #include "kspd_batched_launch.hpp"
 #include "kspd_batched_serial_impl.hpp"
 #include "kspd_batched_team_impl.hpp"
@@ -31,6 +32,64 @@ struct TrmmOp {
     return 0;
   }
 };
+
+template <class ExecSpace, class T>
+void trmm_kernel(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
+                 size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts) {
+  Dims d;
+  d.m = m;
+  d.n = n;
+  launch(exec, "kspd::batched::trmm", nbatch, TrmmOp<T>{side, uplo, trans, diag, alpha, A, B, d}, nullptr, opts,
+         side == Side::Left ? m : n);
+}
+/// Two-sided recursive B = alpha A B (Left, NoTranspose; A m x m, B m x n). Lower:
+/// B2 = alpha A22 B2, B2 += alpha A21 B1 (GEMM, B1 still the input), B1 = alpha A11 B1;
+/// Upper mirrored.
+template <class ExecSpace, class T>
+void trmm_rec(const ExecSpace& exec, bool lower, Diag diag, T alpha, size_type nbatch, size_type m, size_type n,
+              const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts) {
+  if (m <= leaf_size(opts)) {
+    trmm_kernel(exec, Side::Left, lower ? Uplo::Lower : Uplo::Upper, Trans::NoTranspose, diag, alpha, nbatch, m, n, A, B,
+                opts);
+    return;
+  }
+  const size_type m1 = rec_split(m), m2 = m - m1;
+  const BatchMat<const T> A22 = A.sub(m1, m1);
+  const BatchMat<T> B2 = B.sub(m1, 0);
+  if (lower) {
+    trmm_rec(exec, true, diag, alpha, nbatch, m2, n, A22, B2, opts);
+    batch_gemm(exec, Trans::NoTranspose, Trans::NoTranspose, nbatch, m2, n, m1, alpha, A.sub(m1, 0),
+               BatchMat<const T>(B), T(1), B2, opts);
+    trmm_rec(exec, true, diag, alpha, nbatch, m1, n, A, B, opts);
+  } else {
+    trmm_rec(exec, false, diag, alpha, nbatch, m1, n, A, B, opts);
+    batch_gemm(exec, Trans::NoTranspose, Trans::NoTranspose, nbatch, m1, n, m2, alpha, A.sub(0, m1),
+               BatchMat<const T>(B2), T(1), B, opts);
+    trmm_rec(exec, false, diag, alpha, nbatch, m2, n, A22, B2, opts);
+  }
+}
+/// TRMM on a fixed-size batch: recursive above the leaf size (reduced to Left / NoTranspose
+/// by transposing the descriptors: B op(A) = (op(A)^T B^T)^T), else TrmmOp's kernels.
+template <class ExecSpace, class T>
+void trmm_fixed(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
+                size_type m, size_type n, BatchMat<const T> A, BatchMat<T> B, const BatchOptions& opts) {
+  compat::ScopedRegion region("kspd::batched::trmm");
+  const size_type k = side == Side::Left ? m : n;
+  if (use_recursion<ExecSpace>(opts, k) && A.splittable() && B.splittable()) {
+    if (side == Side::Right) {
+      B = B.t();
+      std::swap(m, n);
+      trans = toggle(trans);
+    }
+    if (is_trans(trans)) {
+      A = A.t();
+      uplo = flip(uplo);
+    }
+    trmm_rec(exec, uplo == Uplo::Lower, diag, alpha, nbatch, m, n, A, B, opts);
+    return;
+  }
+  trmm_kernel(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B, opts);
+}
 }  // namespace Impl
 
 /// \brief Strided batch: As (batch, k, k), k = m (Left) or n (Right); Bs (batch, m, n).
@@ -46,14 +105,8 @@ void trmm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag,
   KSPD_REQUIRE(size_type(As.extent(1)) == k && size_type(As.extent(2)) == k, DimensionMismatch,
                "kspd::batched::trmm: As must be " << k << " x " << k << " (got " << As.extent(1) << " x " << As.extent(2) << ")");
   using T = typename BView::non_const_value_type;
-  compat::ScopedRegion region("kspd::batched::trmm");
-  Impl::Dims d;
-  d.m = m;
-  d.n = n;
-  Impl::launch(exec, "kspd::batched::trmm", size_type(Bs.extent(0)),
-               Impl::TrmmOp<T>{side, uplo, trans, diag, alpha, Impl::BatchMat<const T>(Impl::strided_batch(As)),
-                               Impl::strided_batch(Bs), d},
-               nullptr, opts, k);
+  Impl::trmm_fixed<ExecSpace, T>(exec, side, uplo, trans, diag, alpha, size_type(Bs.extent(0)), m, n,
+                                 Impl::BatchMat<const T>(Impl::strided_batch(As)), Impl::strided_batch(Bs), opts);
 }
 /// \brief Pointer arrays, column-major: A_b k x k (lda), B_b m x n (ldb).
 template <class ExecSpace, class T>
@@ -64,14 +117,8 @@ void trmm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T
   KSPD_REQUIRE(nbatch >= 0 && m >= 0 && n >= 0, InvalidArgument, "kspd::batched::trmm: nbatch, m, n must be >= 0");
   KSPD_REQUIRE(lda >= (k > 1 ? k : 1), InvalidArgument, "kspd::batched::trmm: lda = " << lda << " < " << k);
   KSPD_REQUIRE(ldb >= (m > 1 ? m : 1), InvalidArgument, "kspd::batched::trmm: ldb = " << ldb << " < m = " << m);
-  compat::ScopedRegion region("kspd::batched::trmm");
-  Impl::Dims d;
-  d.m = m;
-  d.n = n;
-  Impl::launch(exec, "kspd::batched::trmm", nbatch,
-               Impl::TrmmOp<T>{side, uplo, trans, diag, alpha, Impl::pointer_batch(Aptrs, lda),
-                               Impl::pointer_batch(Bptrs, ldb), d},
-               nullptr, opts, k);
+  Impl::trmm_fixed<ExecSpace, T>(exec, side, uplo, trans, diag, alpha, nbatch, m, n, Impl::pointer_batch(Aptrs, lda),
+                                 Impl::pointer_batch(Bptrs, ldb), opts);
 }
 
 }  // namespace kspd::batched

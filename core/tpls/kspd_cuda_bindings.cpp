@@ -196,6 +196,15 @@ int to_int(long long v, const char* what) {
     KSPD_CUBLAS_SAFE_CALL(cublas##P##gemm_64(handles(s).blas, op(ta), op(tb), m, n, k, &alpha, A,   \
                                              ld(lda), B, ld(ldb), &beta, C, ld(ldc)));              \
   }                                                                                                 \
+  void gemm_strided_batched(cudaStream_t s, char ta, char tb, size_type m, size_type n,             \
+                            size_type k, T alpha, const T* A, offset_type lda, offset_type sa,      \
+                            const T* B, offset_type ldb, offset_type sb, T beta, T* C,              \
+                            offset_type ldc, offset_type sc, size_type batch) {                     \
+    if (m == 0 || n == 0 || batch == 0) return;                                                     \
+    KSPD_CUBLAS_SAFE_CALL(cublas##P##gemmStridedBatched_64(                                         \
+        handles(s).blas, op(ta), op(tb), m, n, k, &alpha, A, ld(lda), sa, B, ld(ldb), sb, &beta, C, \
+        ld(ldc), sc, batch));                                                                       \
+  }                                                                                                 \
   void syrk(cudaStream_t s, char uplo, char trans, size_type n, size_type k, T alpha, const T* A,   \
             offset_type lda, T beta, T* C, offset_type ldc) {                                       \
     if (n == 0) return;                                                                             \

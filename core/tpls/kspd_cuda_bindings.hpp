@@ -18,6 +18,11 @@ namespace kspd::Impl::cuda {
   void gemm(cudaStream_t s, char ta, char tb, size_type m, size_type n, size_type k, T alpha,     \
             const T* A, offset_type lda, const T* B, offset_type ldb, T beta, T* C,               \
             offset_type ldc);                                                                     \
+  /* C_b = alpha op(A_b) op(B_b) + beta C_b for b < batch, A_b = A + b * sa (likewise B, C). */ \
+  void gemm_strided_batched(cudaStream_t s, char ta, char tb, size_type m, size_type n,           \
+                            size_type k, T alpha, const T* A, offset_type lda, offset_type sa,    \
+                            const T* B, offset_type ldb, offset_type sb, T beta, T* C,            \
+                            offset_type ldc, offset_type sc, size_type batch);                    \
   void syrk(cudaStream_t s, char uplo, char trans, size_type n, size_type k, T alpha, const T* A, \
             offset_type lda, T beta, T* C, offset_type ldc);                                      \
   void syr2k(cudaStream_t s, char uplo, char trans, size_type n, size_type k, T alpha,            \

@@ -1,7 +1,7 @@
 // perf_batched: kspd::batched against the peers, timed in the same run.
 //   perf_batched [--n 2,4,8,...] [--batch 1000,10000,100000] [--prec d,s]
 //                [--ops potrf,potrs,trsm,gemm,syrk,trmm,trtri,potri] [--nrhs 0] [--reps 7]
-//                [--max-gb 1.0] [--smoke]
+//                [--max-gb 1.0] [--leaf 32] [--rec auto|always|never] [--smoke]
 // Large n cap the batch so that each array stays under --max-gb GB (the line shows the batch).
 // nrhs 0 means nrhs = n (potrs: 1, cuSOLVER's only choice). Per line: median time, GFLOP/s,
 // GB/s (each matrix read + written once) and its share of the device-to-device copy
@@ -11,8 +11,11 @@
 //         KokkosBatched::SerialTrsm / SerialGemm over a LayoutLeft batch (coalesced);
 //   host: a loop of LAPACK/BLAS calls per matrix, and the same Kokkos Kernels kernels.
 // Operations with no peer print GFLOP/s against kspd's batched GEMM at the same n.
-// kspd runs on a LayoutLeft rank-3 View (batch first: coalesced) and, as "kspd-ptr", on the
-// peer's pointer array.
+// kspd runs on a LayoutLeft rank-3 View (batch first: coalesced), as "kspd-ptr" on the peer's
+// pointer array and, as "kspd-cm", on a LayoutStride rank-3 View of the peer's contiguous
+// column-major matrices (the layout where the recursion for n > 32 runs its off-diagonal
+// blocks through cuBLAS gemmStridedBatched). --leaf sets BatchOptions::leaf_size, --rec
+// auto|always|never its recursion.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 #include <KokkosBatched_Gemm_Decl.hpp>
@@ -60,6 +63,7 @@ using kspd::perf::parse_words;
 
 int g_reps = 7;
 double g_max_gb = 1.0;
+kb::BatchOptions g_opts;  // --leaf, --rec
 /// Median of g_reps runs of fn(), each after reset() (untimed); one warm-up run first.
 template <class Reset, class Fn>
 double median_time(Reset reset, Fn fn) {
@@ -134,6 +138,15 @@ struct Case {
         });
     infos = decltype(infos)("infos", nb);
     Exec().fence();
+  }
+  /// The peer's column-major matrices as strided batches (batch stride n*n, resp. n*nrhs).
+  Kokkos::View<T***, Kokkos::LayoutStride, Mem> cmA() const {
+    return Kokkos::View<T***, Kokkos::LayoutStride, Mem>(
+        pa.data(), Kokkos::LayoutStride(size_t(nb), size_t(n * n), size_t(n), 1, size_t(n), size_t(n)));
+  }
+  Kokkos::View<T***, Kokkos::LayoutStride, Mem> cmB() const {
+    return Kokkos::View<T***, Kokkos::LayoutStride, Mem>(
+        pb.data(), Kokkos::LayoutStride(size_t(nb), size_t(n * nrhs), size_t(n), 1, size_t(nrhs), size_t(n)));
   }
   T** ptrA() const { return reinterpret_cast<T**>(pA.data()); }
   T** ptrB() const { return reinterpret_cast<T**>(pB.data()); }
@@ -244,14 +257,14 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
       // Cap each array at g_max_gb (the case holds about six of them).
       const long nb = std::max(1L, std::min(nb_req, long(g_max_gb * 1e9 / (double(n) * double(std::max(n, nrhs)) * sz))));
       Case<T> c(n, nrhs, nb);
-      double t_gemm = 0;
+      double t_gemm = 0, t_gemm_peer = 0;
       for (const auto& op : ops) {
         const double nn = double(n), nr = double(nrhs), B = double(nb);
         if (op == "gemm") {  // C (n x nrhs) = A (n x n) * B2^T, B2 nrhs x n
           Kokkos::View<T***, Kokkos::LayoutLeft, Mem> Bt("Bt", nb, nrhs, n), C("C", nb, n, nrhs);
           const double fl = 2 * nn * nn * nr * B, by = (nn * nn + 2 * nn * nr) * sz * B;
           t_gemm = median_time([] {}, [&] {
-            kb::gemm(exec, kspd::Trans::NoTranspose, kspd::Trans::Transpose, T(1), c.A0, Bt, T(0), C);
+            kb::gemm(exec, kspd::Trans::NoTranspose, kspd::Trans::Transpose, T(1), c.A0, Bt, T(0), C, g_opts);
           });
           double tp = 0, tkk = 0;
 #ifdef KSPD_ENABLE_CUDA_TPLS
@@ -275,6 +288,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
                                             KokkosBatched::Algo::Gemm::Unblocked>::invoke(T(1), a, bt, T(0), cc);
                 });
           });
+          t_gemm_peer = tp;
 #ifdef KSPD_ENABLE_CUDA_TPLS
           print_line(prec, "gemm", n, nrhs, nb, "kspd", t_gemm, fl, by, "cublasStrided", tp);
 #else
@@ -283,9 +297,12 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           print_line(prec, "gemm", n, nrhs, nb, "kspd", t_gemm, fl, by, "KK-SerialGemm", tkk);
         } else if (op == "potrf") {
           const double fl = nn * nn * nn / 3 * B, by = 2 * nn * nn * sz * B;
-          const double t = median_time([&] { c.reset_a(); }, [&] { kb::potrf(exec, kspd::Uplo::Lower, c.A, c.infos); });
-          const double tptr = median_time([&] { c.reset_a(); },
-                                          [&] { kb::potrf(exec, kspd::Uplo::Lower, nb, n, c.ptrA(), n, c.infos); });
+          const double t =
+              median_time([&] { c.reset_a(); }, [&] { kb::potrf(exec, kspd::Uplo::Lower, c.A, c.infos, g_opts); });
+          const double tptr = median_time(
+              [&] { c.reset_a(); }, [&] { kb::potrf(exec, kspd::Uplo::Lower, nb, n, c.ptrA(), n, c.infos, g_opts); });
+          const double tcm =
+              median_time([&] { c.reset_a(); }, [&] { kb::potrf(exec, kspd::Uplo::Lower, c.cmA(), c.infos, g_opts); });
 #ifdef KSPD_ENABLE_CUDA_TPLS
           const double tp = median_time([&] { c.reset_a(); }, [&] { potrf_batched(int(n), c.ptrA(), c.infos.data(), int(nb)); });
           const char* peer = "cusolverBatched";
@@ -297,6 +314,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
 #endif
           print_line(prec, "potrf", n, 0, nb, "kspd", t, fl, by, peer, tp);
           print_line(prec, "potrf", n, 0, nb, "kspd-ptr", tptr, fl, by, peer, tp);
+          print_line(prec, "potrf", n, 0, nb, "kspd-cm", tcm, fl, by, peer, tp);
         } else if (op == "potrs") {  // nrhs = 1, cuSOLVER's only choice
           c.factor();
           Kokkos::View<T***, Kokkos::LayoutLeft, Mem> x("x", nb, n, 1), x0("x0", nb, n, 1);
@@ -311,10 +329,14 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           T** ppx = reinterpret_cast<T**>(pX.data());
           const double fl = 2 * nn * nn * B, by = (nn * nn + 2 * nn) * sz * B;
           const double t = median_time([&] { Kokkos::deep_copy(exec, x, x0); },
-                                       [&] { kb::potrs(exec, kspd::Uplo::Lower, c.A, x); });
+                                       [&] { kb::potrs(exec, kspd::Uplo::Lower, c.A, x, g_opts); });
           const double tptr = median_time([&] { Kokkos::deep_copy(exec, px, px0); }, [&] {
-            kb::potrs(exec, kspd::Uplo::Lower, nb, n, 1, const_cast<const T* const*>(c.ptrA()), n, ppx, n);
+            kb::potrs(exec, kspd::Uplo::Lower, nb, n, 1, const_cast<const T* const*>(c.ptrA()), n, ppx, n, g_opts);
           });
+          Kokkos::View<T***, Kokkos::LayoutStride, Mem> xcm(px.data(),
+                                                           Kokkos::LayoutStride(size_t(nb), size_t(n), size_t(n), 1, 1, size_t(n)));
+          const double tcm = median_time([&] { Kokkos::deep_copy(exec, px, px0); },
+                                         [&] { kb::potrs(exec, kspd::Uplo::Lower, c.cmA(), xcm, g_opts); });
 #ifdef KSPD_ENABLE_CUDA_TPLS
           Kokkos::View<int, Mem> info1("info1");
           const double tp = median_time([&] { Kokkos::deep_copy(exec, px, px0); },
@@ -328,16 +350,21 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
 #endif
           print_line(prec, "potrs", n, 1, nb, "kspd", t, fl, by, peer, tp);
           print_line(prec, "potrs", n, 1, nb, "kspd-ptr", tptr, fl, by, peer, tp);
+          print_line(prec, "potrs", n, 1, nb, "kspd-cm", tcm, fl, by, peer, tp);
         } else if (op == "trsm") {  // Left Lower NoTrans NonUnit, nrhs columns
           c.factor();
           const double fl = nn * nn * nr * B, by = (nn * nn + 2 * nn * nr) * sz * B;
           const double t = median_time([&] { c.reset_b(); }, [&] {
             kb::trsm(exec, kspd::Side::Left, kspd::Uplo::Lower, kspd::Trans::NoTranspose, kspd::Diag::NonUnit, T(1), c.A,
-                     c.B);
+                     c.B, g_opts);
           });
           const double tptr = median_time([&] { c.reset_b(); }, [&] {
             kb::trsm(exec, kspd::Side::Left, kspd::Uplo::Lower, kspd::Trans::NoTranspose, kspd::Diag::NonUnit, T(1), nb,
-                     n, nrhs, const_cast<const T* const*>(c.ptrA()), n, c.ptrB(), n);
+                     n, nrhs, const_cast<const T* const*>(c.ptrA()), n, c.ptrB(), n, g_opts);
+          });
+          const double tcm = median_time([&] { c.reset_b(); }, [&] {
+            kb::trsm(exec, kspd::Side::Left, kspd::Uplo::Lower, kspd::Trans::NoTranspose, kspd::Diag::NonUnit, T(1),
+                     c.cmA(), c.cmB(), g_opts);
           });
 #ifdef KSPD_ENABLE_CUDA_TPLS
           const double tp = median_time([&] { c.reset_b(); },
@@ -363,38 +390,63 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           });
           print_line(prec, "trsm", n, nrhs, nb, "kspd", t, fl, by, peer, tp);
           print_line(prec, "trsm", n, nrhs, nb, "kspd-ptr", tptr, fl, by, peer, tp);
+          print_line(prec, "trsm", n, nrhs, nb, "kspd-cm", tcm, fl, by, peer, tp);
           print_line(prec, "trsm", n, nrhs, nb, "kspd", t, fl, by, "KK-SerialTrsm", tkk);
         } else {  // operations without a batched peer: syrk, trmm, trtri, potri
-          double fl = 0, by = 2 * nn * nn * sz * B, t = 0;
+          // Timed on the LayoutLeft batch ("kspd") and on the column-major strided one ("kspd-cm").
+          double fl = 0, by = 2 * nn * nn * sz * B, t = 0, tcm = 0;
           if (op == "syrk") {
             Kokkos::View<T***, Kokkos::LayoutLeft, Mem> C("C", nb, n, n);
+            Kokkos::View<T*, Mem> pc("pc", nb * n * n);
+            Kokkos::View<T***, Kokkos::LayoutStride, Mem> Ccm(
+                pc.data(), Kokkos::LayoutStride(size_t(nb), size_t(n * n), size_t(n), 1, size_t(n), size_t(n)));
+            Kokkos::View<const T***, Kokkos::LayoutStride, Mem> Bcm(
+                c.pb0.data(), Kokkos::LayoutStride(size_t(nb), size_t(n * nrhs), size_t(n), 1, size_t(nrhs), size_t(n)));
             fl = nn * nn * nr * B;
             by = (nn * nr + nn * nn) * sz * B;
-            t = median_time([] {}, [&] { kb::syrk(exec, kspd::Uplo::Lower, kspd::Trans::NoTranspose, T(1), c.B0, T(0), C); });
+            t = median_time([] {}, [&] {
+              kb::syrk(exec, kspd::Uplo::Lower, kspd::Trans::NoTranspose, T(1), c.B0, T(0), C, g_opts);
+            });
+            tcm = median_time([] {}, [&] {
+              kb::syrk(exec, kspd::Uplo::Lower, kspd::Trans::NoTranspose, T(1), Bcm, T(0), Ccm, g_opts);
+            });
           } else if (op == "trmm") {
             c.factor();
             fl = nn * nn * nr * B;
             by = (nn * nn + 2 * nn * nr) * sz * B;
             t = median_time([&] { c.reset_b(); }, [&] {
               kb::trmm(exec, kspd::Side::Left, kspd::Uplo::Lower, kspd::Trans::NoTranspose, kspd::Diag::NonUnit, T(1),
-                       c.A, c.B);
+                       c.A, c.B, g_opts);
+            });
+            tcm = median_time([&] { c.reset_b(); }, [&] {
+              kb::trmm(exec, kspd::Side::Left, kspd::Uplo::Lower, kspd::Trans::NoTranspose, kspd::Diag::NonUnit, T(1),
+                       c.cmA(), c.cmB(), g_opts);
             });
           } else if (op == "trtri" || op == "potri") {
             c.factor();
             fl = (op == "trtri" ? 1.0 : 2.0) * nn * nn * nn / 3 * B;
-            t = median_time([&] { c.reset_a(); }, [&] {
-              if (op == "trtri") kb::trtri(exec, kspd::Uplo::Lower, kspd::Diag::NonUnit, c.A, c.infos);
-              else kb::potri(exec, kspd::Uplo::Lower, c.A, c.infos);
-            });
+            auto inv = [&](const auto& A) {
+              if (op == "trtri") kb::trtri(exec, kspd::Uplo::Lower, kspd::Diag::NonUnit, A, c.infos, g_opts);
+              else kb::potri(exec, kspd::Uplo::Lower, A, c.infos, g_opts);
+            };
+            t = median_time([&] { c.reset_a(); }, [&] { inv(c.A); });
+            tcm = median_time([&] { c.reset_a(); }, [&] { inv(c.cmA()); });
           } else {
             std::printf("unknown op %s\n", op.c_str());
             continue;
           }
-          std::printf("%s %-6s n=%4ld nrhs=%4ld batch=%7ld kspd      %9.4f ms %9.1f GF/s %7.1f GB/s (%5.1f%% copy)",
-                      prec, op.c_str(), n, nrhs, nb, t * 1e3, fl / t * 1e-9, by / t * 1e-9, 100 * by / t * 1e-9 / g_copy_bw);
-          if (t_gemm > 0)
-            std::printf(" | vs kspd gemm(n x n x nrhs) %9.1f GF/s", 2 * nn * nn * nr * B / t_gemm * 1e-9);
-          std::printf("\n");
+          // Reference rate: the batched GEMM n x n x nrhs (kspd's and, on CUDA, cuBLAS
+          // gemmStridedBatched), when --ops ran gemm before.
+          for (int v = 0; v < 2; ++v) {
+            const double tv = v == 0 ? t : tcm;
+            std::printf("%s %-6s n=%4ld nrhs=%4ld batch=%7ld %-9s %9.4f ms %9.1f GF/s %7.1f GB/s (%5.1f%% copy)", prec,
+                        op.c_str(), n, nrhs, nb, v == 0 ? "kspd" : "kspd-cm", tv * 1e3, fl / tv * 1e-9, by / tv * 1e-9,
+                        100 * by / tv * 1e-9 / g_copy_bw);
+            if (t_gemm > 0)
+              std::printf(" | gemm(n x n x nrhs) GF/s: kspd %7.1f peer %7.1f", 2 * nn * nn * nr * B / t_gemm * 1e-9,
+                          t_gemm_peer > 0 ? 2 * nn * nn * nr * B / t_gemm_peer * 1e-9 : 0.0);
+            std::printf("\n");
+          }
         }
       }
     }
@@ -417,6 +469,13 @@ int main(int argc, char** argv) {
     else if (a == "--nrhs") nrhs = std::stol(next());
     else if (a == "--reps") g_reps = int(std::stol(next()));
     else if (a == "--max-gb") g_max_gb = std::stod(next());
+    else if (a == "--leaf") g_opts.leaf_size = int(std::stol(next()));
+    else if (a == "--rec") {
+      const std::string r = next();
+      g_opts.recursion = r == "always" ? kb::BatchRecursion::Always
+                         : r == "never" ? kb::BatchRecursion::Never
+                                        : kb::BatchRecursion::Auto;
+    }
     else if (a == "--smoke") {
       ns = {3, 8, 17};
       batches = {200};

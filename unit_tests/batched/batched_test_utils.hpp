@@ -29,6 +29,30 @@ inline std::vector<kspd::batched::BatchAlgo> algos_for(kspd::size_type n) {
   return {A::Auto, A::Serial, A::Team};
 }
 
+/// The options every check runs with: the kernel family under test plus the recursion
+/// setting of the enclosing ForceRecursion scope (outside one: the library's defaults).
+inline kspd::batched::BatchOptions& recursion_options() {
+  static kspd::batched::BatchOptions o;
+  return o;
+}
+inline kspd::batched::BatchOptions test_options(kspd::batched::BatchAlgo a) {
+  kspd::batched::BatchOptions o = recursion_options();
+  o.algo = a;
+  return o;
+}
+/// Within its scope every check takes the two-sided recursive path (above `leaf`).
+struct ForceRecursion {
+  explicit ForceRecursion(int leaf = 32) {
+    recursion_options().recursion = kspd::batched::BatchRecursion::Always;
+    recursion_options().leaf_size = leaf;
+  }
+  ~ForceRecursion() { recursion_options() = kspd::batched::BatchOptions{}; }
+  ForceRecursion(const ForceRecursion&) = delete;
+  ForceRecursion& operator=(const ForceRecursion&) = delete;
+};
+/// Sizes of the recursion tests: around and between the powers of two it splits at.
+inline std::vector<kspd::size_type> recursion_sizes() { return {33, 48, 63, 64, 65, 100, 127, 128, 129, 255, 256}; }
+
 template <class T>
 struct DevBatch {
   Iface iface;

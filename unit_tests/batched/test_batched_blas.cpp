@@ -36,7 +36,7 @@ void check_trsm(bool mult, size_type m, size_type n, size_type nb, Side side, Up
     bm.push_back(random_matrix(m, n, unsigned(500 + b % 13)));
   }
   DevBatch<T> dA(a, k, k, iface), dB(bm, m, n, iface);
-  const kb::BatchOptions opts{algo};
+  const kb::BatchOptions opts = test_options(algo);
   if (iface == Iface::Left) {
     if (mult) kb::trmm(Exec(), side, uplo, trans, diag, T(alpha), dA.L, dB.L, opts);
     else kb::trsm(Exec(), side, uplo, trans, diag, T(alpha), dA.L, dB.L, opts);
@@ -82,7 +82,7 @@ void check_gemm(size_type m, size_type n, size_type k, size_type nb, Trans ta, T
     c.push_back(beta == 0 ? HostMat(m, n, std::nan("")) : random_matrix(m, n, unsigned(80 + b)));
   }
   DevBatch<T> dA(a, a[0].m, a[0].n, iface), dB(bm, bm[0].m, bm[0].n, iface), dC(c, m, n, iface);
-  const kb::BatchOptions opts{algo};
+  const kb::BatchOptions opts = test_options(algo);
   if (iface == Iface::Left) kb::gemm(Exec(), ta, tb, T(alpha), dA.L, dB.L, T(beta), dC.L, opts);
   else if (iface == Iface::Right) kb::gemm(Exec(), ta, tb, T(alpha), dA.R, dB.R, T(beta), dC.R, opts);
   else
@@ -112,7 +112,7 @@ void check_syrk(size_type n, size_type k, size_type nb, Uplo uplo, Trans trans, 
     c.push_back(cc);
   }
   DevBatch<T> dA(a, a[0].m, a[0].n, iface), dC(c, n, n, iface);
-  const kb::BatchOptions opts{algo};
+  const kb::BatchOptions opts = test_options(algo);
   if (iface == Iface::Left) kb::syrk(Exec(), uplo, trans, T(alpha), dA.L, T(beta), dC.L, opts);
   else if (iface == Iface::Right) kb::syrk(Exec(), uplo, trans, T(alpha), dA.R, T(beta), dC.R, opts);
   else kb::syrk(Exec(), uplo, trans, nb, n, k, T(alpha), dA.cp(), dA.ld, T(beta), dC.p(), dC.ld, opts);
@@ -201,6 +201,105 @@ TYPED_TEST(BatchedBlas, SyrkAllVariants) {
             for (auto algo : {kb::BatchAlgo::Auto, kb::BatchAlgo::Serial, kb::BatchAlgo::Team})
               check_syrk<TypeParam>(dims[0], dims[1], 3, uplo, trans, beta, iface, algo);
   check_syrk<TypeParam>(3, 2, 70000, Uplo::Lower, Trans::NoTranspose, 1.0, Iface::Left, kb::BatchAlgo::Auto);
+}
+
+/// The two-sided recursion forced on every backend: every TRSM / TRMM variant, SYRK, and
+/// the tiled batched GEMM (with the leaf families Serial / Team the host runs it too).
+TYPED_TEST(BatchedBlas, RecursiveTrsmTrmmAllVariants) {
+  const ForceRecursion force;
+  for (size_type k : recursion_sizes())
+    for (bool mult : {false, true})
+      for (Side side : all_sides())
+        for (Uplo uplo : all_uplos())
+          for (Trans trans : all_trans())
+            for (Diag diag : all_diags()) {
+              if (trans == Trans::ConjTranspose && k > 65) continue;  // real: the same as Transpose
+              const size_type nrhs = 1 + k % 4;
+              const size_type m = side == Side::Left ? k : nrhs, n = side == Side::Left ? nrhs : k;
+              const Iface iface = all_ifaces()[size_t((k + int(side == Side::Left) + int(uplo == Uplo::Lower)) % 3)];
+              check_trsm<TypeParam>(mult, m, n, 3, side, uplo, trans, diag, iface, kb::BatchAlgo::Auto);
+            }
+}
+TYPED_TEST(BatchedBlas, RecursiveLeafFamiliesTiledGemm) {
+  const ForceRecursion force(16);
+  for (size_type k : {33, 100})
+    for (auto algo : {kb::BatchAlgo::Serial, kb::BatchAlgo::Team})
+      for (Side side : all_sides())
+        for (Uplo uplo : all_uplos())
+          for (Trans trans : {Trans::NoTranspose, Trans::Transpose})
+            for (bool mult : {false, true}) {
+              const size_type m = side == Side::Left ? k : 5, n = side == Side::Left ? 5 : k;
+              check_trsm<TypeParam>(mult, m, n, 2, side, uplo, trans, Diag::NonUnit, all_ifaces()[size_t(k % 3)], algo);
+            }
+}
+TYPED_TEST(BatchedBlas, RecursiveSyrk) {
+  const ForceRecursion force;
+  for (size_type n : recursion_sizes())
+    for (Uplo uplo : all_uplos())
+      for (Trans trans : {Trans::NoTranspose, Trans::Transpose})
+        for (double beta : {0.0, 2.0}) {
+          const Iface iface = all_ifaces()[size_t((n + int(beta > 0)) % 3)];
+          check_syrk<TypeParam>(n, 1 + n % 7 + (uplo == Uplo::Lower ? 30 : 0), 3, uplo, trans, beta, iface,
+                                kb::BatchAlgo::Auto);
+        }
+  const ForceRecursion leaf16(16);
+  for (auto algo : {kb::BatchAlgo::Serial, kb::BatchAlgo::Team})
+    for (Iface iface : all_ifaces()) check_syrk<TypeParam>(65, 20, 2, Uplo::Upper, Trans::Transpose, 0.5, iface, algo);
+}
+
+/// The register-tiled batched GEMM (GPU recursion's GEMM where cuBLAS does not apply) called
+/// directly, every transpose pair, and with tri = 1 / 2 as the SYRK leaf (the other triangle,
+/// NaN, must stay untouched).
+template <class T>
+void check_tile_gemm(size_type m, size_type n, size_type k, Trans ta, Trans tb, int tri, Iface iface) {
+  SCOPED_TRACE(::testing::Message() << "tile_gemm m=" << m << " n=" << n << " k=" << k << " ta=" << char(ta)
+                                    << " tb=" << char(tb) << " tri=" << tri << " " << name(iface));
+  const size_type nb = 3;
+  const double alpha = -0.75, beta = 0.5;
+  std::vector<HostMat> a, bm, c;
+  for (size_type b = 0; b < nb; ++b) {
+    a.push_back(kspd::is_trans(ta) ? random_matrix(k, m, unsigned(b)) : random_matrix(m, k, unsigned(b)));
+    bm.push_back(kspd::is_trans(tb) ? random_matrix(n, k, unsigned(9 + b)) : random_matrix(k, n, unsigned(9 + b)));
+    HostMat cc = random_matrix(m, n, unsigned(20 + b));
+    for (size_type j = 0; j < n; ++j)
+      for (size_type i = 0; i < m; ++i)
+        if ((tri == 1 && i < j) || (tri == 2 && i > j)) cc(i, j) = std::nan("");
+    c.push_back(cc);
+  }
+  DevBatch<T> dA(a, a[0].m, a[0].n, iface), dB(bm, bm[0].m, bm[0].n, iface), dC(c, m, n, iface);
+  auto batch = [&](DevBatch<T>& d) {
+    if (iface == Iface::Left) return kb::Impl::strided_batch(d.L);
+    if (iface == Iface::Right) return kb::Impl::strided_batch(d.R);
+    return kb::Impl::pointer_batch(d.p(), d.ld);
+  };
+  kb::Impl::tile_gemm(Exec(), ta, tb, nb, m, n, k, T(alpha), kb::Impl::BatchMat<const T>(batch(dA)),
+                      kb::Impl::BatchMat<const T>(batch(dB)), T(beta), batch(dC), tri);
+  const auto res = dC.to_host();
+  EXPECT_TRUE(dC.padding_intact());
+  for (size_type b = 0; b < nb; ++b) {
+    const HostMat p = matmul(a[b], kspd::is_trans(ta), bm[b], kspd::is_trans(tb));
+    HostMat ref(m, n), got(m, n);
+    for (size_type j = 0; j < n; ++j)
+      for (size_type i = 0; i < m; ++i) {
+        if ((tri == 1 && i < j) || (tri == 2 && i > j)) {
+          EXPECT_TRUE(std::isnan(res[b](i, j))) << "matrix " << b << " (" << i << ", " << j << ") written";
+          continue;
+        }
+        ref(i, j) = alpha * p(i, j) + beta * c[b](i, j);
+        got(i, j) = res[b](i, j);
+      }
+    EXPECT_LE(diff_fro(ref, got), tolerance<T>(k + 1) * (norm_fro(ref) + 1.0)) << "matrix " << b;
+  }
+}
+TYPED_TEST(BatchedBlas, TiledGemmKernel) {
+  for (Iface iface : all_ifaces()) {
+    for (Trans ta : {Trans::NoTranspose, Trans::Transpose})
+      for (Trans tb : {Trans::NoTranspose, Trans::Transpose}) check_tile_gemm<TypeParam>(37, 10, 21, ta, tb, 0, iface);
+    for (int tri : {1, 2}) {
+      check_tile_gemm<TypeParam>(33, 33, 7, Trans::NoTranspose, Trans::Transpose, tri, iface);
+      check_tile_gemm<TypeParam>(18, 18, 40, Trans::Transpose, Trans::NoTranspose, tri, iface);
+    }
+  }
 }
 
 /// Variable-size TRSM / GEMM / SYRK with offsets into one buffer per operand.

@@ -55,16 +55,17 @@ void dispatch(DevBatch<T>& d, FStrided strided, FPtr ptr) {
 }
 
 template <class T>
-void check_potrf(size_type n, size_type nb, Uplo uplo, Iface iface, kb::BatchAlgo algo, size_type bad = -1) {
+void check_potrf(size_type n, size_type nb, Uplo uplo, Iface iface, kb::BatchAlgo algo, size_type bad = -1,
+                 size_type bad_col = 0) {
+  if (bad_col <= 0) bad_col = (n + 1) / 2;
   SCOPED_TRACE(::testing::Message() << "potrf n=" << n << " nb=" << nb << " uplo=" << char(uplo) << " " << name(iface)
-                                    << " " << name(algo));
+                                    << " " << name(algo) << " bad " << bad << " at column " << bad_col);
   std::vector<HostMat> h;
   for (size_type b = 0; b < nb; ++b) h.push_back(spd_one_triangle(n, uplo, unsigned(1000 * n + b % 17)));
-  const size_type bad_col = (n + 1) / 2;
   if (bad >= 0) break_spd(h[size_t(bad)], bad_col);
   DevBatch<T> d(h, n, n, iface);
   auto infos = poisoned_infos(nb);
-  const kb::BatchOptions opts{algo};
+  const kb::BatchOptions opts = test_options(algo);
   dispatch(d, [&](auto& v) { kb::potrf(Exec(), uplo, v, infos, opts); },
            [&] { kb::potrf(Exec(), uplo, nb, n, d.p(), d.ld, infos, opts); });
   Exec().fence();
@@ -100,7 +101,7 @@ void check_potrs(size_type n, size_type nrhs, size_type nb, Uplo uplo, Iface ifa
     bm.push_back(random_matrix(n, nrhs, unsigned(99 + b)));
   }
   DevBatch<T> dA(f, n, n, iface), dB(bm, n, nrhs, iface);
-  const kb::BatchOptions opts{algo};
+  const kb::BatchOptions opts = test_options(algo);
   if (iface == Iface::Left) kb::potrs(Exec(), uplo, dA.L, dB.L, opts);
   else if (iface == Iface::Right) kb::potrs(Exec(), uplo, dA.R, dB.R, opts);
   else kb::potrs(Exec(), uplo, nb, n, nrhs, dA.cp(), dA.ld, dB.p(), dB.ld, opts);
@@ -125,7 +126,7 @@ void check_posv(size_type n, size_type nrhs, size_type nb, Uplo uplo, Iface ifac
   if (bad >= 0) break_spd(a[size_t(bad)], 1);
   DevBatch<T> dA(a, n, n, iface), dB(bm, n, nrhs, iface);
   auto infos = poisoned_infos(nb);
-  const kb::BatchOptions opts{algo};
+  const kb::BatchOptions opts = test_options(algo);
   if (iface == Iface::Left) kb::posv(Exec(), uplo, dA.L, dB.L, infos, opts);
   else if (iface == Iface::Right) kb::posv(Exec(), uplo, dA.R, dB.R, infos, opts);
   else kb::posv(Exec(), uplo, nb, n, nrhs, dA.p(), dA.ld, dB.p(), dB.ld, infos, opts);
@@ -168,7 +169,7 @@ void check_invert(int op, size_type n, size_type nb, Uplo uplo, Diag diag, Iface
   }
   DevBatch<T> d(in, n, n, iface);
   auto infos = poisoned_infos(nb);
-  const kb::BatchOptions opts{algo};
+  const kb::BatchOptions opts = test_options(algo);
   dispatch(
       d,
       [&](auto& v) {
@@ -264,6 +265,55 @@ TYPED_TEST(BatchedFactor, TrtriLauumPotriPoti) {
   for (int op = 0; op < 4; ++op) check_invert<TypeParam>(op, 129, 1, Uplo::Lower, Diag::NonUnit, Iface::Left, kb::BatchAlgo::Auto);
 }
 
+/// The two-sided recursion, forced on every backend (the host backends would otherwise run
+/// these sizes as a loop of host LAPACK calls): leaves of 32 (and of 16 with the serial /
+/// team kernel families, which also runs the tiled batched GEMM on the host).
+std::vector<Iface> rec_ifaces(size_type n) {
+  if (n <= 65) return all_ifaces();
+  return {Iface::Left, n % 2 ? Iface::Right : Iface::Pointer};
+}
+TYPED_TEST(BatchedFactor, RecursivePotrfFailsInTheSecondHalf) {
+  const ForceRecursion force;
+  for (size_type n : recursion_sizes())
+    for (Uplo uplo : all_uplos())
+      for (Iface iface : rec_ifaces(n)) {
+        const size_type n1 = kb::Impl::rec_split(n);
+        check_potrf<TypeParam>(n, 5, uplo, iface, kb::BatchAlgo::Auto, 2, n1 + 1 + (n - n1) / 2);
+        check_potrf<TypeParam>(n, 3, uplo, iface, kb::BatchAlgo::Auto, 0, n1 + 1);
+      }
+  check_potrf<TypeParam>(100, 4, Uplo::Lower, Iface::Left, kb::BatchAlgo::Auto, 3, 20);  // first half
+}
+TYPED_TEST(BatchedFactor, RecursiveLeafFamilies) {
+  const ForceRecursion force(16);
+  for (size_type n : {33, 65, 100})
+    for (Uplo uplo : all_uplos())
+      for (auto algo : {kb::BatchAlgo::Serial, kb::BatchAlgo::Team}) {
+        const Iface iface = all_ifaces()[size_t(n % 3)];
+        check_potrf<TypeParam>(n, 3, uplo, iface, algo, 1, n - 1);
+        check_potrs<TypeParam>(n, 2, 2, uplo, iface, algo);
+        for (int op = 0; op < 4; ++op) check_invert<TypeParam>(op, n, 2, uplo, Diag::NonUnit, iface, algo, op == 1 ? -1 : 1);
+      }
+}
+TYPED_TEST(BatchedFactor, RecursivePotrsPosv) {
+  const ForceRecursion force;
+  for (size_type n : recursion_sizes())
+    for (Uplo uplo : all_uplos())
+      for (Iface iface : rec_ifaces(n)) check_potrs<TypeParam>(n, n % 3 + 1, 3, uplo, iface, kb::BatchAlgo::Auto);
+  for (size_type n : {33, 65, 128})
+    for (Uplo uplo : all_uplos())
+      for (Iface iface : all_ifaces()) check_posv<TypeParam>(n, 2, 4, uplo, iface, kb::BatchAlgo::Auto, 1);
+}
+TYPED_TEST(BatchedFactor, RecursiveTrtriLauumPotriPoti) {
+  const ForceRecursion force;
+  for (int op = 0; op < 4; ++op)
+    for (size_type n : recursion_sizes())
+      for (Uplo uplo : all_uplos())
+        for (Diag diag : op == 0 ? all_diags() : std::vector<Diag>{Diag::NonUnit})
+          for (Iface iface : n <= 65 ? all_ifaces() : std::vector<Iface>{all_ifaces()[size_t(n % 3)]})
+            check_invert<TypeParam>(op, n, 3, uplo, diag, iface, kb::BatchAlgo::Auto,
+                                    op == 1 || diag == Diag::Unit ? -1 : 1);
+}
+
 /// Variable-size batches: sizes 0..40 and one large matrix, offsets into one buffer.
 template <class T>
 void check_vbatched_potrf_potrs(Uplo uplo, kb::BatchAlgo algo, bool pointers) {
@@ -305,7 +355,7 @@ void check_vbatched_potrf_potrs(Uplo uplo, kb::BatchAlgo algo, bool pointers) {
   Kokkos::deep_copy(daoff, Kokkos::View<kspd::offset_type*, Kokkos::HostSpace>(aoff.data(), nb));
   Kokkos::deep_copy(dboff, Kokkos::View<kspd::offset_type*, Kokkos::HostSpace>(boff.data(), nb));
   auto infos = poisoned_infos(nb);
-  const kb::BatchOptions opts{algo};
+  const kb::BatchOptions opts = test_options(algo);
   if (pointers) {
     Kokkos::View<std::uintptr_t*, Mem> ptrs("ptrs", nb);
     auto hp = Kokkos::create_mirror_view(ptrs);

@@ -1,0 +1,230 @@
+#ifndef KSPD_BATCHED_RECURSIVE_INTERNAL_HPP
+#define KSPD_BATCHED_RECURSIVE_INTERNAL_HPP
+/// \file kspd_batched_recursive_internal.hpp
+/// The pieces shared by the two-sided recursive batched operations (KBLAS, Charara et al.):
+///  - when to recurse and where to split (rec_split: a power of two, as the paper advises);
+///  - the batched GEMM every off-diagonal block becomes. A sub-block of a strided batch is a
+///    strided batch with the same batch stride and the parent's strides, so one level's
+///    off-diagonal work is one call: cuBLAS gemmStridedBatched when every matrix has a unit
+///    stride (column- or row-major), else TileGemm, a register-tiled kernel of our own (one
+///    thread per (matrix, 4 x 4 tile of C); consecutive threads take consecutive matrices of
+///    a LayoutLeft batch-first View, so every load is coalesced), or on host backends the
+///    per-matrix host BLAS loop;
+///  - the info bookkeeping: the first leaf writes infos, later leaves (global column col0 + j)
+///    write a scratch array that is merged into the matrices that have not failed yet.
+
+#include <utility>
+
+#include "kspd_batched_gemm_internal.hpp"
+#include "kspd_batched_group_internal.hpp"
+#include "kspd_batched_launch.hpp"
+
+namespace kspd::batched::Impl {
+
+inline size_type leaf_size(const BatchOptions& o) { return o.leaf_size > 0 ? size_type(o.leaf_size) : 32; }
+
+/// Whether an operation on matrices of order n takes the recursive path.
+template <class ExecSpace>
+bool use_recursion(const BatchOptions& o, size_type n) {
+  if (o.recursion == BatchRecursion::Never || n <= leaf_size(o)) return false;
+  if (o.recursion == BatchRecursion::Always) return true;
+  return is_gpu_v<ExecSpace>;
+}
+/// The options the leaves (and nested operations on sub-blocks that must not recurse) get.
+inline BatchOptions leaf_options(BatchOptions o) {
+  o.recursion = BatchRecursion::Never;
+  return o;
+}
+
+/// n1 of the split n = n1 + n2: the largest power of two below n, or half of it when n is
+/// only slightly above a power of two (65 = 32 + 33, not 64 + 1: no thin trailing blocks).
+inline size_type rec_split(size_type n) {
+  size_type p = 1;
+  while (2 * p < n) p *= 2;
+  return n - p >= p / 2 ? p : p / 2;
+}
+
+/// C_b = alpha op(A_b) op(B_b) + beta C_b (C_b m x n, k inner), one thread per (matrix, TM x TN
+/// tile of C) holding the tile in registers. tri = 1 (2) writes only the lower (upper)
+/// triangle of C and skips the tiles outside it (SYRK). beta = 0 does not read C.
+template <class T, int TM, int TN>
+struct TileGemm {
+  Trans ta, tb;
+  T alpha, beta;
+  BatchMat<const T> A, B;
+  BatchMat<T> C;
+  int m, n, k, tiles_m, tiles;
+  size_type nbatch;
+  int tri;
+  bool batch_fast;  // consecutive threads on consecutive matrices (else on consecutive tiles)
+  KOKKOS_INLINE_FUNCTION void operator()(const size_type idx) const {
+    size_type b;
+    int t;
+    if (batch_fast) {
+      b = idx % nbatch;
+      t = int(idx / nbatch);
+    } else {
+      b = idx / size_type(tiles);
+      t = int(idx % size_type(tiles));
+    }
+    const int i0 = (t % tiles_m) * TM, j0 = (t / tiles_m) * TN;
+    if (tri == 1 && i0 + TM - 1 < j0) return;
+    if (tri == 2 && i0 > j0 + TN - 1) return;
+    const Mat<const T> a = is_trans(ta) ? A.get(b, k, m).t() : A.get(b, m, k);
+    const Mat<const T> bb = is_trans(tb) ? B.get(b, n, k).t() : B.get(b, k, n);
+    const Mat<T> c = C.get(b, m, n);
+    T acc[TM][TN];
+    KSPD_UNROLL
+    for (int i = 0; i < TM; ++i)
+      KSPD_UNROLL
+      for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
+    if (alpha != T(0)) {
+      for (int l = 0; l < k; ++l) {
+        T av[TM], bv[TN];
+        KSPD_UNROLL
+        for (int i = 0; i < TM; ++i) av[i] = i0 + i < m ? a(i0 + i, l) : T(0);
+        KSPD_UNROLL
+        for (int j = 0; j < TN; ++j) bv[j] = j0 + j < n ? bb(l, j0 + j) : T(0);
+        KSPD_UNROLL
+        for (int i = 0; i < TM; ++i)
+          KSPD_UNROLL
+          for (int j = 0; j < TN; ++j) acc[i][j] += av[i] * bv[j];
+      }
+    }
+    KSPD_UNROLL
+    for (int j = 0; j < TN; ++j)
+      KSPD_UNROLL
+      for (int i = 0; i < TM; ++i) {
+        const int gi = i0 + i, gj = j0 + j;
+        if (gi >= m || gj >= n || (tri == 1 && gi < gj) || (tri == 2 && gi > gj)) continue;
+        c(gi, gj) = beta == T(0) ? alpha * acc[i][j] : alpha * acc[i][j] + beta * c(gi, gj);
+      }
+  }
+};
+
+template <class ExecSpace, class T>
+void tile_gemm(const ExecSpace& exec, Trans ta, Trans tb, size_type nbatch, size_type m, size_type n, size_type k,
+               T alpha, const BatchMat<const T>& A, const BatchMat<const T>& B, T beta, const BatchMat<T>& C,
+               int tri) {
+  constexpr int TM = 4, TN = 4;
+  const int tm = int((m + TM - 1) / TM), tn = int((n + TN - 1) / TN);
+  const size_type total = nbatch * size_type(tm) * size_type(tn);
+  if (total <= 0) return;
+  Kokkos::parallel_for("kspd::batched::gemm[tile]",
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, total),
+                       TileGemm<T, TM, TN>{ta, tb, alpha, beta, A, B, C, int(m), int(n), int(k), tm, tm * tn, nbatch,
+                                           tri, C.batch_unit_stride()});
+}
+
+/// A strided batch whose matrices (rows x cols) are column-major (false) or row-major
+/// (true, i.e. the column-major storage of the transpose); false when neither.
+template <class T>
+bool orient_batch(BatchMat<T>& a, size_type rows, size_type cols, bool& transposed) {
+  if (a.ptrs != nullptr || a.offs != nullptr) return false;
+  const offset_type r = rows > 1 ? rows : 1, c = cols > 1 ? cols : 1;
+  transposed = false;
+  if (a.rs == 1 && a.cs >= r) return true;
+  if (a.cs == 1 && a.rs >= c) {
+    a = a.t();
+    transposed = true;
+    return true;
+  }
+  return false;
+}
+
+/// cuBLAS gemmStridedBatched on the batch when the backend has it and every operand has a
+/// unit stride per matrix; false otherwise (nothing launched).
+template <class ExecSpace, class T>
+bool vendor_gemm_batch(const ExecSpace& exec, Trans ta, Trans tb, size_type nbatch, size_type m, size_type n,
+                       size_type k, T alpha, BatchMat<const T> A, BatchMat<const T> B, T beta, BatchMat<T> C) {
+#ifdef KSPD_ENABLE_CUDA_TPLS
+  if constexpr (compat::is_cuda_exec_v<ExecSpace> && kspd::is_blas_scalar<T>::value) {
+    bool tc, tA, tB;
+    if (!orient_batch(C, m, n, tc)) return false;
+    if (tc) {  // C^T = op(B)^T op(A)^T
+      std::swap(A, B);
+      std::swap(m, n);
+      const Trans t = ta;
+      ta = toggle(tb);
+      tb = toggle(t);
+    }
+    if (!orient_batch(A, is_trans(ta) ? k : m, is_trans(ta) ? m : k, tA)) return false;
+    if (!orient_batch(B, is_trans(tb) ? n : k, is_trans(tb) ? k : n, tB)) return false;
+    if (tA) ta = toggle(ta);
+    if (tB) tb = toggle(tb);
+    kspd::Impl::cuda::gemm_strided_batched(exec.cuda_stream(), to_char(ta), to_char(tb), m, n, k, alpha, A.base, A.cs,
+                                           A.bs, B.base, B.cs, B.bs, beta, C.base, C.cs, C.bs, nbatch);
+    return true;
+  }
+#endif
+  (void)exec, (void)ta, (void)tb, (void)nbatch, (void)m, (void)n, (void)k, (void)alpha, (void)A, (void)B, (void)beta,
+      (void)C;
+  return false;
+}
+template <class T>
+bool vendor_gemm_layout(const BatchMat<const T>& A, const BatchMat<const T>& B, const BatchMat<T>& C) {
+  auto unit = [](const auto& x) { return x.ptrs == nullptr && x.offs == nullptr && (x.rs == 1 || x.cs == 1); };
+  return unit(A) && unit(B) && unit(C);
+}
+template <class ExecSpace, class T>
+constexpr bool has_vendor_batch_gemm() {
+#ifdef KSPD_ENABLE_CUDA_TPLS
+  return compat::is_cuda_exec_v<ExecSpace> && kspd::is_blas_scalar<T>::value;
+#else
+  return false;
+#endif
+}
+
+/// The batched GEMM of the recursion (and of gemm(), Auto, on GPUs).
+template <class T>
+struct GemmOp;
+template <class ExecSpace, class T>
+void batch_gemm(const ExecSpace& exec, Trans ta, Trans tb, size_type nbatch, size_type m, size_type n, size_type k,
+                T alpha, const BatchMat<const T>& A, const BatchMat<const T>& B, T beta, const BatchMat<T>& C,
+                const BatchOptions& opts) {
+  if (nbatch <= 0 || m <= 0 || n <= 0) return;
+  if (vendor_gemm_batch(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C)) return;
+  if (is_gpu_v<ExecSpace> || opts.algo != BatchAlgo::Auto) {
+    tile_gemm(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C, 0);
+    return;
+  }
+  Dims d;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  launch(exec, "kspd::batched::gemm", nbatch, GemmOp<T>{ta, tb, alpha, beta, A, B, C, d}, nullptr, opts,
+         m > n ? m : n);
+}
+
+/// infos(b) = col0 + part(b) where matrix b has not failed before and fails now.
+struct InfoMerge {
+  int* infos;
+  const int* part;
+  int col0;
+  KOKKOS_INLINE_FUNCTION void operator()(const size_type b) const {
+    if (infos[b] == 0 && part[b] != 0) infos[b] = col0 + part[b];
+  }
+};
+/// Where the leaves of a recursive factorization report: the caller's infos (may be null)
+/// and a scratch array for the leaves that start at a column col0 > 0.
+template <class ExecSpace>
+struct RecInfo {
+  int* infos = nullptr;
+  Kokkos::View<int*, typename ExecSpace::memory_space> part;
+  RecInfo() = default;
+  RecInfo(int* p, size_type nbatch) : infos(p) {
+    if (p != nullptr && nbatch > 0)
+      part = decltype(part)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::batched::infos"), size_t(nbatch));
+  }
+  /// The array a leaf starting at column col0 writes.
+  int* leaf(size_type col0) const { return infos == nullptr ? nullptr : col0 == 0 ? infos : part.data(); }
+  void merge(const ExecSpace& exec, size_type nbatch, size_type col0) const {
+    if (infos == nullptr || col0 == 0 || nbatch <= 0) return;
+    Kokkos::parallel_for("kspd::batched::info_merge",
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, nbatch),
+                         InfoMerge{infos, part.data(), int(col0)});
+  }
+};
+
+}  // namespace kspd::batched::Impl
+#endif
