@@ -56,6 +56,23 @@ void gemm(const ExecSpace& exec, const char* ta, const char* tb,
 #endif
 }
 
+/// The settings of Kokkos::initialize / Kokkos::ScopeGuard selecting device `device_id`
+/// (-1: Kokkos' own choice): InitializationSettings since Kokkos 3.7, InitArguments before.
+/// Kokkos::ScopeGuard guard(kspd::compat::init_settings(dev));
+#if KOKKOS_VERSION >= 30700
+inline Kokkos::InitializationSettings init_settings(int device_id) {
+  Kokkos::InitializationSettings s;
+  if (device_id >= 0) s.set_device_id(device_id);
+  return s;
+}
+#else
+inline Kokkos::InitArguments init_settings(int device_id) {
+  Kokkos::InitArguments a;
+  a.device_id = device_id;
+  return a;
+}
+#endif
+
 /// Memory spaces: true when host code may dereference pointers of ExecSpace's memory space.
 template <class ExecSpace>
 inline constexpr bool is_host_exec_v =

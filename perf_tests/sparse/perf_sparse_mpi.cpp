@@ -5,11 +5,19 @@
 //   mpiexec -n P perf_sparse_mpi [--smoke] [--reps R] [--gen elasticity3d:N[,laplace3d:N]]
 //           [--input A.mtx[,B.mtx]] [--nrhs K] [--no-mumps] [--no-t1] [--max-supernode W]
 //           [--two-sided] (request/reply instead of MPI_Get) [--pure-2d] (no subtree mapping)
+//           [--gpu on|off|force] [--gpu-threshold-potrf W] [--gpu-threshold-trsm M*W]
+//           [--gpu-threshold-update M*N*K] [--gpu-mem-limit MiB] [--fallback cpu|fail] [--gpu-direct on|off]
 //   run_perf_sparse_mpi.sh loops P = 1 2 4 8 16.
+// GPU: one rank per GPU (node-local rank % GPUs); --gpu on = Offload::gpu_defaults(), force =
+// every supernode and update on the device (thresholds 0), as kspd-solve's --gpu; blocks
+// move between ranks through host memory (--gpu-direct is reported only).
 // Per case: factor / solve time (median of R, the slowest rank), GFLOP/s from kspd's exact
 // flop count, T1 = the same factorization by rank 0 alone in this run, speed-up T1/TP and
 // parallel efficiency T1/(P TP), MB pulled and notices over all ranks, the largest time a
-// rank waited for data; MUMPS factor/solve time and the ratio kspd/MUMPS (< 1: kspd faster).
+// rank waited for data, the share of tasks run on the GPUs; MUMPS factor/solve time and the
+// ratio kspd/MUMPS (< 1: kspd faster). Per rank (last run): blocks, tasks, MB pulled, wait
+// time, and with --gpu the device/host split per task kind, MB to/from the device, device
+// peak memory and time in device tasks.
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
@@ -61,7 +69,7 @@ std::vector<std::string> split(const std::string& s) {
 
 struct Times {
   double factor = 0, solve = 0, t1 = 0, resid = 0, flops = 0, nnzl = 0;
-  double mb = 0, wait = 0, notices = 0;
+  double mb = 0, wait = 0, notices = 0, gpu_share = 0;
   double mumps_factor = -1, mumps_solve = -1, mumps_flops = 0;
 };
 
@@ -112,6 +120,8 @@ Times run_kspd(const ks::CscMatrix<double>& A, const ks::DistributedOptions& opt
   t.mb = sum_all(st.bytes_get + st.bytes_sent) * 1e-6;
   t.notices = sum_all(double(st.messages_sent));
   t.wait = max_all(st.wait_seconds);
+  const double dev = sum_all(double(st.device_tasks())), all = dev + sum_all(double(st.host_tasks()));
+  t.gpu_share = all > 0 ? dev / all : 0;
   ks::Impl::print_rank_stats(MPI_COMM_WORLD, st, "    ");
   int P = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
@@ -230,12 +240,13 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   int rc = 0;
   {
-    Kokkos::ScopeGuard guard;
+    Kokkos::ScopeGuard guard(kspd::compat::init_settings(ks::Impl::device_for_rank(MPI_COMM_WORLD)));
     bool smoke = false, mumps = true, t1 = true;
     int reps = 3;
     size_type nrhs = 1;
     std::vector<std::string> cases;
     ks::DistributedOptions opt;
+    bool max_supernode_given = false, memory_limit_given = false;
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
       auto val = [&]() { return i + 1 < argc ? std::string(argv[++i]) : std::string("0"); };
@@ -248,12 +259,29 @@ int main(int argc, char** argv) {
       else if (a == "--no-t1") t1 = false;
       else if (a == "--two-sided") opt.one_sided = false;
       else if (a == "--pure-2d") opt.subtree_granularity = 0;
-      else if (a == "--max-supernode") opt.max_supernode = std::atoll(val().c_str());
+      else if (a == "--max-supernode") opt.max_supernode = std::atoll(val().c_str()), max_supernode_given = true;
+      else if (a == "--gpu") {
+        const std::string g = val();
+        if (g == "on") opt.offload.gpu_defaults();
+        else if (g == "force") opt.offload.force_all();
+        else if (g == "off") opt.offload.potrf_threshold = opt.offload.trsm_threshold = opt.offload.update_threshold = -1;
+        else {
+          if (rank == 0) std::fprintf(stderr, "perf_sparse_mpi: --gpu on|off|force, not '%s'\n", g.c_str());
+          rc = 2;
+        }
+      } else if (a == "--gpu-threshold-potrf") opt.offload.potrf_threshold = std::atoll(val().c_str());
+      else if (a == "--gpu-threshold-trsm") opt.offload.trsm_threshold = std::atoll(val().c_str());
+      else if (a == "--gpu-threshold-update") opt.offload.update_threshold = std::atoll(val().c_str());
+      else if (a == "--gpu-mem-limit")
+        opt.offload.device_memory_limit = std::int64_t(std::atof(val().c_str()) * 1048576.0), memory_limit_given = true;
+      else if (a == "--fallback") opt.offload.fallback = val() == "fail" ? ks::OffloadFallback::Fail : ks::OffloadFallback::Cpu;
+      else if (a == "--gpu-direct") opt.gpu_direct = val() == "on";
       else {
         if (rank == 0) std::fprintf(stderr, "perf_sparse_mpi: unknown argument '%s'\n", a.c_str());
         rc = 2;
       }
     }
+    ks::Impl::mpi_gpu_run_defaults(MPI_COMM_WORLD, opt, max_supernode_given, memory_limit_given);
     const char* d = std::getenv("KSPD_DATA_DIR");
     const std::string dir = d ? d : "";
     if (smoke) {
@@ -268,8 +296,9 @@ int main(int argc, char** argv) {
       int pr = 1, pc = 1;
       ks::process_grid(P, pr, pc);
       if (rank == 0) {
-        std::printf("perf_sparse_mpi: kspd %s, %d ranks (grid %dx%d), host %s, reps %d, nrhs %ld, MUMPS %s\n",
-                    KSPD_GIT_HASH, P, pr, pc, Kokkos::DefaultHostExecutionSpace::name(), reps, long(nrhs),
+        std::printf("perf_sparse_mpi: kspd %s, %d ranks (grid %dx%d), host %s, offload %s, reps %d, nrhs %ld, MUMPS %s\n",
+                    KSPD_GIT_HASH, P, pr, pc, Kokkos::DefaultHostExecutionSpace::name(), opt.offload.any() ? "on" : "off",
+                    reps, long(nrhs),
 #ifdef KSPD_HAVE_MUMPS
                     mumps ? MUMPS_VERSION : "off"
 #else
@@ -278,6 +307,7 @@ int main(int argc, char** argv) {
         );
         std::fflush(stdout);
       }
+      ks::Impl::print_rank_devices(MPI_COMM_WORLD, "  ");
       std::vector<std::string> lines;
       for (const auto& c : cases) {
         ks::CscMatrix<double> A;
@@ -308,20 +338,21 @@ int main(int argc, char** argv) {
           char buf[512];
           const double sp = t.t1 > 0 ? t.t1 / t.factor : 0;
           std::snprintf(buf, sizeof buf,
-                        "%-20s %3d %9ld %11.0f %8.3f %7.2f %8.3f %6.2f %5.2f %8.4f %8.2e %9.2f %8.0f %7.3f | %8.3f %8.4f %7.2f",
+                        "%-20s %3d %9ld %11.0f %8.3f %7.2f %8.3f %6.2f %5.2f %8.4f %8.2e %9.2f %8.0f %7.3f %5.1f | %8.3f %8.4f %7.2f",
                         c.c_str(), P, long(A.n), t.nnzl, t.factor, t.flops / t.factor * 1e-9, t.t1, sp, sp / P, t.solve,
-                        t.resid, t.mb, t.notices, t.wait, t.mumps_factor, t.mumps_solve,
+                        t.resid, t.mb, t.notices, t.wait, 100 * t.gpu_share, t.mumps_factor, t.mumps_solve,
                         t.mumps_factor > 0 ? t.factor / t.mumps_factor : 0.0);
           lines.push_back(buf);
           if (t.resid > 1e-8) rc = 4;
         }
       }
       if (rank == 0) {
-        std::printf("\n%-20s %3s %9s %11s %8s %7s %8s %6s %5s %8s %8s %9s %8s %7s | %8s %8s %7s\n", "case", "P", "n", "nnz(L)",
-                    "factor s", "GF/s", "T1 s", "speedup", "eff", "solve s", "resid", "MB moved", "notices", "maxwait",
-                    "MUMPS f", "MUMPS s", "ratio");
+        std::printf("\n%-20s %3s %9s %11s %8s %7s %8s %6s %5s %8s %8s %9s %8s %7s %5s | %8s %8s %7s\n", "case", "P", "n",
+                    "nnz(L)", "factor s", "GF/s", "T1 s", "speedup", "eff", "solve s", "resid", "MB moved", "notices",
+                    "maxwait", "gpu%", "MUMPS f", "MUMPS s", "ratio");
         for (auto& l : lines) std::printf("%s\n", l.c_str());
-        std::printf("ratio = kspd factor / MUMPS factor (< 1: kspd faster); MB moved = MPI_Get + messages, all ranks\n");
+        std::printf("ratio = kspd factor / MUMPS factor (< 1: kspd faster); MB moved = MPI_Get + messages, all ranks; "
+                    "gpu%% = factorization tasks run on the GPUs\n");
       }
     }
   }

@@ -7,6 +7,7 @@
 //   kspd-solve --input A.mtx --nrhs 4 --ordering metis
 //   kspd-solve --generate laplace3d --size 60 --precision float --threads 4
 //   kspd-solve --generate elasticity3d --size 40 --gpu on --gpu-mem-limit 40000
+//   mpiexec -n 4 kspd-solve --size 40 --gpu on    # distributed, one rank per GPU
 
 #include <Kokkos_Core.hpp>
 
@@ -51,6 +52,7 @@ struct Args {
   size_type nrhs = 1;
   int refactor = 0;
   int blas_threads = -1;  // -1: 1 when several task workers run, else the BLAS default
+  bool gpu_direct = false;  // distributed: DistributedOptions::gpu_direct (reported only)
   bool max_supernode_given = false, memory_limit_given = false;
   ks::Options opt;
 };
@@ -61,9 +63,12 @@ void usage() {
       "  [--ordering metis|natural] [--nrhs K] [--precision float|double] [--threads T] [--blas-threads B]\n"
       "  [--relax on|off] [--nrelax a,b,c] [--zrelax x,y,z] [--max-supernode W] [--max-trsm-rows R]\n"
       "  [--gpu on|off|force] [--gpu-threshold-potrf W] [--gpu-threshold-trsm M*W] [--gpu-threshold-update M*N*K]\n"
-      "  [--gpu-mem-limit MiB] [--fallback cpu|fail] [--refactor K] [--quiet]\n"
+      "  [--gpu-mem-limit MiB] [--fallback cpu|fail] [--gpu-direct on|off] [--refactor K] [--quiet]\n"
       "Default: --generate elasticity3d --size 22 (3 dof per node, n = 31944), --threads = all cores as\n"
-      "task workers with single-threaded BLAS inside each (--threads 1: one worker, threaded BLAS).\n");
+      "task workers with single-threaded BLAS inside each (--threads 1: one worker, threaded BLAS).\n"
+      "Under mpiexec (distributed): one rank per GPU (node-local rank %% GPUs); --gpu on|off|force and the\n"
+      "thresholds pick the device supernodes, --gpu-mem-limit is per rank; --gpu-direct is reported only\n"
+      "(blocks are staged through host memory).\n");
 }
 
 bool parse(int argc, char** argv, Args& a) {
@@ -108,6 +113,7 @@ bool parse(int argc, char** argv, Args& a) {
     else if (f == "--gpu-threshold-update") a.opt.offload.update_threshold = std::atoll(need(i));
     else if (f == "--gpu-mem-limit")
       a.opt.offload.device_memory_limit = std::int64_t(std::atof(need(i)) * 1048576.0), a.memory_limit_given = true;
+    else if (f == "--gpu-direct") a.gpu_direct = std::string(need(i)) == "on";
     else if (f == "--fallback") a.opt.offload.fallback = std::string(need(i)) == "fail" ? ks::OffloadFallback::Fail : ks::OffloadFallback::Cpu;
     else return std::fprintf(stderr, "kspd-solve: unknown flag '%s' (--help lists them)\n", f.c_str()), false;
   }
@@ -223,7 +229,8 @@ int main(int argc, char** argv) {
   if (blas > 0 && openblas_set_num_threads) openblas_set_num_threads(blas);
 #ifdef KSPD_ENABLE_MPI
   if (ks::Impl::mpi_world_size_from_env() > 1)
-    return ks::Impl::mpi_driver_main({a.input, a.generate, a.nx, a.ny, a.nz, a.nrhs, a.refactor}, a.opt, a.precision == "float");
+    return ks::Impl::mpi_driver_main({a.input, a.generate, a.nx, a.ny, a.nz, a.nrhs, a.refactor, a.gpu_direct, a.max_supernode_given,
+                                      a.memory_limit_given}, a.opt, a.precision == "float");
 #endif
   Kokkos::ScopeGuard guard;  // not argv: Kokkos would claim --threads
   try {

@@ -3,21 +3,25 @@
 /// \file kspd_sparse_mpi_driver.hpp
 /// The distributed mode of kspd-solve (`mpiexec -n P kspd-solve ...`) and the per-rank
 /// report shared with perf_sparse_mpi. Rank 0 reads or generates the matrix, the
-/// factorization and solve run on all ranks, rank 0 checks the residual.
+/// factorization and solve run on all ranks, rank 0 checks the residual. One rank per GPU:
+/// a rank uses GPU (node-local rank % visible GPUs), chosen before Kokkos starts.
 
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "kspd_compat.hpp"
 #include "kspd_sparse_distributed.hpp"
 #include "kspd_sparse_generate.hpp"
 #include "kspd_sparse_io.hpp"
+#include "kspd_sparse_device_factor.hpp"
 
 namespace kspd::sparse::Impl {
 
@@ -31,8 +35,116 @@ inline int mpi_world_size_from_env() {
   return 0;
 }
 
+/// This rank's index among the ranks of its node (MPI_COMM_TYPE_SHARED).
+inline int node_local_rank(MPI_Comm comm) {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int r = 0;
+  MPI_Comm_rank(node, &r);
+  MPI_Comm_free(&node);
+  return r;
+}
+
+/// The GPU of this rank, one rank per GPU: node-local rank modulo the visible GPUs; -1
+/// (Kokkos' own choice) without CUDA. Call after MPI_Init and before Kokkos::initialize:
+///   Kokkos::ScopeGuard guard(kspd::compat::init_settings(device_for_rank(MPI_COMM_WORLD)));
+inline int device_for_rank(MPI_Comm comm) {
+  const int local = node_local_rank(comm);
+#ifdef KOKKOS_ENABLE_CUDA
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count <= 0) return -1;
+  return local % count;
+#else
+  (void)local;
+  return -1;
+#endif
+}
+
+/// The ranks of this node that share this rank's GPU (device_for_rank's mapping; 1 without
+/// CUDA).
+inline int ranks_per_device(MPI_Comm comm) {
+#ifdef KOKKOS_ENABLE_CUDA
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int r = 0, n = 1, count = 0;
+  MPI_Comm_rank(node, &r);
+  MPI_Comm_size(node, &n);
+  MPI_Comm_free(&node);
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count <= 0) return 1;
+  return n / count + (r % count < n % count ? 1 : 0);
+#else
+  (void)comm;
+  return 1;
+#endif
+}
+
+/// gpu_run_defaults for the distributed drivers (collective): wider supernodes, and a
+/// device budget of 85 % of the free GPU memory shared by the ranks on that GPU, unless given.
+inline void mpi_gpu_run_defaults(MPI_Comm comm, Options& opt, bool max_supernode_given, bool memory_limit_given) {
+  const std::int64_t before = opt.offload.device_memory_limit;
+  gpu_run_defaults(opt, max_supernode_given, memory_limit_given);
+  const int share = ranks_per_device(comm);
+  if (opt.offload.device_memory_limit != before && share > 1) opt.offload.device_memory_limit /= share;
+}
+
+/// Rank 0 prints the device of every rank (collective), with the MPI library's CUDA-aware
+/// support (reported only: blocks move through host memory).
+inline void print_rank_devices(MPI_Comm comm, const char* prefix = "") {
+  int rank = 0, P = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  char mine[160];
+  int dev = -1;
+#ifdef KOKKOS_ENABLE_CUDA
+  cudaGetDevice(&dev);
+#endif
+  std::snprintf(mine, sizeof mine, "node rank %d, device %d: %s", node_local_rank(comm), dev, offload_device_name().c_str());
+  std::vector<char> all(size_t(160 * P));
+  MPI_Gather(mine, 160, MPI_CHAR, all.data(), 160, MPI_CHAR, 0, comm);
+  if (rank != 0) return;
+  for (int r = 0; r < P; ++r) std::printf("%srank %d: %s\n", prefix, r, all.data() + 160 * r);
+  std::printf("%sCUDA-aware MPI: %s (blocks are staged through host memory)\n", prefix, cuda_aware_mpi() ? "yes" : "no");
+}
+
+/// The device part of the per-rank report (collective; nothing when offload is off):
+/// device supernodes and resident blocks, the device/host split of each task kind,
+/// transfers, the device memory peak and the time in device tasks.
+inline void print_rank_device_stats(MPI_Comm comm, const DistributedStats& st, const char* prefix = "") {
+  if (!st.offload) return;
+  int rank = 0, P = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  const int K = 13;
+  const double mine[K] = {double(st.device_blocks),  double(st.device_ops[0]), double(st.host_ops[0]),
+                          double(st.device_ops[1]), double(st.host_ops[1]),   double(st.device_ops[2]),
+                          double(st.host_ops[2]),   st.bytes_to_device,       st.bytes_from_device,
+                          double(st.device_peak_bytes), st.device_seconds,    double(st.device_fallback),
+                          double(st.device_evictions)};
+  std::vector<double> all(size_t(K * P));
+  MPI_Gather(mine, K, MPI_DOUBLE, all.data(), K, MPI_DOUBLE, 0, comm);
+  if (rank != 0) return;
+  std::printf("%sdevice offload: %ld device supernodes; tasks device/host per kind; fallback 1: the rank ran on the host%s\n", prefix, long(st.device_supernodes),
+              st.gpu_direct ? "; gpu_direct requested, not implemented: host staging" : "");
+  std::printf("%s%4s %7s %11s %11s %13s %6s %9s %9s %8s %8s %8s\n", prefix, "rank", "dblocks", "potrf d/h", "trsm d/h",
+              "update d/h", "gpu%", "to dev MB", "from MB", "peak MB", "dev s", "fallback");
+  double tot[K] = {0};
+  auto line = [&](const std::string& who, const double* x) {
+    const double ops = x[1] + x[2] + x[3] + x[4] + x[5] + x[6];
+    char d[3][48];
+    for (int k = 0; k < 3; ++k) std::snprintf(d[k], sizeof d[k], "%.0f/%.0f", x[1 + 2 * k], x[2 + 2 * k]);
+    std::printf("%s%4s %7.0f %11s %11s %13s %5.1f%% %9.2f %9.2f %8.2f %8.4f %8.0f\n", prefix, who.c_str(), x[0], d[0], d[1],
+                d[2], ops > 0 ? 100.0 * (x[1] + x[3] + x[5]) / ops : 0.0, x[7] * 1e-6, x[8] * 1e-6, x[9] * 1e-6, x[10], x[11]);
+  };
+  for (int r = 0; r < P; ++r) {
+    const double* x = all.data() + K * r;
+    for (int k = 0; k < K; ++k) tot[k] = k == 9 ? std::max(tot[k], x[k]) : tot[k] + x[k];
+    line(std::to_string(r), x);
+  }
+  line("all", tot);  // peak: the largest rank's
+}
+
 /// Prints one line per rank on rank 0 (collective): blocks, storage, tasks, data pulled,
-/// notices, time waiting, and the totals.
+/// notices, time waiting, and the totals; then the device table when offload is on.
 inline void print_rank_stats(MPI_Comm comm, const DistributedStats& st, const char* prefix = "", int scalar_bytes = 8) {
   const double mb = scalar_bytes * 1e-6;
   int rank = 0, P = 1;
@@ -44,7 +156,7 @@ inline void print_rank_stats(MPI_Comm comm, const DistributedStats& st, const ch
                           double(st.solve_messages_sent), st.solve_wait_seconds};
   std::vector<double> all(size_t(K * P));
   MPI_Gather(mine, K, MPI_DOUBLE, all.data(), K, MPI_DOUBLE, 0, comm);
-  if (rank != 0) return;
+  if (rank != 0) return print_rank_device_stats(comm, st, prefix);
   std::printf("%s%4s %7s %9s %7s %9s %7s %10s %7s %8s %8s %7s %8s\n", prefix, "rank", "blocks", "L MB", "tasks", "GFLOP",
               "gets", "pulled MB", "notices", "wait s", "factor s", "solvmsg", "swait s");
   double tot[K] = {0};
@@ -56,12 +168,15 @@ inline void print_rank_stats(MPI_Comm comm, const DistributedStats& st, const ch
   }
   std::printf("%s%4s %7.0f %9.2f %7.0f %9.3f %7.0f %10.3f %7.0f %8.4f %8s %7.0f %8.4f\n", prefix, "all", tot[0],
               tot[1] * mb, tot[2], tot[3] * 1e-9, tot[4], tot[5] * 1e-6, tot[6], tot[7], "", tot[9], tot[10]);
+  print_rank_device_stats(comm, st, prefix);
 }
 
 struct MpiDriverProblem {
   std::string input, generate = "elasticity3d";
   size_type nx = 22, ny = -1, nz = -1, nrhs = 1;
   int refactor = 0;
+  bool gpu_direct = false;  ///< DistributedOptions::gpu_direct (reported; host staging)
+  bool max_supernode_given = false, memory_limit_given = false;  ///< for gpu_run_defaults
 };
 
 template <class Scalar>
@@ -84,14 +199,18 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
       bad = 1;
     }
     if (!bad)
-      std::printf("kspd-solve (distributed, %d ranks, grid %s): %s n = %ld, nnz(A, lower) = %ld, precision %s\n", P,
-                  "2D block-cyclic", A.name.c_str(), long(A.n), long(A.nnz()), sizeof(Scalar) == 4 ? "float" : "double");
+      std::printf("kspd-solve (distributed, %d ranks, grid %s): %s n = %ld, nnz(A, lower) = %ld, precision %s, offload %s\n",
+                  P, "2D block-cyclic", A.name.c_str(), long(A.n), long(A.nnz()), sizeof(Scalar) == 4 ? "float" : "double",
+                  opt.offload.any() ? "on" : "off");
   }
   MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (bad) return 2;
+  print_rank_devices(MPI_COMM_WORLD, "  ");
   DistributedOptions dopt;
   static_cast<Options&>(dopt) = opt;
+  mpi_gpu_run_defaults(MPI_COMM_WORLD, dopt, pb.max_supernode_given, pb.memory_limit_given);
   dopt.progress = nullptr;
+  dopt.gpu_direct = pb.gpu_direct;
   DistributedCholesky<Scalar> chol(MPI_COMM_WORLD, dopt);
   double t = MPI_Wtime();
   chol.analyze(A);
@@ -106,6 +225,9 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
     } catch (const NotPositiveDefinite& e) {
       if (rank == 0) std::printf("factor   FAILED: %s\n", e.what());
       return 3;
+    } catch (const OutOfDeviceMemory& e) {  // thrown by every rank
+      if (rank == 0) std::printf("factor   FAILED: %s\n", e.what());
+      return 5;
     }
     double tf = MPI_Wtime() - t, tmax = 0;
     MPI_Allreduce(&tf, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -159,7 +281,7 @@ inline int mpi_driver_main(const MpiDriverProblem& pb, const Options& opt, bool 
   MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
   int rc = 0;
   {
-    Kokkos::ScopeGuard guard;
+    Kokkos::ScopeGuard guard(kspd::compat::init_settings(device_for_rank(MPI_COMM_WORLD)));
     try {
       rc = use_float ? mpi_driver_run<float>(pb, opt) : mpi_driver_run<double>(pb, opt);
     } catch (const std::exception& e) {

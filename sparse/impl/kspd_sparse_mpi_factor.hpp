@@ -17,6 +17,15 @@
 /// Errors: a failing potrf sends an abort notice to every rank; after the loop, message
 /// counts are exchanged (so every message is received: no stray traffic) and the failure
 /// with the smallest column is agreed with MPI_Allreduce; every rank throws the same error.
+///
+/// Device offload (DistributedOptions, kspd_sparse_mpi_device.hpp): the blocks this rank
+/// owns of "device" supernodes (big by the offload thresholds, closed upwards: a supernode
+/// that a device supernode updates is one too) have a device copy, zero at the start. Host
+/// updates accumulate into the host copy, device updates into the device copy; D and F of
+/// such a block add the host copy into the device copy, run on the device, and download
+/// the finished block into the host copy before announcing it (host staging). An update
+/// into a device block runs on the device when m1 x m2 x width reaches update_threshold,
+/// its sources used in place when resident, else uploaded into a device cache.
 
 #include <mpi.h>
 
@@ -25,6 +34,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <memory>
 #include <queue>
 #include <sstream>
 #include <unordered_map>
@@ -32,11 +42,12 @@
 
 #include "kspd_error.hpp"
 #include "kspd_host_blas.hpp"
+#include "kspd_sparse_mpi_device.hpp"
 #include "kspd_sparse_mpi_layout.hpp"
 
 namespace kspd::sparse::Impl {
 
-template <class Scalar>
+template <class Scalar, class DevExec = Kokkos::DefaultExecutionSpace>
 class MpiFactor {
   using clock = std::chrono::steady_clock;
   static double since(clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); }
@@ -44,14 +55,16 @@ class MpiFactor {
  public:
   /// one_sided: pull blocks with MPI_Get from a window (falls back to two-sided when the
   /// window cannot be created on every rank); false: request/reply messages.
+  /// off: device offload (DistributedOptions); gpu_direct is reported only.
   MpiFactor(const Symbolic& S, const MpiLayout& L, MPI_Comm comm, std::vector<Scalar>& values, DistributedStats& st,
-            bool one_sided = true)
-      : S_(S), L_(L), comm_(comm), v_(values), st_(st), want_rma_(one_sided) {}
+            bool one_sided = true, const Offload& off = Offload{}, bool gpu_direct = false)
+      : S_(S), L_(L), comm_(comm), v_(values), st_(st), want_rma_(one_sided), off_(off), gpu_direct_(gpu_direct) {}
 
   /// Factors the local blocks in place (values hold A's entries of the owned blocks).
   void run() {
     const auto t0 = clock::now();
     setup();
+    plan_device();  // collective: may throw OutOfDeviceMemory on every rank
     // One rank needs no window (and some one-sided components refuse a singleton).
     rma_ = false;
     if (L_.nranks > 1 && want_rma_) {
@@ -84,6 +97,13 @@ class MpiFactor {
       run_task(t);
       ++done;
     }
+    if (dev_) {
+      dev_->fence();  // queued device work (after a failure) done before the exchange
+      st_.bytes_to_device = dev_->bytes_to_device();
+      st_.bytes_from_device = dev_->bytes_from_device();
+      st_.device_peak_bytes = dev_->peak_bytes();
+      st_.device_evictions = dev_->evictions();
+    }
     finish();
     if (rma_) {
       MPI_Win_unlock_all(win_);
@@ -100,6 +120,7 @@ class MpiFactor {
   struct Cached {
     std::vector<Scalar> data;
     int uses = 0;
+    bool uploaded = false;  ///< a device copy was made from data (fence before freeing it)
   };
 
   // Task ids: D(s) = s; F(b) = ns + b; U(k) = ns + nblocks + k (local list index).
@@ -167,22 +188,143 @@ class MpiFactor {
   void release(size_type b) {
     if (L_.local(b)) return;
     auto it = cache_.find(b);
-    if (--it->second.uses == 0) cache_.erase(it);
+    if (--it->second.uses > 0) return;
+    if (it->second.uploaded) dev_->fence();  // an upload may still read the host copy
+    cache_.erase(it);
+  }
+
+  /// Device classification and memory (collective). Device supernodes: big by the
+  /// thresholds, then closed upwards (targets have larger indices: one ascending pass).
+  void plan_device() {
+    st_.offload = off_.any();
+    st_.gpu_direct = gpu_direct_;
+    st_.cuda_aware_mpi = off_.any() && cuda_aware_mpi();
+    st_.device_fallback = false;
+    for (int i = 0; i < 3; ++i) st_.host_ops[i] = st_.device_ops[i] = 0;
+    st_.device_supernodes = st_.device_blocks = st_.device_need_bytes = st_.device_peak_bytes = st_.device_evictions = 0;
+    st_.bytes_to_device = st_.bytes_from_device = st_.device_seconds = 0;
+    dev_sn_.assign(size_t(ns()), 0);
+    doff_.assign(size_t(nb()), -1);
+    dirty_.assign(size_t(nb()), 0);
+    udev_.assign(utasks_.size(), 0);
+    dev_on_ = false;
+    dev_.reset();
+    if (!off_.any()) return;
+    dev_ = std::make_unique<MpiDevice<Scalar, DevExec>>();
+    auto reaches = [](std::int64_t threshold, double x) { return threshold >= 0 && x >= double(threshold); };
+    for (size_type s = 0; s < ns(); ++s) {
+      const Supernode& sn = S_.snodes[size_t(s)];
+      const double k = double(sn.ncols), m = double(sn.nrows() - sn.ncols);
+      if (reaches(off_.potrf_threshold, k) || reaches(off_.trsm_threshold, m * k) || reaches(off_.update_threshold, m * m * k))
+        dev_sn_[size_t(s)] = 1;
+      if (dev_sn_[size_t(s)])
+        for (size_type b = sn.block_begin + 1; b < sn.block_end; ++b) dev_sn_[size_t(S_.blocks[size_t(b)].target)] = 1;
+      st_.device_supernodes += dev_sn_[size_t(s)];
+    }
+    // Resident blocks; workspace: merge buffer / potrf copy / update product; cache: the
+    // non-resident sources of the largest single task.
+    size_type resident = 0, work = 0, cache = 0, nblocks = 0;
+    for (size_type b = 0; b < nb(); ++b) {
+      const Block& blk = S_.blocks[size_t(b)];
+      if (!L_.local(b) || !dev_sn_[size_t(blk.snode)]) continue;
+      const size_type sz = L_.block_size(S_, b), k = S_.snodes[size_t(blk.snode)].ncols;
+      doff_[size_t(b)] = resident;
+      resident += sz;
+      ++nblocks;
+      work = std::max(work, sz);
+      if (blk.row_offset != 0 && !L_.local(S_.snodes[size_t(blk.snode)].block_begin)) cache = std::max(cache, k * k);
+    }
+    for (size_t q = 0; q < utasks_.size(); ++q) {
+      const UTask& u = utasks_[q];
+      const size_type m1 = S_.blocks[size_t(u.b1)].nrows, m2 = S_.blocks[size_t(u.b2)].nrows,
+                      k = S_.snodes[size_t(u.s)].ncols;
+      if (doff_[size_t(u.tblock)] < 0 || !reaches(off_.update_threshold, double(m1) * double(m2) * double(k))) continue;
+      udev_[q] = 1;
+      work = std::max(work, m1 * m2);
+      size_type src = doff_[size_t(u.b1)] < 0 ? m1 * k : 0;
+      if (u.b2 != u.b1 && doff_[size_t(u.b2)] < 0) src += m2 * k;
+      cache = std::max(cache, src);
+    }
+    const std::int64_t need = nblocks == 0 ? 0
+                                           : std::int64_t((resident + work + cache) * size_type(sizeof(Scalar)) +
+                                                          size_type(S_.rows.size() * sizeof(size_type)));
+    st_.device_need_bytes = need;
+    const bool ok = nblocks == 0 || dev_->allocate(resident, work, cache, S_.rows, off_.device_memory_limit);
+    std::int64_t over = ok ? 0 : need, worst = 0;
+    MPI_Allreduce(&over, &worst, 1, MPI_INT64_T, MPI_MAX, comm_);
+    if (worst > 0 && off_.fallback == OffloadFallback::Fail) {
+      int me = over == worst ? L_.rank : L_.nranks, who = 0;
+      MPI_Allreduce(&me, &who, 1, MPI_INT, MPI_MIN, comm_);
+      std::ostringstream os;
+      os << "kspd::sparse::DistributedCholesky::factorize: rank " << who << " of " << L_.nranks << " needs " << worst
+         << " bytes of device memory (its blocks of device supernodes, workspace and cache), over "
+            "Offload::device_memory_limit = "
+         << off_.device_memory_limit << " (or the device refused them); raise the limit, raise the thresholds, add ranks "
+                                        "or use fallback cpu";
+      throw OutOfDeviceMemory(os.str());
+    }
+    if (!ok) {  // this rank factors on the host; the others go on with their devices
+      st_.device_fallback = true;
+      doff_.assign(size_t(nb()), -1);
+      udev_.assign(utasks_.size(), 0);
+      dev_.reset();
+      return;
+    }
+    dev_on_ = nblocks > 0;
+    st_.device_blocks = nblocks;
+  }
+
+  bool resident(size_type b) const { return doff_[size_t(b)] >= 0; }
+  Scalar* dblock(size_type b) { return dev_->resident(doff_[size_t(b)]); }
+  /// The device copy of source block b: resident, or cached (uploaded from the host copy).
+  const Scalar* dsrc(size_type b, size_type keep) {
+    if (resident(b)) return dblock(b);
+    if (!L_.local(b)) cache_.at(b).uploaded = true;
+    return dev_->cached(b, block_ptr(b), L_.block_size(S_, b), keep);
+  }
+  void drelease(size_type b) {
+    if (!resident(b)) dev_->release(b);
   }
 
   void run_task(size_type t) {
     if (t < ns()) return diag(t);
     if (t < ns() + nb()) return trsm(t - ns());
-    const UTask& u = utasks_[size_t(t - ns() - nb())];
+    const size_type q = t - ns() - nb();
+    const UTask& u = utasks_[size_t(q)];
     const Supernode& sn = S_.snodes[size_t(u.s)];
     const Block &B1 = S_.blocks[size_t(u.b1)], &B2 = S_.blocks[size_t(u.b2)], &T = S_.blocks[size_t(u.tblock)];
     const Supernode& tn = S_.snodes[size_t(T.snode)];
+    const size_type k = sn.ncols, m1 = B1.nrows, m2 = B2.nrows;
+    if (udev_[size_t(q)]) {
+      const auto d0 = clock::now();
+      const Scalar* d1 = dsrc(u.b1, u.b2);
+      const Scalar* d2 = u.b2 == u.b1 ? d1 : dsrc(u.b2, u.b1);
+      const size_type* rows = dev_->rows();
+      dev_->update(d1, m1, d2, m2, k, u.b1 == u.b2, rows + sn.row_begin + B1.row_offset, rows + sn.row_begin + B2.row_offset,
+                  rows + tn.row_begin + T.row_offset, T.nrows, tn.first_col, dblock(u.tblock));
+      dirty_[size_t(u.tblock)] = 1;
+      drelease(u.b1);
+      if (u.b2 != u.b1) drelease(u.b2);
+      ++st_.device_ops[2];
+      st_.device_seconds += since(d0);
+    } else {
+      host_update(u, sn, B1, B2, T, tn);
+      ++st_.host_ops[2];
+    }
+    st_.flops += u.b1 == u.b2 ? double(m1) * double(m1 + 1) * double(k) : 2.0 * double(m1) * double(m2) * double(k);
+    release(u.b1);
+    if (u.b2 != u.b1) release(u.b2);
+    const size_type target = T.row_offset == 0 ? T.snode : ns() + u.tblock;
+    if (--deps_[size_t(target)] == 0) push(target);
+  }
+
+  void host_update(const UTask& u, const Supernode& sn, const Block& B1, const Block& B2, const Block& T,
+                   const Supernode& tn) {
     const size_type k = sn.ncols, m1 = B1.nrows, m2 = B2.nrows;
     const Scalar *a1 = block_ptr(u.b1), *a2 = block_ptr(u.b2);
     c_.resize(size_t(m1 * m2));
     if (u.b1 == u.b2) kspd::Impl::host::syrk('L', 'N', m1, k, Scalar(1), a1, m1, Scalar(0), c_.data(), m1);
     else kspd::Impl::host::gemm('N', 'T', m2, m1, k, Scalar(1), a2, m2, a1, m1, Scalar(0), c_.data(), m2);
-    st_.flops += u.b1 == u.b2 ? double(m1) * double(m1 + 1) * double(k) : 2.0 * double(m1) * double(m2) * double(k);
     // Scatter: rows of B2 -> rows of T (a superset), columns = rows of B1 - first column of T.
     const size_type* r1 = S_.rows.data() + sn.row_begin + B1.row_offset;
     const size_type* r2 = S_.rows.data() + sn.row_begin + B2.row_offset;
@@ -198,19 +340,27 @@ class MpiFactor {
       const Scalar* cj = c_.data() + j * m2;
       for (size_type i = u.b1 == u.b2 ? j : 0; i < m2; ++i) col[rel_[size_t(i)]] -= cj[i];
     }
-    release(u.b1);
-    if (u.b2 != u.b1) release(u.b2);
-    const size_type target = T.row_offset == 0 ? T.snode : ns() + u.tblock;
-    if (--deps_[size_t(target)] == 0) push(target);
   }
 
   void diag(size_type s) {
     const Supernode& sn = S_.snodes[size_t(s)];
     const size_type k = sn.ncols;
     Scalar* p = v_.data() + L_.offset[size_t(sn.block_begin)];
+    st_.flops += double(k) * double(k) * double(k) / 3.0;
+    if (resident(sn.block_begin)) {
+      const auto d0 = clock::now();
+      Scalar* d = dblock(sn.block_begin);
+      dev_->merge(d, p, k * k, dirty_[size_t(sn.block_begin)]);
+      const int info = dev_->potrf(d, k, dsave_);  // dsave_: the merged block, on failure
+      if (info == 0) dev_->download(p, d, k * k);
+      ++st_.device_ops[0];
+      st_.device_seconds += since(d0);
+      if (info != 0) return fail(s, info);
+      return announce(sn.block_begin);
+    }
     dsave_.assign(p, p + k * k);
     const int info = kspd::Impl::host::potrf('L', k, p, k);
-    st_.flops += double(k) * double(k) * double(k) / 3.0;
+    ++st_.host_ops[0];
     if (info != 0) return fail(s, info);
     announce(sn.block_begin);
   }
@@ -219,8 +369,20 @@ class MpiFactor {
     const Block& blk = S_.blocks[size_t(b)];
     const Supernode& sn = S_.snodes[size_t(blk.snode)];
     const size_type k = sn.ncols;
-    kspd::Impl::host::trsm('R', 'L', 'T', 'N', blk.nrows, k, Scalar(1), block_ptr(sn.block_begin), k,
-               v_.data() + L_.offset[size_t(b)], blk.nrows);
+    Scalar* p = v_.data() + L_.offset[size_t(b)];
+    if (resident(b)) {
+      const auto d0 = clock::now();
+      Scalar* d = dblock(b);
+      dev_->merge(d, p, blk.nrows * k, dirty_[size_t(b)]);
+      dev_->trsm(dsrc(sn.block_begin, b), k, d, blk.nrows);
+      dev_->download(p, d, blk.nrows * k);
+      drelease(sn.block_begin);
+      ++st_.device_ops[1];
+      st_.device_seconds += since(d0);
+    } else {
+      kspd::Impl::host::trsm('R', 'L', 'T', 'N', blk.nrows, k, Scalar(1), block_ptr(sn.block_begin), k, p, blk.nrows);
+      ++st_.host_ops[1];
+    }
     st_.flops += double(blk.nrows) * double(k) * double(k);
     release(sn.block_begin);
     announce(b);
@@ -273,18 +435,22 @@ class MpiFactor {
   /// first when it lives elsewhere).
   void deliver(size_type b) {
     const bool remote = !L_.local(b);
-    int uses = 0;
+    int uses = 0, device_uses = 0;
     const bool is_diag = S_.blocks[size_t(b)].row_offset == 0;
     consumers(b, [&](int r, size_type x, size_type y) {
       if (r != L_.rank) return;
       ++uses;
       if (is_diag) {
+        device_uses += resident(y);
         if (--deps_[size_t(ns() + y)] == 0) push(ns() + y);
       } else {
         const size_type k = ukey_.at(key(x, y));
+        device_uses += udev_[size_t(k)];
         if (--udeps_[size_t(k)] == 0) push(ns() + nb() + k);
       }
     });
+    // Device reads of a non-resident block: its device cache entry lives until the last.
+    if (device_uses > 0 && !resident(b)) dev_->add_uses(b, device_uses);
     // Every local consumer task reads b once and releases it once.
     if (!remote || uses == 0) return;
     Cached& c = cache_[b];
@@ -468,6 +634,13 @@ class MpiFactor {
   std::int64_t fail_col_ = 0;
   double fail_pivot_ = 0;
   int fail_rank_ = -1;
+  // Device offload: classification per supernode, device offsets per block (-1: none),
+  // per block whether device updates reached its device copy, per update task the side.
+  Offload off_;
+  bool gpu_direct_ = false, dev_on_ = false;
+  std::vector<char> dev_sn_, dirty_, udev_;
+  std::vector<size_type> doff_;
+  std::unique_ptr<MpiDevice<Scalar, DevExec>> dev_;  ///< with offload on only (needs Kokkos)
 };
 
 }  // namespace kspd::sparse::Impl

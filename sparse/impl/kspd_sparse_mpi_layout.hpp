@@ -56,6 +56,18 @@ struct DistributedOptions : Options {
   /// Pull factor blocks with MPI_Get (passive target); false, or a window that cannot be
   /// created: request/reply messages (the owner serves requests while it polls).
   bool one_sided = true;
+  /// Device offload (the inherited Options::offload): one MPI rank per GPU; a supernode
+  /// is a device supernode when its width reaches potrf_threshold, its panel below the
+  /// diagonal (rows x width) trsm_threshold or its update product (rows below)^2 x width
+  /// update_threshold, and every supernode its rows update is one too (up the tree). The
+  /// rank's blocks of device supernodes live on its GPU; their potrf and trsm run there,
+  /// and so does an update into them whose product m1 x m2 x width reaches
+  /// update_threshold. device_memory_limit bounds the rank's device memory: over it, the
+  /// rank factors on the host (fallback Cpu) or every rank throws OutOfDeviceMemory (Fail).
+  /// Blocks move between ranks through host memory ("host staging").
+  /// gpu_direct: ask MPI to move device blocks directly (CUDA-aware MPI). Not implemented
+  /// yet: reported (DistributedStats::gpu_direct, cuda_aware_mpi), host staging is used.
+  bool gpu_direct = false;
 };
 
 /// Per-rank communication and time counters (this rank's view).
@@ -70,6 +82,22 @@ struct DistributedStats {
   bool one_sided = false;         ///< the last factorization pulled blocks with MPI_Get
   double local_values = 0;        ///< scalars of L stored on this rank
   double flops = 0;               ///< flops of the tasks this rank ran
+  // Device offload (all zero when Options::offload is off).
+  bool offload = false;           ///< offload was requested
+  bool device_fallback = false;   ///< over device_memory_limit: this rank factored on the host
+  bool gpu_direct = false;        ///< DistributedOptions::gpu_direct was requested (host staging used)
+  bool cuda_aware_mpi = false;    ///< the MPI library reports CUDA-aware support
+  size_type host_ops[3] = {0, 0, 0};    ///< potrf, trsm, update tasks run on the host
+  size_type device_ops[3] = {0, 0, 0};  ///< ... on the device
+  size_type device_supernodes = 0;      ///< device supernodes (all ranks: the same number)
+  size_type device_blocks = 0;          ///< this rank's blocks resident on its device
+  size_type device_need_bytes = 0;      ///< resident blocks + workspace + the largest task's cache
+  size_type device_peak_bytes = 0;      ///< resident blocks, workspace, cache at the peak
+  size_type device_evictions = 0;       ///< cached blocks dropped to stay within the budget
+  double bytes_to_device = 0, bytes_from_device = 0;
+  double device_seconds = 0;      ///< host time in device tasks (launches, transfers, fences)
+  size_type device_tasks() const { return device_ops[0] + device_ops[1] + device_ops[2]; }
+  size_type host_tasks() const { return host_ops[0] + host_ops[1] + host_ops[2]; }
 };
 
 namespace Impl {

@@ -17,6 +17,10 @@
 /// A matrix that is not positive definite makes every rank throw the same
 /// kspd::NotPositiveDefinite (1-based column in the input's numbering, pivot, failing rank
 /// in the message); no rank hangs and the job is not aborted.
+/// With DistributedOptions::offload on (one rank per GPU), the big supernodes' blocks of a
+/// rank live on its device (DevExec's memory) and their potrf/trsm/updates run there; see
+/// DistributedOptions for the rule. On host builds DevExec is a host space and the same path
+/// runs in host memory.
 
 #include <mpi.h>
 
@@ -44,7 +48,7 @@ struct DistributedColumns {
   std::vector<Scalar> values;
 };
 
-template <class Scalar>
+template <class Scalar, class DevExec = Kokkos::DefaultExecutionSpace>
 class DistributedCholesky {
   static_assert(std::is_same<Scalar, float>::value || std::is_same<Scalar, double>::value,
                 "kspd::sparse::DistributedCholesky: Scalar must be float or double");
@@ -313,7 +317,8 @@ class DistributedCholesky {
     for (size_t b = 0; b < S.blocks.size(); ++b) stats_.local_blocks += layout_.owner[b] == rank_;
     stats_.wait_seconds = stats_.bytes_get = stats_.bytes_sent = stats_.flops = 0;
     stats_.gets = stats_.messages_sent = 0;
-    Impl::MpiFactor<Scalar>(S, layout_, comm_, values_, stats_, opt_.one_sided).run();
+    Impl::MpiFactor<Scalar, DevExec>(S, layout_, comm_, values_, stats_, opt_.one_sided, opt_.offload, opt_.gpu_direct)
+        .run();
     factored_ = true;
   }
 

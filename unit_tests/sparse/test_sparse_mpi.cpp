@@ -1,7 +1,9 @@
 // Distributed supernodal Cholesky over MPI (run by CTest under mpiexec at 1, 2, 3, 4 ranks):
 // generated and real matrices against the one-process solver and the residual, matrix on
 // rank 0 or distributed by columns, many right-hand sides, float, a mapping that puts every
-// factor block away from its consumers, collective not-SPD errors, bad arguments.
+// factor block away from its consumers, collective not-SPD errors, bad arguments; the device
+// offload path (forced for everything, and mixed: only some supernodes on the device), its
+// not-SPD report and its memory limit (on host builds the "device" is host memory).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -74,6 +76,7 @@ ks::DistributedColumns<Scalar> my_columns(const ks::CscMatrix<Scalar>& A) {
 
 struct Check {
   double max_resid = 0, max_diff = 0, bytes = 0;
+  double device_tasks = 0, host_tasks = 0, fallbacks = 0;  // all ranks
 };
 
 /// Distributed solve vs the one-process solve and the residual; returns the numbers (on
@@ -91,8 +94,10 @@ Check run_case(const ks::CscMatrix<Scalar>& A, size_type nrhs, const ks::Distrib
   dist.solve(Xd, nrhs);
   Xd.resize(size_t(A.n * nrhs));
   MPI_Bcast(Xd.data(), int(Xd.size()), kspd::sparse::Impl::mpi_type<Scalar>(), 0, MPI_COMM_WORLD);
-  // One-process reference with the same options (same ordering).
-  ks::SupernodalCholesky<Scalar> one(opt);
+  // One-process host-only reference with the same options (same ordering).
+  ks::Options ref = opt;
+  ref.offload = ks::Offload{};
+  ks::SupernodalCholesky<Scalar> one(ref);
   one.factorize(A);
   Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace> Xo("Xo", size_t(A.n), size_t(nrhs));
   for (size_type c = 0; c < nrhs; ++c)
@@ -112,11 +117,15 @@ Check run_case(const ks::CscMatrix<Scalar>& A, size_type nrhs, const ks::Distrib
     ck.max_diff = std::max(ck.max_diff, xmax > 0 ? dmax / xmax : dmax);
   }
   ck.bytes = sum_all(dist.stats().bytes_get);
+  ck.device_tasks = sum_all(double(dist.stats().device_tasks()));
+  ck.host_tasks = sum_all(double(dist.stats().host_tasks()));
+  ck.fallbacks = sum_all(double(dist.stats().device_fallback));
   const double gets = sum_all(double(dist.stats().gets)), msgs = sum_all(double(dist.stats().messages_sent));
   if (world_rank() == 0)
-    std::printf("  [np=%d] %s n=%lld nrhs=%lld %s: residual %.2e, vs one rank %.2e, gets %.0f (%.0f bytes), notices %.0f\n",
+    std::printf("  [np=%d] %s n=%lld nrhs=%lld %s: residual %.2e, vs one rank %.2e, gets %.0f (%.0f bytes), notices %.0f, "
+                "device/host tasks %.0f/%.0f\n",
                 world_size(), A.name.c_str(), (long long)A.n, (long long)nrhs, by_columns ? "columns" : "rank 0",
-                ck.max_resid, ck.max_diff, gets, ck.bytes, msgs);
+                ck.max_resid, ck.max_diff, gets, ck.bytes, msgs, ck.device_tasks, ck.host_tasks);
   return ck;
 }
 
@@ -276,6 +285,130 @@ TEST(SparseMpi, BadArgumentsAreNamedOnEveryRank) {
     }
     EXPECT_THROW(ok.factorize(D), kspd::InvalidArgument);
   }
+}
+
+/// Device offload settings: everything on the device (thresholds 0), or mixed: supernodes
+/// of >= 8 columns (and the supernodes they update) on the device, and the updates into
+/// them of >= 64 multiply-adds.
+ks::DistributedOptions offload_options(bool force) {
+  ks::DistributedOptions opt;
+  if (force) {
+    opt.offload.force_all();
+  } else {
+    opt.offload.potrf_threshold = 8;
+    opt.offload.update_threshold = 64;
+  }
+  return opt;
+}
+
+TEST(SparseMpi, DeviceOffloadMatchesOneRankHostSolve) {
+  for (bool force : {true, false}) {
+    const char* mode = force ? "forced" : "mixed";
+    ks::DistributedOptions opt = offload_options(force);
+    Check ck = run_case(ks::elasticity_3d<double>(4, 4, 3), 2, opt, false);
+    EXPECT_LE(ck.max_resid, 1e-10) << mode;
+    EXPECT_LE(ck.max_diff, 1e-11) << mode;
+    EXPECT_GT(ck.device_tasks, 0) << mode;
+    if (force) EXPECT_EQ(ck.host_tasks, 0) << mode;
+    else EXPECT_GT(ck.host_tasks, 0) << mode;
+    // Pure 2D and request/reply: remote sources go through the device cache.
+    opt.subtree_granularity = 0;
+    opt.one_sided = !force;
+    ck = run_case(ks::laplacian_3d<double>(6, 5, 7), 3, opt, true);
+    EXPECT_LE(ck.max_resid, 1e-10) << mode;
+    EXPECT_LE(ck.max_diff, 1e-11) << mode;
+    EXPECT_GT(ck.device_tasks, 0) << mode;
+    // Every diagonal block away from its TRSM tasks: cached diagonal blocks on the device.
+    opt.map = [](size_type s, size_type t, int np) { return int((s + (t != s ? 1 : 0)) % np); };
+    ck = run_case(kspd::test::sparse::random_spd<double>(201, 3.0, 5), 1, opt, false);
+    EXPECT_LE(ck.max_resid, 1e-10) << mode;
+    EXPECT_LE(ck.max_diff, 1e-11) << mode;
+    ks::DistributedOptions optf = offload_options(force);
+    optf.max_supernode = 16;
+    const Check cf = run_case(ks::elasticity_3d<float>(3, 4, 3), 2, optf, false);
+    EXPECT_LE(cf.max_resid, 50 * 1.2e-7) << mode;
+    EXPECT_LE(cf.max_diff, 1e-4) << mode;
+    EXPECT_GT(cf.device_tasks, 0) << mode;
+  }
+}
+
+TEST(SparseMpi, DeviceOffloadNotPositiveDefiniteIsTheSameOnEveryRank) {
+  for (size_type bad : {size_type(0), size_type(41), size_type(95)}) {
+    auto A = ks::laplacian_2d<double>(12, 8);
+    for (size_type p = A.colptr[size_t(bad)]; p < A.colptr[size_t(bad + 1)]; ++p)
+      if (A.rowind[size_t(p)] == bad) A.values[size_t(p)] = -3.0;
+    double got[2][2] = {{-1, 0}, {-1, 0}};  // offload forced, off
+    for (int off = 0; off < 2; ++off) {
+      ks::DistributedOptions opt;
+      opt.max_supernode = 6;
+      if (off == 0) opt.offload.force_all();
+      ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+      try {
+        dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{});
+        ADD_FAILURE() << "no error for column " << bad;
+      } catch (const kspd::NotPositiveDefinite& e) {
+        got[off][0] = double(e.column());
+        got[off][1] = e.pivot();
+        EXPECT_LT(e.pivot(), 0.0) << e.what();
+      }
+    }
+    EXPECT_EQ(got[0][0], double(bad + 1));
+    EXPECT_EQ(got[0][0], got[1][0]);
+    EXPECT_NEAR(got[0][1], got[1][1], 1e-12 * std::fabs(got[1][1]));
+    std::vector<double> all(size_t(2 * world_size()));
+    MPI_Allgather(got[0], 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, MPI_COMM_WORLD);
+    for (int r = 0; r < world_size(); ++r) {
+      EXPECT_EQ(all[size_t(2 * r)], got[0][0]) << "rank " << r;
+      EXPECT_EQ(all[size_t(2 * r + 1)], got[0][1]) << "rank " << r;
+    }
+  }
+}
+
+TEST(SparseMpi, DeviceMemoryLimitFailsOnEveryRankOrFallsBack) {
+  const auto A = ks::elasticity_3d<double>(4, 4, 3);
+  ks::DistributedOptions opt = offload_options(true);
+  opt.offload.device_memory_limit = 1024;
+  opt.offload.fallback = ks::OffloadFallback::Fail;
+  {
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+    int threw = 0;
+    try {
+      dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{});
+    } catch (const kspd::OutOfDeviceMemory& e) {
+      threw = 1;
+      EXPECT_NE(std::string(e.what()).find("bytes of device memory"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(sum_all(threw), double(world_size()));
+    // The same object factors afterwards: the error left no messages behind.
+    opt.offload.fallback = ks::OffloadFallback::Cpu;
+  }
+  const Check ck = run_case(A, 2, opt, false);  // fallback cpu: every rank on the host
+  EXPECT_LE(ck.max_resid, 1e-10);
+  EXPECT_LE(ck.max_diff, 1e-11);
+  EXPECT_EQ(ck.device_tasks, 0);
+  EXPECT_GT(ck.fallbacks, 0);
+  // A limit that just fits the largest rank's need: no fallback, the cache evicts blocks
+  // (every block away from the diagonal block's rank: many remote sources).
+  opt.offload.device_memory_limit = std::int64_t(1) << 40;
+  opt.map = [](size_type s, size_type t, int np) { return int((s + (t != s ? 1 : 0)) % np); };
+  std::int64_t need = 0;
+  {
+    ks::DistributedCholesky<double> probe(MPI_COMM_WORLD, opt);
+    probe.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{});
+    const std::int64_t mine = probe.stats().device_need_bytes;
+    MPI_Allreduce(&mine, &need, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  }
+  opt.offload.device_memory_limit = need;
+  opt.offload.fallback = ks::OffloadFallback::Fail;
+  ks::DistributedCholesky<double> tight(MPI_COMM_WORLD, opt);
+  tight.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{});
+  EXPECT_LE(std::int64_t(tight.stats().device_peak_bytes), need);
+  const double evictions = sum_all(double(tight.stats().device_evictions));
+  if (world_rank() == 0) std::printf("  [np=%d] device limit %lld bytes: %.0f evictions\n", world_size(), (long long)need, evictions);
+  const Check ct = run_case(A, 1, opt, false);
+  EXPECT_LE(ct.max_resid, 1e-10);
+  EXPECT_LE(ct.max_diff, 1e-11);
+  EXPECT_EQ(ct.fallbacks, 0);
 }
 
 }  // namespace
