@@ -63,6 +63,9 @@ class CudaPeer {
   }
   CudaPeer(const CudaPeer&) = delete;
   CudaPeer& operator=(const CudaPeer&) = delete;
+  /// The triangle the dense potrf/potrs/potri use: the RFP matrix's, since tfttr unpacks
+  /// only that triangle into the dense peer matrix.
+  void set_uplo(kspd::Uplo u) { fill_ = u == kspd::Uplo::Lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER; }
   /// Frees the workspace (so that a memory run counts its own).
   void release() {
     if (dwork_) cudaFree(dwork_);
@@ -74,17 +77,17 @@ class CudaPeer {
   int potrf(const Dense<T>& D) {
     const int64_t n = D.extent(0), ld = D.stride(1);
     size_t db = 0, hb = 0;
-    PERF_CHECK(cusolverDnXpotrf_bufferSize(sol_, params_, CUBLAS_FILL_MODE_LOWER, n, dtype<T>(), D.data(), ld,
+    PERF_CHECK(cusolverDnXpotrf_bufferSize(sol_, params_, fill_, n, dtype<T>(), D.data(), ld,
                                            dtype<T>(), &db, &hb));
     reserve(db);
     hwork_.resize(hb + 1);
-    PERF_CHECK(cusolverDnXpotrf(sol_, params_, CUBLAS_FILL_MODE_LOWER, n, dtype<T>(), D.data(), ld, dtype<T>(),
+    PERF_CHECK(cusolverDnXpotrf(sol_, params_, fill_, n, dtype<T>(), D.data(), ld, dtype<T>(),
                                 dwork_, db, hwork_.data(), hb, dinfo_));
     return info();
   }
   template <class T>
   void potrs(const Dense<T>& D, const Dense<T>& B) {
-    PERF_CHECK(cusolverDnXpotrs(sol_, params_, CUBLAS_FILL_MODE_LOWER, int64_t(D.extent(0)), int64_t(B.extent(1)),
+    PERF_CHECK(cusolverDnXpotrs(sol_, params_, fill_, int64_t(D.extent(0)), int64_t(B.extent(1)),
                                 dtype<T>(), D.data(), int64_t(D.stride(1)), dtype<T>(), B.data(),
                                 int64_t(B.stride(1)), dinfo_));
   }
@@ -92,18 +95,18 @@ class CudaPeer {
   int potri(const Dense<double>& D) {
     int lwork = 0;
     const int n = int(D.extent(0)), ld = int(D.stride(1));
-    PERF_CHECK(cusolverDnDpotri_bufferSize(sol_, CUBLAS_FILL_MODE_LOWER, n, D.data(), ld, &lwork));
+    PERF_CHECK(cusolverDnDpotri_bufferSize(sol_, fill_, n, D.data(), ld, &lwork));
     reserve(size_t(lwork) * sizeof(double));
-    PERF_CHECK(cusolverDnDpotri(sol_, CUBLAS_FILL_MODE_LOWER, n, D.data(), ld, static_cast<double*>(dwork_), lwork,
+    PERF_CHECK(cusolverDnDpotri(sol_, fill_, n, D.data(), ld, static_cast<double*>(dwork_), lwork,
                                 dinfo_));
     return info();
   }
   int potri(const Dense<float>& D) {
     int lwork = 0;
     const int n = int(D.extent(0)), ld = int(D.stride(1));
-    PERF_CHECK(cusolverDnSpotri_bufferSize(sol_, CUBLAS_FILL_MODE_LOWER, n, D.data(), ld, &lwork));
+    PERF_CHECK(cusolverDnSpotri_bufferSize(sol_, fill_, n, D.data(), ld, &lwork));
     reserve(size_t(lwork) * sizeof(float));
-    PERF_CHECK(cusolverDnSpotri(sol_, CUBLAS_FILL_MODE_LOWER, n, D.data(), ld, static_cast<float*>(dwork_), lwork,
+    PERF_CHECK(cusolverDnSpotri(sol_, fill_, n, D.data(), ld, static_cast<float*>(dwork_), lwork,
                                 dinfo_));
     return info();
   }
@@ -134,6 +137,7 @@ class CudaPeer {
     return h;
   }
   cudaStream_t stream_;
+  cublasFillMode_t fill_ = CUBLAS_FILL_MODE_LOWER;
   cublasHandle_t blas_;
   cusolverDnHandle_t sol_;
   cusolverDnParams_t params_;

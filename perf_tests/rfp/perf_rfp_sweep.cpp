@@ -1,6 +1,6 @@
 // perf_rfp_sweep: kspd::rfp pftrf, sfrk, pftrs, pftri against the peer in the same run, on
 // the same matrix A = X X^T / k + I.
-//   CUDA builds: dense cuSOLVER/cuBLAS potrf / syrk / potrs / potri (uplo Lower, called
+//   CUDA builds: dense cuSOLVER/cuBLAS potrf / syrk / potrs / potri (the RFP matrix's uplo, called
 //   directly), with the device memory each needed (peak above the inputs, from
 //   cudaMemGetInfo polled during an untimed run).
 //   Host builds: LAPACK's own ?pftrf / ?sfrk / ?pftrs / ?pftri on the same RFP buffer, and
@@ -71,6 +71,7 @@ void run(const Config& c, const char* prec) {
   Exec exec;
 #ifdef KSPD_ENABLE_CUDA_TPLS
   CudaPeer peer(exec.cuda_stream());
+  peer.set_uplo(c.uplo);
 #else
   constexpr bool host = kspd::compat::is_host_exec_v<Exec>;
 #endif
