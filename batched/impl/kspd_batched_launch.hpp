@@ -34,11 +34,18 @@ enum class BatchAlgo { Auto, Serial, Team, Register };
 /// (fixed-size strided and pointer batches; variable-size batches never recurse).
 enum class BatchRecursion { Auto, Always, Never };
 
+/// The register tile (rows x columns of C per thread) of kspd's tiled batched GEMM, the GEMM
+/// of the recursion (and of gemm / syrk, Auto, on GPUs) where cuBLAS does not apply. Auto:
+/// 8 x 8 when both dimensions of C are >= 16, 8 x 4 when one is >= 8, else 4 x 4.
+enum class BatchGemmTile { Auto, T4x4, T8x4, T8x8 };
+
 struct BatchOptions {
   BatchAlgo algo = BatchAlgo::Auto;  ///< the kernel family (of the leaves when recursing)
   int team_size = 0;                 ///< 0: chosen from the matrix size
   BatchRecursion recursion = BatchRecursion::Auto;
   int leaf_size = 32;  ///< recursion stops at n <= leaf_size (values < 1 read as 32)
+  BatchGemmTile gemm_tile = BatchGemmTile::Auto;  ///< the tiled batched GEMM's register tile
+  int gemm_chunk = 0;  ///< its matrices per thread chunk (batch-first data; < 1: 32)
 };
 
 namespace Impl {

@@ -7,17 +7,24 @@
 ///    strided batch with the same batch stride and the parent's strides, so one level's
 ///    off-diagonal work is one call: cuBLAS gemmStridedBatched when every matrix has a unit
 ///    stride (column- or row-major), else TileGemm, a register-tiled kernel of our own (one
-///    thread per (matrix, 4 x 4 tile of C); consecutive threads take consecutive matrices of
-///    a LayoutLeft batch-first View, so every load is coalesced), or on host backends the
-///    per-matrix host BLAS loop;
+///    thread per (matrix, 8 x 8, 8 x 4 or 4 x 4 tile of C: BatchOptions::gemm_tile);
+///    consecutive threads take consecutive matrices of a LayoutLeft batch-first View, so
+///    every load is coalesced), or on host backends the per-matrix host BLAS loop;
 ///  - the info bookkeeping: the first leaf writes infos, later leaves (global column col0 + j)
 ///    write a scratch array that is merged into the matrices that have not failed yet.
 
+#include <limits>
 #include <utility>
 
 #include "kspd_batched_gemm_internal.hpp"
 #include "kspd_batched_group_internal.hpp"
 #include "kspd_batched_launch.hpp"
+
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define KSPD_NO_UNROLL _Pragma("unroll 1")
+#else
+#define KSPD_NO_UNROLL
+#endif
 
 namespace kspd::batched::Impl {
 
@@ -45,9 +52,14 @@ inline size_type rec_split(size_type n) {
 }
 
 /// C_b = alpha op(A_b) op(B_b) + beta C_b (C_b m x n, k inner), one thread per (matrix, TM x TN
-/// tile of C) holding the tile in registers. tri = 1 (2) writes only the lower (upper)
-/// triangle of C and skips the tiles outside it (SYRK). beta = 0 does not read C.
-template <class T, int TM, int TN>
+/// tile of C) holding the tile in registers; each k step loads TM values of op(A) and TN of
+/// op(B) for TM * TN FMAs, the k loop unrolled by KU. Two pointers walk along k; the tile's
+/// rows of op(A) and columns of op(B) are offsets of type Off from them (int where they fit:
+/// fewer registers, one IMAD.WIDE per address). Edge tiles read clamped rows / columns (the
+/// last valid one: every address is valid, no predicates in the k loop) and store only the
+/// valid part. tri = 1 (2) writes only the lower (upper) triangle of C and skips the
+/// tiles outside it (SYRK). beta = 0 does not read C.
+template <class T, int TM, int TN, int KU, class Off>
 struct TileGemm {
   Trans ta, tb;
   T alpha, beta;
@@ -57,12 +69,15 @@ struct TileGemm {
   size_type nbatch;
   int tri;
   bool batch_fast;  // consecutive threads on consecutive matrices (else on consecutive tiles)
+  size_type chunk;  // batch_fast: the matrices a chunk of threads covers before the next tile
   KOKKOS_INLINE_FUNCTION void operator()(const size_type idx) const {
     size_type b;
     int t;
-    if (batch_fast) {
-      b = idx % nbatch;
-      t = int(idx / nbatch);
+    if (batch_fast) {  // idx = (chunk index, tile, matrix in the chunk), the last fastest
+      const size_type r = idx / chunk;
+      t = int(r % size_type(tiles));
+      b = (r / size_type(tiles)) * chunk + idx % chunk;
+      if (b >= nbatch) return;
     } else {
       b = idx / size_type(tiles);
       t = int(idx % size_type(tiles));
@@ -79,16 +94,48 @@ struct TileGemm {
       KSPD_UNROLL
       for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
     if (alpha != T(0)) {
-      for (int l = 0; l < k; ++l) {
+      // op(A)(i, l) = pa[ao[i] + l * a.cs], op(B)(l, j) = pb[bo[j] + l * bb.rs].
+      Off ao[TM], bo[TN];
+      KSPD_UNROLL
+      for (int i = 0; i < TM; ++i) ao[i] = Off(i0 + i < m ? i0 + i : m - 1) * Off(a.rs);
+      KSPD_UNROLL
+      for (int j = 0; j < TN; ++j) bo[j] = Off(j0 + j < n ? j0 + j : n - 1) * Off(bb.cs);
+      const T* pa = a.p;
+      const T* pb = bb.p;
+      const offset_type sa = a.cs, sb = bb.rs;
+      int l = 0;
+      KSPD_NO_UNROLL  // the unrolling is KU's (more would keep more loads in flight than registers allow)
+      for (; l + KU <= k; l += KU) {
+        T av[KU][TM], bv[KU][TN];
+        KSPD_UNROLL
+        for (int u = 0; u < KU; ++u) {
+          KSPD_UNROLL
+          for (int i = 0; i < TM; ++i) av[u][i] = pa[u * sa + ao[i]];
+          KSPD_UNROLL
+          for (int j = 0; j < TN; ++j) bv[u][j] = pb[u * sb + bo[j]];
+        }
+        KSPD_UNROLL
+        for (int u = 0; u < KU; ++u)
+          KSPD_UNROLL
+          for (int i = 0; i < TM; ++i)
+            KSPD_UNROLL
+            for (int j = 0; j < TN; ++j) acc[i][j] += av[u][i] * bv[u][j];
+        pa += KU * sa;
+        pb += KU * sb;
+      }
+      KSPD_NO_UNROLL
+      for (; l < k; ++l) {
         T av[TM], bv[TN];
         KSPD_UNROLL
-        for (int i = 0; i < TM; ++i) av[i] = i0 + i < m ? a(i0 + i, l) : T(0);
+        for (int i = 0; i < TM; ++i) av[i] = pa[ao[i]];
         KSPD_UNROLL
-        for (int j = 0; j < TN; ++j) bv[j] = j0 + j < n ? bb(l, j0 + j) : T(0);
+        for (int j = 0; j < TN; ++j) bv[j] = pb[bo[j]];
         KSPD_UNROLL
         for (int i = 0; i < TM; ++i)
           KSPD_UNROLL
           for (int j = 0; j < TN; ++j) acc[i][j] += av[i] * bv[j];
+        pa += sa;
+        pb += sb;
       }
     }
     KSPD_UNROLL
@@ -102,18 +149,70 @@ struct TileGemm {
   }
 };
 
+/// The register tile Auto picks for C m x n.
+inline BatchGemmTile auto_gemm_tile(size_type m, size_type n) {
+  const size_type lo = m < n ? m : n, hi = m < n ? n : m;
+  if (lo >= 16) return BatchGemmTile::T8x8;
+  if (hi >= 8) return BatchGemmTile::T8x4;
+  return BatchGemmTile::T4x4;
+}
+
+/// One TileGemm launch: blocks of at most 128 threads, MinB blocks per SM asked of the
+/// register allocator (the 8 x 8 fp64 tile keeps 128 registers of accumulators). For
+/// batch-fast data (LayoutLeft batch-first) the threads take `chunk` consecutive matrices
+/// (coalesced loads) through every tile before the next chunk, so the tiles that share rows
+/// of op(A) / columns of op(B) run together and re-read them from L2 (chunk = nbatch: one
+/// sweep over the whole batch per tile, every tile re-reading its panels from memory).
+template <int TM, int TN, int KU, int MinB, class Off = int, class ExecSpace, class T>
+void tile_gemm_launch(const ExecSpace& exec, Trans ta, Trans tb, size_type nbatch, size_type m, size_type n,
+                      size_type k, T alpha, const BatchMat<const T>& A, const BatchMat<const T>& B, T beta,
+                      const BatchMat<T>& C, int tri, int chunk = 0) {
+  const int tm = int((m + TM - 1) / TM), tn = int((n + TN - 1) / TN);
+  const bool batch_fast = C.batch_unit_stride();
+  size_type ch = chunk > 0 ? size_type(chunk) : 32;
+  if (ch > nbatch) ch = nbatch;
+  const size_type nb_pad = batch_fast ? (nbatch + ch - 1) / ch * ch : nbatch;
+  const size_type total = nb_pad * size_type(tm) * size_type(tn);
+  if (total <= 0) return;
+  Kokkos::parallel_for(
+      "kspd::batched::gemm[tile]",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::LaunchBounds<128, MinB>, Kokkos::IndexType<size_type>>(exec, 0, total),
+      TileGemm<T, TM, TN, KU, Off>{ta, tb, alpha, beta, A, B, C, int(m), int(n), int(k), tm, tm * tn, nbatch, tri,
+                                   batch_fast, ch});
+}
+
+/// The tiled batched GEMM with the register tile `tile` (Auto: auto_gemm_tile). The 8 x 4
+/// tile puts its 8 rows along the longer side of C (C^T = op(B)^T op(A)^T when n > m). The
+/// tiles use int offsets (rows of op(A) and columns of op(B) from the k-walking pointers);
+/// where those do not fit in an int (e.g. a LayoutLeft batch-first NoTranspose B with
+/// batch * k * n >= 2^31), the 4 x 4 tile with 64-bit offsets runs instead.
 template <class ExecSpace, class T>
 void tile_gemm(const ExecSpace& exec, Trans ta, Trans tb, size_type nbatch, size_type m, size_type n, size_type k,
                T alpha, const BatchMat<const T>& A, const BatchMat<const T>& B, T beta, const BatchMat<T>& C,
-               int tri) {
-  constexpr int TM = 4, TN = 4;
-  const int tm = int((m + TM - 1) / TM), tn = int((n + TN - 1) / TN);
-  const size_type total = nbatch * size_type(tm) * size_type(tn);
-  if (total <= 0) return;
-  Kokkos::parallel_for("kspd::batched::gemm[tile]",
-                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, total),
-                       TileGemm<T, TM, TN>{ta, tb, alpha, beta, A, B, C, int(m), int(n), int(k), tm, tm * tn, nbatch,
-                                           tri, C.batch_unit_stride()});
+               int tri, BatchGemmTile tile = BatchGemmTile::Auto, int chunk = 0) {
+  if (nbatch <= 0 || m <= 0 || n <= 0) return;
+  // The largest offsets: (m - 1) * (row stride of op(A)), (n - 1) * (column stride of op(B)).
+  const offset_type row_a = is_trans(ta) ? A.cs : A.rs, col_b = is_trans(tb) ? B.rs : B.cs;
+  const offset_type lim = offset_type(std::numeric_limits<int>::max());
+  if (offset_type(m) * row_a >= lim || offset_type(n) * col_b >= lim || row_a < 0 || col_b < 0) {
+    tile_gemm_launch<4, 4, 2, 4, offset_type>(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C, tri, chunk);
+    return;
+  }
+  if (tile == BatchGemmTile::Auto) tile = auto_gemm_tile(m, n);
+  switch (tile) {
+    case BatchGemmTile::T8x8:
+      if constexpr (sizeof(T) >= 8)  // unrolling k as well would spill the 128 accumulator registers
+        tile_gemm_launch<8, 8, 1, 1>(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C, tri, chunk);
+      else tile_gemm_launch<8, 8, 2, 1>(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C, tri, chunk);
+      return;
+    case BatchGemmTile::T8x4:
+      if (n > m)
+        tile_gemm_launch<8, 4, 2, 2>(exec, toggle(tb), toggle(ta), nbatch, n, m, k, alpha, B, A, beta, C.t(),
+                                     tri == 1 ? 2 : tri == 2 ? 1 : 0, chunk);
+      else tile_gemm_launch<8, 4, 2, 2>(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C, tri, chunk);
+      return;
+    default: tile_gemm_launch<4, 4, 2, 4>(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C, tri); return;
+  }
 }
 
 /// A strided batch whose matrices (rows x cols) are column-major (false) or row-major
@@ -185,7 +284,7 @@ void batch_gemm(const ExecSpace& exec, Trans ta, Trans tb, size_type nbatch, siz
   if (nbatch <= 0 || m <= 0 || n <= 0) return;
   if (vendor_gemm_batch(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C)) return;
   if (is_gpu_v<ExecSpace> || opts.algo != BatchAlgo::Auto) {
-    tile_gemm(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C, 0);
+    tile_gemm(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C, 0, opts.gemm_tile, opts.gemm_chunk);
     return;
   }
   Dims d;

@@ -79,7 +79,8 @@ void syrk_kernel(const ExecSpace& exec, size_type nbatch, size_type n, size_type
                  T beta, const BatchMat<T>& C, const BatchOptions& opts) {
   if constexpr (is_gpu_v<ExecSpace>) {
     if (opts.algo == BatchAlgo::Auto && n > kMaxRegisterN) {  // the register-tiled GEMM, lower tiles only
-      tile_gemm(exec, Trans::NoTranspose, Trans::Transpose, nbatch, n, n, k, alpha, A, A, beta, C, 1);
+      tile_gemm(exec, Trans::NoTranspose, Trans::Transpose, nbatch, n, n, k, alpha, A, A, beta, C, 1, opts.gemm_tile,
+                opts.gemm_chunk);
       return;
     }
   }

@@ -2,6 +2,7 @@
 //   perf_batched [--n 2,4,8,...] [--batch 1000,10000,100000] [--prec d,s]
 //                [--ops potrf,potrs,trsm,gemm,syrk,trmm,trtri,potri] [--nrhs 0] [--reps 7]
 //                [--max-gb 1.0] [--leaf 32] [--rec auto|always|never] [--smoke]
+//                [--gemm-tile auto|4x4|8x4|8x8[,...]] [--gemm-chunk 32] [--no-kk]
 // Large n cap the batch so that each array stays under --max-gb GB (the line shows the batch).
 // nrhs 0 means nrhs = n (potrs: 1, cuSOLVER's only choice). Per line: median time, GFLOP/s,
 // GB/s (each matrix read + written once) and its share of the device-to-device copy
@@ -15,7 +16,11 @@
 // pointer array and, as "kspd-cm", on a LayoutStride rank-3 View of the peer's contiguous
 // column-major matrices (the layout where the recursion for n > 32 runs its off-diagonal
 // blocks through cuBLAS gemmStridedBatched). --leaf sets BatchOptions::leaf_size, --rec
-// auto|always|never its recursion.
+// auto|always|never its recursion, --gemm-tile BatchOptions::gemm_tile (the register tile of
+// the tiled batched GEMM that runs the recursion's off-diagonal blocks, gemm and syrk on
+// LayoutLeft batch-first data); a list runs everything once per tile ("tile 8x8" heads each);
+// --gemm-chunk BatchOptions::gemm_chunk (matrices per thread chunk; a huge value gives the
+// old order, one sweep over the batch per tile); --no-kk skips the Kokkos Kernels peers.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 #include <KokkosBatched_Gemm_Decl.hpp>
@@ -63,7 +68,8 @@ using kspd::perf::parse_words;
 
 int g_reps = 7;
 double g_max_gb = 1.0;
-kb::BatchOptions g_opts;  // --leaf, --rec
+kb::BatchOptions g_opts;  // --leaf, --rec, --gemm-tile, --gemm-chunk
+bool g_kk = true;         // --no-kk: skip the Kokkos Kernels peers (seconds per call at n >= 128)
 /// Median of g_reps runs of fn(), each after reset() (untimed); one warm-up run first.
 template <class Reset, class Fn>
 double median_time(Reset reset, Fn fn) {
@@ -278,7 +284,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           });
 #endif
           auto A0 = c.A0;
-          tkk = median_time([] {}, [&] {
+          if (g_kk) tkk = median_time([] {}, [&] {
             Kokkos::parallel_for(
                 "perf::kk_gemm", Kokkos::RangePolicy<Exec>(exec, 0, nb), KOKKOS_LAMBDA(const long b) {
                   auto a = Kokkos::subview(A0, b, Kokkos::ALL, Kokkos::ALL);
@@ -294,7 +300,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
 #else
           print_line(prec, "gemm", n, nrhs, nb, "kspd", t_gemm, fl, by, "lapack-loop", tp);
 #endif
-          print_line(prec, "gemm", n, nrhs, nb, "kspd", t_gemm, fl, by, "KK-SerialGemm", tkk);
+          if (g_kk) print_line(prec, "gemm", n, nrhs, nb, "kspd", t_gemm, fl, by, "KK-SerialGemm", tkk);
         } else if (op == "potrf") {
           const double fl = nn * nn * nn / 3 * B, by = 2 * nn * nn * sz * B;
           const double t =
@@ -378,7 +384,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
 #endif
           auto A = c.A;
           auto Bv = c.B;
-          const double tkk = median_time([&] { c.reset_b(); }, [&] {
+          const double tkk = !g_kk ? 0.0 : median_time([&] { c.reset_b(); }, [&] {
             Kokkos::parallel_for(
                 "perf::kk_trsm", Kokkos::RangePolicy<Exec>(exec, 0, nb), KOKKOS_LAMBDA(const long b) {
                   auto a = Kokkos::subview(A, b, Kokkos::ALL, Kokkos::ALL);
@@ -391,7 +397,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           print_line(prec, "trsm", n, nrhs, nb, "kspd", t, fl, by, peer, tp);
           print_line(prec, "trsm", n, nrhs, nb, "kspd-ptr", tptr, fl, by, peer, tp);
           print_line(prec, "trsm", n, nrhs, nb, "kspd-cm", tcm, fl, by, peer, tp);
-          print_line(prec, "trsm", n, nrhs, nb, "kspd", t, fl, by, "KK-SerialTrsm", tkk);
+          if (g_kk) print_line(prec, "trsm", n, nrhs, nb, "kspd", t, fl, by, "KK-SerialTrsm", tkk);
         } else {  // operations without a batched peer: syrk, trmm, trtri, potri
           // Timed on the LayoutLeft batch ("kspd") and on the column-major strided one ("kspd-cm").
           double fl = 0, by = 2 * nn * nn * sz * B, t = 0, tcm = 0;
@@ -459,6 +465,7 @@ int main(int argc, char** argv) {
   std::vector<long> batches{1000, 10000, 100000};
   std::vector<std::string> precs{"d", "s"}, ops{"gemm", "potrf", "potrs", "trsm", "syrk", "trmm", "trtri", "potri"};
   long nrhs = 0;
+  std::vector<std::string> tiles{"auto"};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -469,6 +476,9 @@ int main(int argc, char** argv) {
     else if (a == "--nrhs") nrhs = std::stol(next());
     else if (a == "--reps") g_reps = int(std::stol(next()));
     else if (a == "--max-gb") g_max_gb = std::stod(next());
+    else if (a == "--gemm-tile") tiles = parse_words(next());
+    else if (a == "--gemm-chunk") g_opts.gemm_chunk = int(std::stol(next()));
+    else if (a == "--no-kk") g_kk = false;
     else if (a == "--leaf") g_opts.leaf_size = int(std::stol(next()));
     else if (a == "--rec") {
       const std::string r = next();
@@ -500,9 +510,17 @@ int main(int argc, char** argv) {
   std::printf("kspd %s, Kokkos %d, exec %s\n", KSPD_GIT_HASH, KOKKOS_VERSION, Exec::name());
   g_copy_bw = copy_bandwidth();
   std::printf("copy bandwidth %.0f GB/s (device-to-device deep_copy, read + write)\n", g_copy_bw);
-  for (const auto& p : precs) {
-    if (p == "d") run<double>(ns, batches, ops, nrhs, "d");
-    if (p == "s") run<float>(ns, batches, ops, nrhs, "s");
+  for (const auto& tile : tiles) {
+    g_opts.gemm_tile = tile == "4x4"   ? kb::BatchGemmTile::T4x4
+                       : tile == "8x4" ? kb::BatchGemmTile::T8x4
+                       : tile == "8x8" ? kb::BatchGemmTile::T8x8
+                                       : kb::BatchGemmTile::Auto;
+    std::printf("tile %s chunk %d (the tiled batched GEMM's register tile, matrices per chunk)\n", tile.c_str(),
+                g_opts.gemm_chunk > 0 ? g_opts.gemm_chunk : 32);
+    for (const auto& p : precs) {
+      if (p == "d") run<double>(ns, batches, ops, nrhs, "d");
+      if (p == "s") run<float>(ns, batches, ops, nrhs, "s");
+    }
   }
 #ifdef KSPD_ENABLE_CUDA_TPLS
   cusolverDnDestroy(g_cusolver);
