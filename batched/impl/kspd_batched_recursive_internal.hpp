@@ -70,13 +70,19 @@ struct TileGemm {
   int tri;
   bool batch_fast;  // consecutive threads on consecutive matrices (else on consecutive tiles)
   size_type chunk;  // batch_fast: the matrices a chunk of threads covers before the next tile
+  bool idx32;       // every index fits in 32 bits (cheaper divisions)
+  template <class I>
+  KOKKOS_INLINE_FUNCTION static void split(I idx, I ch, I ntiles, size_type& b, int& t) {
+    const I r = idx / ch;
+    t = int(r % ntiles);
+    b = size_type((r / ntiles) * ch + (idx - r * ch));
+  }
   KOKKOS_INLINE_FUNCTION void operator()(const size_type idx) const {
     size_type b;
     int t;
     if (batch_fast) {  // idx = (chunk index, tile, matrix in the chunk), the last fastest
-      const size_type r = idx / chunk;
-      t = int(r % size_type(tiles));
-      b = (r / size_type(tiles)) * chunk + idx % chunk;
+      if (idx32) split<unsigned>(unsigned(idx), unsigned(chunk), unsigned(tiles), b, t);
+      else split<size_type>(idx, chunk, size_type(tiles), b, t);
       if (b >= nbatch) return;
     } else {
       b = idx / size_type(tiles);
@@ -178,7 +184,7 @@ void tile_gemm_launch(const ExecSpace& exec, Trans ta, Trans tb, size_type nbatc
       "kspd::batched::gemm[tile]",
       Kokkos::RangePolicy<ExecSpace, Kokkos::LaunchBounds<128, MinB>, Kokkos::IndexType<size_type>>(exec, 0, total),
       TileGemm<T, TM, TN, KU, Off>{ta, tb, alpha, beta, A, B, C, int(m), int(n), int(k), tm, tm * tn, nbatch, tri,
-                                   batch_fast, ch});
+                                   batch_fast, ch, total + ch < (size_type(1) << 32)});
 }
 
 /// The tiled batched GEMM with the register tile `tile` (Auto: auto_gemm_tile). The 8 x 4
