@@ -10,7 +10,8 @@
 
 int main(int argc, char* argv[]) {
 #ifdef KSPD_ENABLE_MPI
-  MPI_Init(&argc, &argv);
+  int provided = 0;  // the distributed factorization's host workers need "funneled"
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
 #endif
   int result = 0;
   {

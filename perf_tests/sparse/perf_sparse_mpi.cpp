@@ -7,6 +7,8 @@
 //           [--two-sided] (request/reply instead of MPI_Get) [--pure-2d] (no subtree mapping)
 //           [--gpu on|off|force] [--gpu-threshold-potrf W] [--gpu-threshold-trsm M*W]
 //           [--gpu-threshold-update M*N*K] [--gpu-mem-limit MiB] [--fallback cpu|fail] [--gpu-direct on|off]
+//           [--threads T] (host threads per rank: main + T-1 task workers; 0: the node's cores
+//           shared among its ranks; default 1, as MUMPS runs here)
 //   run_perf_sparse_mpi.sh loops P = 1 2 4 8 16.
 // GPU: one rank per GPU (node-local rank % GPUs); --gpu on = Offload::gpu_defaults(), force =
 // every supernode and update on the device (thresholds 0), as kspd-solve's --gpu; blocks
@@ -258,6 +260,7 @@ int main(int argc, char** argv) {
       else if (a == "--no-mumps") mumps = false;
       else if (a == "--no-t1") t1 = false;
       else if (a == "--two-sided") opt.one_sided = false;
+      else if (a == "--threads") opt.threads = std::atoi(val().c_str());
       else if (a == "--pure-2d") opt.subtree_granularity = 0;
       else if (a == "--max-supernode") opt.max_supernode = std::atoll(val().c_str()), max_supernode_given = true;
       else if (a == "--gpu") {
@@ -296,9 +299,10 @@ int main(int argc, char** argv) {
       int pr = 1, pc = 1;
       ks::process_grid(P, pr, pc);
       if (rank == 0) {
-        std::printf("perf_sparse_mpi: kspd %s, %d ranks (grid %dx%d), host %s, offload %s, reps %d, nrhs %ld, MUMPS %s\n",
-                    KSPD_GIT_HASH, P, pr, pc, Kokkos::DefaultHostExecutionSpace::name(), opt.offload.any() ? "on" : "off",
-                    reps, long(nrhs),
+        std::printf("perf_sparse_mpi: kspd %s, %d ranks (grid %dx%d), threads per rank %d%s, host %s, offload %s, reps %d, "
+                    "nrhs %ld, MUMPS %s\n",
+                    KSPD_GIT_HASH, P, pr, pc, opt.threads, opt.threads == 0 ? " (node cores / ranks)" : "",
+                    Kokkos::DefaultHostExecutionSpace::name(), opt.offload.any() ? "on" : "off", reps, long(nrhs),
 #ifdef KSPD_HAVE_MUMPS
                     mumps ? MUMPS_VERSION : "off"
 #else

@@ -68,7 +68,8 @@ void usage() {
       "task workers with single-threaded BLAS inside each (--threads 1: one worker, threaded BLAS).\n"
       "Under mpiexec (distributed): one rank per GPU (node-local rank %% GPUs); --gpu on|off|force and the\n"
       "thresholds pick the device supernodes, --gpu-mem-limit is per rank; --gpu-direct is reported only\n"
-      "(blocks are staged through host memory).\n");
+      "(blocks are staged through host memory); --threads T is per rank (the main thread, which makes the MPI\n"
+      "calls and runs the device tasks, and T-1 host task workers; default: the node's cores / its ranks).\n");
 }
 
 bool parse(int argc, char** argv, Args& a) {

@@ -232,8 +232,9 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
     double tf = MPI_Wtime() - t, tmax = 0;
     MPI_Allreduce(&tf, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0)
-      std::printf("%-8s %8.3f s  %.3e flops, %.2f GFLOP/s on %d ranks (distribute %.3f s)\n", round ? "refactor" : "factor",
-                  tmax, as.flops, as.flops / tmax * 1e-9, P, chol.stats().distribute_seconds);
+      std::printf("%-8s %8.3f s  %.3e flops, %.2f GFLOP/s on %d ranks x %d threads (distribute %.3f s)\n",
+                  round ? "refactor" : "factor", tmax, as.flops, as.flops / tmax * 1e-9, P, chol.stats().host_threads,
+                  chol.stats().distribute_seconds);
   }
   const size_type n = chol.n(), k = pb.nrhs;
   std::vector<Scalar> X, B, W;

@@ -12,8 +12,16 @@
 /// blocks, so no partial sums travel. A finished factor block (D, F) is announced with a
 /// small MPI_Isend of its block id to every other rank that runs a consumer; the consumer
 /// pulls the block with MPI_Get from the producer's window (passive target, lock_all once,
-/// flush per get) and decrements its consumers' dependency counters. Single-threaded
-/// progress: MPI_Iprobe between tasks, a blocking MPI_Probe when nothing is ready.
+/// flush per get), or, where no window can be made, asks the owner for it and posts the
+/// receive at once (MPI_Irecv: the rank goes on computing while the block travels), and then
+/// decrements its consumers' dependency counters.
+/// Threads (Options::threads per rank): the rank's main thread makes all MPI calls (progress:
+/// MPI_Iprobe / MPI_Test between dispatches, a blocking MPI_Probe only when nothing at all is
+/// under way), keeps the counters and the ready queue, and runs the device tasks; host tasks
+/// (potrf, trsm, update of host blocks) go to threads - 1 workers (and to the main thread when
+/// no device task is ready and the workers' queue is full), whose completions the main thread
+/// collects and announces. Updates into the same target block are serialized by a
+/// lock on their scatter (the products run concurrently). MPI_THREAD_FUNNELED suffices.
 /// Errors: a failing potrf sends an abort notice to every rank; after the loop, message
 /// counts are exchanged (so every message is received: no stray traffic) and the failure
 /// with the smallest column is agreed with MPI_Allreduce; every rank throws the same error.
@@ -31,12 +39,16 @@
 
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <deque>
+#include <exception>
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <queue>
 #include <sstream>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -56,15 +68,23 @@ class MpiFactor {
   /// one_sided: pull blocks with MPI_Get from a window (falls back to two-sided when the
   /// window cannot be created on every rank); false: request/reply messages.
   /// off: device offload (DistributedOptions); gpu_direct is reported only.
+  /// threads: host threads of this rank (main thread included; 0: the node's cores shared
+  /// among the ranks on the node, at least 1).
   MpiFactor(const Symbolic& S, const MpiLayout& L, MPI_Comm comm, std::vector<Scalar>& values, DistributedStats& st,
-            bool one_sided = true, const Offload& off = Offload{}, bool gpu_direct = false)
-      : S_(S), L_(L), comm_(comm), v_(values), st_(st), want_rma_(one_sided), off_(off), gpu_direct_(gpu_direct) {}
+            bool one_sided = true, const Offload& off = Offload{}, bool gpu_direct = false, int threads = 1)
+      : S_(S), L_(L), comm_(comm), v_(values), st_(st), want_rma_(one_sided), off_(off), gpu_direct_(gpu_direct),
+        threads_(threads) {}
+  ~MpiFactor() { stop_workers(); }
+  MpiFactor(const MpiFactor&) = delete;
+  MpiFactor& operator=(const MpiFactor&) = delete;
 
   /// Factors the local blocks in place (values hold A's entries of the owned blocks).
   void run() {
     const auto t0 = clock::now();
     setup();
     plan_device();  // collective: may throw OutOfDeviceMemory on every rank
+    for (size_type s = 0; s < ns(); ++s)  // after plan_device: the queue depends on the side
+      if (L_.local(S_.snodes[size_t(s)].block_begin) && deps_[size_t(s)] == 0) push(s);
     // One rank needs no window (and some one-sided components refuse a singleton).
     rma_ = false;
     if (L_.nranks > 1 && want_rma_) {
@@ -77,25 +97,46 @@ class MpiFactor {
       else if (ok) MPI_Win_free(&win_);  // a window on every rank or on none
     }
     st_.one_sided = rma_;
-    size_type done = 0;
-    while (done < ntasks_local_ && !failed_) {
+    start_workers(resolve_threads());
+    done_ = 0;
+    while (done_ < ntasks_local_ && !failed_) {
       poll(false);
-      while (!pending_.empty() && !failed_) {  // notices that arrived during a two-sided fetch
-        const size_type b = pending_.front();
-        pending_.pop_front();
-        deliver(b);
+      progress_fetches();
+      collect(false);
+      if (failed_ || done_ == ntasks_local_) break;  // the last task may have just finished
+      // Dispatch: host tasks to the workers (a few more than there are workers, so that a
+      // worker finding its next task does not wait for this thread), then one task here (a
+      // device task first; else a host task the workers have no room for), then progress.
+      while (!workers_.empty() && !ready_.empty() && in_flight_ < 2 * int(workers_.size()) + 2) {
+        const size_type t = ready_.top().second;
+        ready_.pop();
+        submit(t);
       }
-      if (failed_) break;
-      if (ready_.empty()) {
-        const auto w0 = clock::now();
-        poll(true);
-        st_.wait_seconds += since(w0);
+      auto& mine = !ready_dev_.empty() ? ready_dev_ : ready_;
+      if (!mine.empty()) {
+        const size_type t = mine.top().second;
+        mine.pop();
+        run_task(t);
         continue;
       }
-      const size_type t = ready_.top().second;
-      ready_.pop();
-      run_task(t);
-      ++done;
+      const bool idle = ready_.empty() && ready_dev_.empty() && in_flight_ == 0;
+      const auto w0 = clock::now();
+      if (idle && fetches_.empty()) {
+        poll(true);  // nothing under way here: wait for a message
+      } else if (in_flight_ > 0) {
+        collect(true);  // wait briefly for a worker, then poll again
+      } else {
+        std::this_thread::yield();  // only blocks in flight: their receives are posted
+      }
+      if (idle) st_.wait_seconds += since(w0);
+    }
+    // After a failure: the workers finish the tasks they hold (they use this rank's
+    // blocks), the blocks in flight arrive (their owners serve every request).
+    while (in_flight_ > 0) collect(true);
+    stop_workers();
+    while (!fetches_.empty()) {
+      progress_fetches();
+      drain_one();
     }
     if (dev_) {
       dev_->fence();  // queued device work (after a failure) done before the exchange
@@ -116,6 +157,22 @@ class MpiFactor {
  private:
   struct UTask {
     size_type s, b1, b2, tblock;
+  };
+  /// A host task handed to a worker: its operands resolved by the main thread (the cache
+  /// and counters are the main thread's alone), the result read back by it.
+  struct Job {
+    size_type t = 0;
+    const Scalar *a1 = nullptr, *a2 = nullptr;  ///< source blocks (diagonal block for trsm)
+    Scalar* p = nullptr;                       ///< the block written
+    int info = 0;
+    std::vector<Scalar> save;  ///< potrf: the block before factoring (for the pivot report)
+    std::exception_ptr error;
+  };
+  /// A block being received after a request to its owner (two-sided pull).
+  struct Fetch {
+    size_type b;
+    int src;
+    MPI_Request req;
   };
   struct Cached {
     std::vector<Scalar> data;
@@ -162,9 +219,9 @@ class MpiFactor {
     for (size_t k = 0; k < utasks_.size(); ++k) udeps_[k] = utasks_[k].b1 == utasks_[k].b2 ? 1 : 2;
     st_.local_tasks = ntasks_local_;
     ready_ = {};
-    for (size_type s = 0; s < ns(); ++s)
-      if (L_.local(S_.snodes[size_t(s)].block_begin) && deps_[size_t(s)] == 0) push(s);
+    ready_dev_ = {};
     cache_.clear();
+    fetches_.clear();
     sent_to_.assign(size_t(L_.nranks), 0);
     recv_from_.assign(size_t(L_.nranks), 0);
     failed_ = false;
@@ -176,7 +233,7 @@ class MpiFactor {
     size_type key = t;
     if (t >= ns() + nb()) key = S_.blocks[size_t(utasks_[size_t(t - ns() - nb())].tblock)].snode;
     else if (t >= ns()) key = S_.blocks[size_t(t - ns())].snode;
-    ready_.push({key, t});
+    (device_task(t) ? ready_dev_ : ready_).push({key, t});
   }
 
   const Scalar* block_ptr(size_type b) const {
@@ -286,103 +343,262 @@ class MpiFactor {
     if (!resident(b)) dev_->release(b);
   }
 
+  /// Whether task t runs on the device (then on the main thread).
+  bool device_task(size_type t) const {
+    if (t < ns()) return resident(S_.snodes[size_t(t)].block_begin);
+    if (t < ns() + nb()) return resident(t - ns());
+    return udev_[size_t(t - ns() - nb())] != 0;
+  }
+
+  /// Runs task t on the main thread.
   void run_task(size_type t) {
-    if (t < ns()) return diag(t);
-    if (t < ns() + nb()) return trsm(t - ns());
+    if (!device_task(t)) {
+      Job j = prepare(t);
+      compute(j);
+      post(j);
+      return;
+    }
+    ++done_;
+    if (t < ns()) return device_diag(t);
+    if (t < ns() + nb()) return device_trsm(t - ns());
     const size_type q = t - ns() - nb();
     const UTask& u = utasks_[size_t(q)];
     const Supernode& sn = S_.snodes[size_t(u.s)];
     const Block &B1 = S_.blocks[size_t(u.b1)], &B2 = S_.blocks[size_t(u.b2)], &T = S_.blocks[size_t(u.tblock)];
     const Supernode& tn = S_.snodes[size_t(T.snode)];
     const size_type k = sn.ncols, m1 = B1.nrows, m2 = B2.nrows;
-    if (udev_[size_t(q)]) {
-      const auto d0 = clock::now();
-      const Scalar* d1 = dsrc(u.b1, u.b2);
-      const Scalar* d2 = u.b2 == u.b1 ? d1 : dsrc(u.b2, u.b1);
-      const size_type* rows = dev_->rows();
-      dev_->update(d1, m1, d2, m2, k, u.b1 == u.b2, rows + sn.row_begin + B1.row_offset, rows + sn.row_begin + B2.row_offset,
-                  rows + tn.row_begin + T.row_offset, T.nrows, tn.first_col, dblock(u.tblock));
-      dirty_[size_t(u.tblock)] = 1;
-      drelease(u.b1);
-      if (u.b2 != u.b1) drelease(u.b2);
-      ++st_.device_ops[2];
-      st_.device_seconds += since(d0);
+    const auto d0 = clock::now();
+    const Scalar* d1 = dsrc(u.b1, u.b2);
+    const Scalar* d2 = u.b2 == u.b1 ? d1 : dsrc(u.b2, u.b1);
+    const size_type* rows = dev_->rows();
+    dev_->update(d1, m1, d2, m2, k, u.b1 == u.b2, rows + sn.row_begin + B1.row_offset, rows + sn.row_begin + B2.row_offset,
+                rows + tn.row_begin + T.row_offset, T.nrows, tn.first_col, dblock(u.tblock));
+    dirty_[size_t(u.tblock)] = 1;
+    drelease(u.b1);
+    if (u.b2 != u.b1) drelease(u.b2);
+    ++st_.device_ops[2];
+    st_.device_seconds += since(d0);
+    finish_update(u);
+  }
+
+  /// Host task t: its operands (main thread).
+  Job prepare(size_type t) const {
+    Job j;
+    j.t = t;
+    if (t < ns()) {
+      const Supernode& sn = S_.snodes[size_t(t)];
+      j.p = v_.data() + L_.offset[size_t(sn.block_begin)];
+      j.save.assign(j.p, j.p + sn.ncols * sn.ncols);
+    } else if (t < ns() + nb()) {
+      const size_type b = t - ns();
+      j.a1 = block_ptr(S_.snodes[size_t(S_.blocks[size_t(b)].snode)].block_begin);
+      j.p = v_.data() + L_.offset[size_t(b)];
     } else {
-      host_update(u, sn, B1, B2, T, tn);
-      ++st_.host_ops[2];
+      const UTask& u = utasks_[size_t(t - ns() - nb())];
+      j.a1 = block_ptr(u.b1);
+      j.a2 = block_ptr(u.b2);
+      j.p = v_.data() + L_.offset[size_t(u.tblock)];
     }
+    return j;
+  }
+
+  /// Host task: the arithmetic (any thread; touches only the job's blocks).
+  void compute(Job& j) const {
+    const size_type t = j.t;
+    if (t < ns()) {
+      j.info = kspd::Impl::host::potrf('L', S_.snodes[size_t(t)].ncols, j.p, S_.snodes[size_t(t)].ncols);
+    } else if (t < ns() + nb()) {
+      const Block& blk = S_.blocks[size_t(t - ns())];
+      const size_type k = S_.snodes[size_t(blk.snode)].ncols;
+      kspd::Impl::host::trsm('R', 'L', 'T', 'N', blk.nrows, k, Scalar(1), j.a1, k, j.p, blk.nrows);
+    } else {
+      host_update(utasks_[size_t(t - ns() - nb())], j.a1, j.a2, j.p);
+    }
+  }
+
+  /// Host task: bookkeeping after the arithmetic (main thread).
+  void post(Job& j) {
+    ++done_;
+    if (j.error) std::rethrow_exception(j.error);
+    const size_type t = j.t;
+    if (t < ns()) {
+      const size_type k = S_.snodes[size_t(t)].ncols;
+      st_.flops += double(k) * double(k) * double(k) / 3.0;
+      ++st_.host_ops[0];
+      if (j.info != 0) {
+        dsave_ = std::move(j.save);
+        return fail(t, j.info);
+      }
+      return announce(S_.snodes[size_t(t)].block_begin);
+    }
+    if (t < ns() + nb()) {
+      const size_type b = t - ns();
+      const Block& blk = S_.blocks[size_t(b)];
+      const size_type k = S_.snodes[size_t(blk.snode)].ncols;
+      st_.flops += double(blk.nrows) * double(k) * double(k);
+      ++st_.host_ops[1];
+      release(S_.snodes[size_t(blk.snode)].block_begin);
+      return announce(b);
+    }
+    ++st_.host_ops[2];
+    finish_update(utasks_[size_t(t - ns() - nb())]);
+  }
+
+  /// An update task is done: flops, sources released, its target's counter.
+  void finish_update(const UTask& u) {
+    const size_type k = S_.snodes[size_t(u.s)].ncols, m1 = S_.blocks[size_t(u.b1)].nrows,
+                    m2 = S_.blocks[size_t(u.b2)].nrows;
     st_.flops += u.b1 == u.b2 ? double(m1) * double(m1 + 1) * double(k) : 2.0 * double(m1) * double(m2) * double(k);
     release(u.b1);
     if (u.b2 != u.b1) release(u.b2);
+    const Block& T = S_.blocks[size_t(u.tblock)];
     const size_type target = T.row_offset == 0 ? T.snode : ns() + u.tblock;
     if (--deps_[size_t(target)] == 0) push(target);
   }
 
-  void host_update(const UTask& u, const Supernode& sn, const Block& B1, const Block& B2, const Block& T,
-                   const Supernode& tn) {
+  /// L(b2) L(b1)^T into a private buffer, then scattered into the target block under its lock.
+  void host_update(const UTask& u, const Scalar* a1, const Scalar* a2, Scalar* pt) const {
+    const Supernode& sn = S_.snodes[size_t(u.s)];
+    const Block &B1 = S_.blocks[size_t(u.b1)], &B2 = S_.blocks[size_t(u.b2)], &T = S_.blocks[size_t(u.tblock)];
+    const Supernode& tn = S_.snodes[size_t(T.snode)];
     const size_type k = sn.ncols, m1 = B1.nrows, m2 = B2.nrows;
-    const Scalar *a1 = block_ptr(u.b1), *a2 = block_ptr(u.b2);
-    c_.resize(size_t(m1 * m2));
-    if (u.b1 == u.b2) kspd::Impl::host::syrk('L', 'N', m1, k, Scalar(1), a1, m1, Scalar(0), c_.data(), m1);
-    else kspd::Impl::host::gemm('N', 'T', m2, m1, k, Scalar(1), a2, m2, a1, m1, Scalar(0), c_.data(), m2);
+    thread_local std::vector<Scalar> c;
+    thread_local std::vector<size_type> rel;
+    c.resize(size_t(m1 * m2));
+    if (u.b1 == u.b2) kspd::Impl::host::syrk('L', 'N', m1, k, Scalar(1), a1, m1, Scalar(0), c.data(), m1);
+    else kspd::Impl::host::gemm('N', 'T', m2, m1, k, Scalar(1), a2, m2, a1, m1, Scalar(0), c.data(), m2);
     // Scatter: rows of B2 -> rows of T (a superset), columns = rows of B1 - first column of T.
     const size_type* r1 = S_.rows.data() + sn.row_begin + B1.row_offset;
     const size_type* r2 = S_.rows.data() + sn.row_begin + B2.row_offset;
     const size_type* rt = S_.rows.data() + tn.row_begin + T.row_offset;
-    rel_.resize(size_t(m2));
+    rel.resize(size_t(m2));
     for (size_type i = 0, q = 0; i < m2; ++i) {
       while (rt[q] != r2[i]) ++q;
-      rel_[size_t(i)] = q;
+      rel[size_t(i)] = q;
     }
-    Scalar* pt = v_.data() + L_.offset[size_t(u.tblock)];
+    std::unique_lock<std::mutex> lk;
+    if (!workers_.empty()) lk = std::unique_lock<std::mutex>(locks_[size_t(u.tblock) % kLocks]);
     for (size_type j = 0; j < m1; ++j) {
       Scalar* col = pt + (r1[j] - tn.first_col) * T.nrows;
-      const Scalar* cj = c_.data() + j * m2;
-      for (size_type i = u.b1 == u.b2 ? j : 0; i < m2; ++i) col[rel_[size_t(i)]] -= cj[i];
+      const Scalar* cj = c.data() + j * m2;
+      for (size_type i = u.b1 == u.b2 ? j : 0; i < m2; ++i) col[rel[size_t(i)]] -= cj[i];
     }
   }
 
-  void diag(size_type s) {
+  // ---- worker threads ----
+  int resolve_threads() const {
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    if (level < MPI_THREAD_FUNNELED) return 1;  // workers need at least "funneled"
+    if (threads_ > 0) return threads_;
+    MPI_Comm node;
+    mpi_check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, L_.rank, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+    int local = 1;
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    const int cores = int(std::thread::hardware_concurrency());
+    return std::max(1, cores / std::max(1, local));
+  }
+  void start_workers(int threads) {
+    st_.host_threads = threads;
+    in_flight_ = 0;
+    stop_ = false;
+    if (threads <= 1) return;
+    if (!locks_) locks_.reset(new std::mutex[kLocks]);
+    for (int w = 0; w + 1 < threads; ++w) workers_.emplace_back([this] { work(); });
+  }
+  void stop_workers() {
+    if (workers_.empty()) return;
+    {
+      std::lock_guard<std::mutex> lk(qm_);
+      stop_ = true;
+    }
+    qcv_.notify_all();
+    for (auto& w : workers_) w.join();
+    workers_.clear();
+  }
+  void work() {
+    for (;;) {
+      std::unique_ptr<Job> j;
+      {
+        std::unique_lock<std::mutex> lk(qm_);
+        qcv_.wait(lk, [&] { return stop_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;
+        j = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      try {
+        compute(*j);
+      } catch (...) {
+        j->error = std::current_exception();
+      }
+      {
+        std::lock_guard<std::mutex> lk(qm_);
+        done_q_.push_back(std::move(j));
+      }
+      dcv_.notify_one();
+    }
+  }
+  void submit(size_type t) {
+    auto j = std::make_unique<Job>(prepare(t));
+    ++in_flight_;
+    {
+      std::lock_guard<std::mutex> lk(qm_);
+      jobs_.push_back(std::move(j));
+    }
+    qcv_.notify_one();
+  }
+  /// Post-processes finished host tasks; wait: first wait up to 50 us for one.
+  void collect(bool wait) {
+    if (workers_.empty()) return;
+    std::deque<std::unique_ptr<Job>> done;
+    {
+      std::unique_lock<std::mutex> lk(qm_);
+      if (wait) dcv_.wait_for(lk, std::chrono::microseconds(50), [&] { return !done_q_.empty(); });
+      done.swap(done_q_);
+    }
+    for (auto& j : done) {
+      --in_flight_;
+      if (failed_) {  // after a failure only the count matters
+        ++done_;
+        continue;
+      }
+      post(*j);
+    }
+  }
+
+  /// potrf of a resident diagonal block: host contributions merged, factored on the device,
+  /// downloaded into the host copy (which other ranks read).
+  void device_diag(size_type s) {
     const Supernode& sn = S_.snodes[size_t(s)];
     const size_type k = sn.ncols;
     Scalar* p = v_.data() + L_.offset[size_t(sn.block_begin)];
     st_.flops += double(k) * double(k) * double(k) / 3.0;
-    if (resident(sn.block_begin)) {
-      const auto d0 = clock::now();
-      Scalar* d = dblock(sn.block_begin);
-      dev_->merge(d, p, k * k, dirty_[size_t(sn.block_begin)]);
-      const int info = dev_->potrf(d, k, dsave_);  // dsave_: the merged block, on failure
-      if (info == 0) dev_->download(p, d, k * k);
-      ++st_.device_ops[0];
-      st_.device_seconds += since(d0);
-      if (info != 0) return fail(s, info);
-      return announce(sn.block_begin);
-    }
-    dsave_.assign(p, p + k * k);
-    const int info = kspd::Impl::host::potrf('L', k, p, k);
-    ++st_.host_ops[0];
+    const auto d0 = clock::now();
+    Scalar* d = dblock(sn.block_begin);
+    dev_->merge(d, p, k * k, dirty_[size_t(sn.block_begin)]);
+    const int info = dev_->potrf(d, k, dsave_);  // dsave_: the merged block, on failure
+    if (info == 0) dev_->download(p, d, k * k);
+    ++st_.device_ops[0];
+    st_.device_seconds += since(d0);
     if (info != 0) return fail(s, info);
     announce(sn.block_begin);
   }
 
-  void trsm(size_type b) {
+  /// trsm of a resident off-diagonal block, likewise.
+  void device_trsm(size_type b) {
     const Block& blk = S_.blocks[size_t(b)];
     const Supernode& sn = S_.snodes[size_t(blk.snode)];
     const size_type k = sn.ncols;
     Scalar* p = v_.data() + L_.offset[size_t(b)];
-    if (resident(b)) {
-      const auto d0 = clock::now();
-      Scalar* d = dblock(b);
-      dev_->merge(d, p, blk.nrows * k, dirty_[size_t(b)]);
-      dev_->trsm(dsrc(sn.block_begin, b), k, d, blk.nrows);
-      dev_->download(p, d, blk.nrows * k);
-      drelease(sn.block_begin);
-      ++st_.device_ops[1];
-      st_.device_seconds += since(d0);
-    } else {
-      kspd::Impl::host::trsm('R', 'L', 'T', 'N', blk.nrows, k, Scalar(1), block_ptr(sn.block_begin), k, p, blk.nrows);
-      ++st_.host_ops[1];
-    }
+    const auto d0 = clock::now();
+    Scalar* d = dblock(b);
+    dev_->merge(d, p, blk.nrows * k, dirty_[size_t(b)]);
+    dev_->trsm(dsrc(sn.block_begin, b), k, d, blk.nrows);
+    dev_->download(p, d, blk.nrows * k);
+    drelease(sn.block_begin);
+    ++st_.device_ops[1];
+    st_.device_seconds += since(d0);
     st_.flops += double(blk.nrows) * double(k) * double(k);
     release(sn.block_begin);
     announce(b);
@@ -431,8 +647,8 @@ class MpiFactor {
     }
   }
 
-  /// Consumer side: decrement the counters of the local consumers of block b (fetching it
-  /// first when it lives elsewhere).
+  /// Consumer side: block b is final. Local consumers: its counters are decremented now, or
+  /// once it has arrived when it lives elsewhere (MPI_Get, or a request and a posted receive).
   void deliver(size_type b) {
     const bool remote = !L_.local(b);
     int uses = 0, device_uses = 0;
@@ -440,38 +656,61 @@ class MpiFactor {
     consumers(b, [&](int r, size_type x, size_type y) {
       if (r != L_.rank) return;
       ++uses;
-      if (is_diag) {
-        device_uses += resident(y);
-        if (--deps_[size_t(ns() + y)] == 0) push(ns() + y);
-      } else {
-        const size_type k = ukey_.at(key(x, y));
-        device_uses += udev_[size_t(k)];
-        if (--udeps_[size_t(k)] == 0) push(ns() + nb() + k);
-      }
+      device_uses += is_diag ? resident(y) : udev_[size_t(ukey_.at(key(x, y)))];
     });
+    if (uses == 0) return;
     // Device reads of a non-resident block: its device cache entry lives until the last.
     if (device_uses > 0 && !resident(b)) dev_->add_uses(b, device_uses);
+    if (!remote) return arrived(b);
     // Every local consumer task reads b once and releases it once.
-    if (!remote || uses == 0) return;
     Cached& c = cache_[b];
     c.uses = uses;
     c.data.resize(size_t(L_.block_size(S_, b)));
-    const auto w0 = clock::now();
     const int src = L_.owner[size_t(b)];
-    if (!rma_) {
-      fetch_two_sided(b, src, c.data);
-      st_.wait_seconds += since(w0);
-      st_.bytes_get += double(c.data.size() * sizeof(Scalar));
-      ++st_.gets;
+    st_.bytes_get += double(c.data.size() * sizeof(Scalar));
+    ++st_.gets;
+    if (!rma_) {  // the receive is posted before the request leaves: the reply matches it
+      fetches_.push_back(Fetch{b, src, MPI_REQUEST_NULL});
+      mpi_check(MPI_Irecv(c.data.data(), int(c.data.size()), mpi_type<Scalar>(), src, kTagData, comm_,
+                          &fetches_.back().req),
+                "MPI_Irecv");
+      send(src, kTagRequest, double(b), 0, 0);
       return;
     }
+    const auto w0 = clock::now();
     mpi_check(MPI_Get(c.data.data(), int(c.data.size()), mpi_type<Scalar>(), src, MPI_Aint(L_.offset[size_t(b)]),
                       int(c.data.size()), mpi_type<Scalar>(), win_),
               "MPI_Get");
     mpi_check(MPI_Win_flush(src, win_), "MPI_Win_flush");
     st_.wait_seconds += since(w0);
-    st_.bytes_get += double(c.data.size() * sizeof(Scalar));
-    ++st_.gets;
+    arrived(b);
+  }
+  /// Block b is here: its local consumers' counters.
+  void arrived(size_type b) {
+    const bool is_diag = S_.blocks[size_t(b)].row_offset == 0;
+    consumers(b, [&](int r, size_type x, size_type y) {
+      if (r != L_.rank) return;
+      if (is_diag) {
+        if (--deps_[size_t(ns() + y)] == 0) push(ns() + y);
+      } else {
+        const size_type k = ukey_.at(key(x, y));
+        if (--udeps_[size_t(k)] == 0) push(ns() + nb() + k);
+      }
+    });
+  }
+  /// Completed two-sided pulls.
+  void progress_fetches() {
+    for (size_t i = 0; i < fetches_.size();) {
+      int flag = 0;
+      mpi_check(MPI_Test(&fetches_[i].req, &flag, MPI_STATUS_IGNORE), "MPI_Test");
+      if (!flag) {
+        ++i;
+        continue;
+      }
+      const Fetch f = fetches_[i];
+      fetches_.erase(fetches_.begin() + std::ptrdiff_t(i));
+      if (!failed_) arrived(f.b);
+    }
   }
 
   /// Receives pending messages; with block = true waits for at least one.
@@ -501,28 +740,8 @@ class MpiFactor {
     } else if (status.MPI_TAG == kTagRequest) {
       serve(size_type(buf[0]), status.MPI_SOURCE);  // always, even after a failure
     } else if (act && !failed_) {
-      if (in_fetch_) pending_.push_back(size_type(buf[0]));
-      else deliver(size_type(buf[0]));
+      deliver(size_type(buf[0]));
     }
-  }
-
-  /// Two-sided pull: ask the owner for block b and wait for it, serving the requests and
-  /// keeping the notices that arrive meanwhile (no deadlock: every rank serves while it waits).
-  void fetch_two_sided(size_type b, int src, std::vector<Scalar>& out) {
-    send(src, kTagRequest, double(b), 0, 0);
-    in_fetch_ = true;
-    for (;;) {
-      MPI_Status status;
-      mpi_check(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &status), "MPI_Probe");
-      if (status.MPI_TAG == kTagData && status.MPI_SOURCE == src) {
-        mpi_check(MPI_Recv(out.data(), int(out.size()), mpi_type<Scalar>(), src, kTagData, comm_, MPI_STATUS_IGNORE),
-                  "MPI_Recv");
-        ++recv_from_[size_t(src)];
-        break;
-      }
-      receive(status, true);
-    }
-    in_fetch_ = false;
   }
 
   /// Owner side of a two-sided pull: the factor block is final, send it from the storage.
@@ -531,8 +750,7 @@ class MpiFactor {
     mpi_check(MPI_Isend(v_.data() + L_.offset[size_t(b)], int(L_.block_size(S_, b)), mpi_type<Scalar>(), dst, kTagData,
                         comm_, &data_reqs_.back()),
               "MPI_Isend");
-    ++sent_to_[size_t(dst)];
-    ++st_.messages_sent;
+    ++st_.messages_sent;  // not in sent_to_: replies are matched by posted receives, waited for
   }
 
   void record_failure(std::int64_t col, double pivot, int rank) {
@@ -556,7 +774,11 @@ class MpiFactor {
   }
 
   /// After the loop: every message sent to this rank is received (counts exchanged), so
-  /// the communicator holds no stray traffic; sends complete.
+  /// the communicator holds no stray traffic; sends complete. The counts cover notices,
+  /// aborts and requests: each request is served on receipt, and its reply goes to a receive
+  /// posted before the request left, which the requester completes before this exchange (a
+  /// reply served after the owner's count snapshot would otherwise let the requester stop
+  /// receiving one notice early, a stray notice for the next factorization).
   void finish() {
     std::vector<std::int64_t> expect(size_t(L_.nranks));
     std::vector<std::int64_t> sent(sent_to_.begin(), sent_to_.end());
@@ -620,16 +842,15 @@ class MpiFactor {
   size_type ntasks_local_ = 0;
   std::priority_queue<std::pair<size_type, size_type>, std::vector<std::pair<size_type, size_type>>,
                       std::greater<std::pair<size_type, size_type>>>
-      ready_;
+      ready_, ready_dev_;  ///< host tasks, device tasks
   std::unordered_map<size_type, Cached> cache_;
   std::deque<Outgoing> sends_;
   std::deque<MPI_Request> data_reqs_;
-  std::deque<size_type> pending_;
-  bool want_rma_ = true, rma_ = false, in_fetch_ = false;
+  std::vector<Fetch> fetches_;
+  bool want_rma_ = true, rma_ = false;
   std::vector<std::int64_t> sent_to_, recv_from_;
   std::vector<char> marks_;
-  std::vector<Scalar> c_, dsave_;
-  std::vector<size_type> rel_;
+  std::vector<Scalar> dsave_;
   bool failed_ = false;
   std::int64_t fail_col_ = 0;
   double fail_pivot_ = 0;
@@ -641,6 +862,17 @@ class MpiFactor {
   std::vector<char> dev_sn_, dirty_, udev_;
   std::vector<size_type> doff_;
   std::unique_ptr<MpiDevice<Scalar, DevExec>> dev_;  ///< with offload on only (needs Kokkos)
+  // Host workers: jobs out, finished jobs back (under qm_); updates lock their target's stripe.
+  static constexpr size_t kLocks = 256;
+  int threads_ = 1;
+  size_type done_ = 0;
+  int in_flight_ = 0;
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+  std::mutex qm_;
+  std::condition_variable qcv_, dcv_;
+  std::deque<std::unique_ptr<Job>> jobs_, done_q_;
+  std::unique_ptr<std::mutex[]> locks_;
 };
 
 }  // namespace kspd::sparse::Impl

@@ -68,6 +68,9 @@ struct DistributedOptions : Options {
   /// gpu_direct: ask MPI to move device blocks directly (CUDA-aware MPI). Not implemented
   /// yet: reported (DistributedStats::gpu_direct, cuda_aware_mpi), host staging is used.
   bool gpu_direct = false;
+  // Options::threads: host threads per rank (the main thread, which makes every MPI call and
+  // runs the device tasks, plus threads - 1 workers for the host tasks); 0: the cores of the
+  // node shared among the ranks on it. More than 1 needs MPI_THREAD_FUNNELED (else 1 is used).
 };
 
 /// Per-rank communication and time counters (this rank's view).
@@ -82,6 +85,7 @@ struct DistributedStats {
   bool one_sided = false;         ///< the last factorization pulled blocks with MPI_Get
   double local_values = 0;        ///< scalars of L stored on this rank
   double flops = 0;               ///< flops of the tasks this rank ran
+  int host_threads = 1;           ///< host threads of this rank (main thread + task workers)
   // Device offload (all zero when Options::offload is off).
   bool offload = false;           ///< offload was requested
   bool device_fallback = false;   ///< over device_memory_limit: this rank factored on the host

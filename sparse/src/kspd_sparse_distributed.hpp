@@ -317,7 +317,8 @@ class DistributedCholesky {
     for (size_t b = 0; b < S.blocks.size(); ++b) stats_.local_blocks += layout_.owner[b] == rank_;
     stats_.wait_seconds = stats_.bytes_get = stats_.bytes_sent = stats_.flops = 0;
     stats_.gets = stats_.messages_sent = 0;
-    Impl::MpiFactor<Scalar, DevExec>(S, layout_, comm_, values_, stats_, opt_.one_sided, opt_.offload, opt_.gpu_direct)
+    Impl::MpiFactor<Scalar, DevExec>(S, layout_, comm_, values_, stats_, opt_.one_sided, opt_.offload, opt_.gpu_direct,
+                                    opt_.threads)
         .run();
     factored_ = true;
   }

@@ -140,14 +140,31 @@ TEST(SparseMpi, GeneratedProblemsMatchOneRankSolve) {
                         {ks::elasticity_3d<double>(4, 4, 3), 7},
                         {kspd::test::sparse::random_spd<double>(301, 3.0, 77), 2}};
   for (const auto& c : cases)
-    for (bool by_columns : {false, true}) {
-      // Default: small subtrees whole on one rank, 2D block-cyclic above; then pure 2D.
-      opt.subtree_granularity = by_columns ? 0.0 : 4.0;
-      const Check ck = run_case(c.A, c.nrhs, opt, by_columns);
-      EXPECT_LE(ck.max_resid, 1e-10) << c.A.name << " columns=" << by_columns;
-      EXPECT_LE(ck.max_diff, 1e-12) << c.A.name << " columns=" << by_columns;
-      if (world_size() > 1) EXPECT_GT(ck.bytes, 0) << c.A.name << ": no factor block moved between ranks";
-    }
+    for (bool by_columns : {false, true})
+      for (int threads : {1, 3}) {  // host workers per rank: none, two
+        // Default: small subtrees whole on one rank, 2D block-cyclic above; then pure 2D.
+        opt.subtree_granularity = by_columns ? 0.0 : 4.0;
+        opt.threads = threads;
+        opt.one_sided = threads == 1 || by_columns;  // and request/reply pulls with workers
+        const Check ck = run_case(c.A, c.nrhs, opt, by_columns);
+        EXPECT_LE(ck.max_resid, 1e-10) << c.A.name << " columns=" << by_columns << " threads=" << threads;
+        EXPECT_LE(ck.max_diff, 1e-12) << c.A.name << " columns=" << by_columns << " threads=" << threads;
+        if (world_size() > 1) EXPECT_GT(ck.bytes, 0) << c.A.name << ": no factor block moved between ranks";
+      }
+}
+
+/// Threads = 0: the node's cores shared among its ranks (at least one thread each).
+TEST(SparseMpi, AutomaticThreadsPerRank) {
+  ks::DistributedOptions opt;
+  opt.threads = 0;
+  opt.max_supernode = 8;
+  const auto A = ks::elasticity_3d<double>(4, 3, 4);
+  ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+  dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{});
+  EXPECT_GE(dist.stats().host_threads, 1);
+  const Check ck = run_case(A, 2, opt, true);
+  EXPECT_LE(ck.max_resid, 1e-10);
+  EXPECT_LE(ck.max_diff, 1e-12);
 }
 
 TEST(SparseMpi, FloatAndNarrowSupernodes) {
@@ -174,9 +191,10 @@ TEST(SparseMpi, EveryBlockAwayFromItsConsumers) {
   const ks::BlockMap maps[] = {[](size_type s, size_type t, int np) { return int((s + (t != s ? 1 : 0)) % np); },
                                [](size_type s, size_type, int np) { return int((s + 1) % np); }};
   const auto A = ks::elasticity_3d<double>(4, 3, 4);
-  for (int m = 0; m < 2; ++m) {
-    opt.map = maps[m];
-    opt.one_sided = m == 0;  // the second map pulls with request/reply messages
+  for (int m = 0; m < 4; ++m) {
+    opt.map = maps[m % 2];
+    opt.one_sided = m % 2 == 0;  // the second map pulls with request/reply messages
+    opt.threads = m < 2 ? 1 : 3;  // then again with two host workers per rank
     std::vector<double> X;
     const auto B = make_rhs(A, 2, X);
     ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
@@ -190,7 +208,7 @@ TEST(SparseMpi, EveryBlockAwayFromItsConsumers) {
       for (size_type b = sn.block_begin + 1; b < sn.block_end; ++b) here = here || dist.layout().owner[size_t(b)] == world_rank();
       need += here;
     }
-    if (P > 1 && m == 0) EXPECT_GE(dist.stats().gets, need);
+    if (P > 1 && m % 2 == 0) EXPECT_GE(dist.stats().gets, need);
     if (P > 1) EXPECT_GT(sum_all(dist.stats().bytes_get), 0);
     std::vector<double> Xd = world_rank() == 0 ? B : std::vector<double>{};
     dist.solve(Xd, 2);
@@ -203,12 +221,17 @@ TEST(SparseMpi, EveryBlockAwayFromItsConsumers) {
 }
 
 TEST(SparseMpi, NotPositiveDefiniteIsTheSameErrorOnEveryRank) {
-  for (size_type bad : {size_type(0), size_type(41), size_type(95)}) {
+  for (int variant = 0; variant < 6; ++variant) {
+    const size_type bad = variant % 3 == 0 ? 0 : variant % 3 == 1 ? 41 : 95;
     auto A = ks::laplacian_2d<double>(12, 8);
     for (size_type p = A.colptr[size_t(bad)]; p < A.colptr[size_t(bad + 1)]; ++p)
       if (A.rowind[size_t(p)] == bad) A.values[size_t(p)] = -3.0;
     ks::DistributedOptions opt;
     opt.max_supernode = 6;
+    opt.threads = variant < 3 ? 1 : 3;  // the failure found by a host worker
+    opt.one_sided = variant != 4;
+    SCOPED_TRACE(::testing::Message() << "bad column " << bad << ", threads " << opt.threads << ", one-sided "
+                                      << opt.one_sided);
     ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
     double got[3] = {-1, 0, -1};
     try {
@@ -305,6 +328,7 @@ TEST(SparseMpi, DeviceOffloadMatchesOneRankHostSolve) {
   for (bool force : {true, false}) {
     const char* mode = force ? "forced" : "mixed";
     ks::DistributedOptions opt = offload_options(force);
+    opt.threads = force ? 1 : 3;  // mixed: device tasks on the main thread beside two host workers
     Check ck = run_case(ks::elasticity_3d<double>(4, 4, 3), 2, opt, false);
     EXPECT_LE(ck.max_resid, 1e-10) << mode;
     EXPECT_LE(ck.max_diff, 1e-11) << mode;
