@@ -9,9 +9,10 @@
 ///    in step k the owner of column k finishes it and publishes it in shared memory, and after
 ///    one barrier every later column applies its rank-1 update from there. The k and i loops
 ///    are unrolled so the column never leaves registers.
-///  - StreamTrsm / StreamPotrs: one thread per (matrix, right-hand side), the solution in
-///    registers, A streamed from memory in unrolled loops; consecutive threads take
-///    consecutive matrices, so every load is coalesced for a LayoutLeft batch-first View.
+///  - StreamTrsm / StreamPotrs: one thread per (matrix, right-hand side or group of them),
+///    the solution in registers, A streamed from memory in unrolled loops; consecutive threads
+///    take consecutive matrices, so every load is coalesced for a LayoutLeft batch-first View.
+///    StreamTrsm also takes 32 < n <= 64 (size classes 48, 64) when asked to.
 
 #include "kspd_batched_trsm_internal.hpp"
 
@@ -34,7 +35,23 @@ struct GroupShape {
   }
 };
 
-template <int N, class T>
+/// Orders one factorization step's shared-memory writes before the next step's reads among
+/// the threads of one matrix. On CUDA those N <= 32 threads lie in one warp (vector length 1:
+/// team ranks are consecutive threads, and a group starts at a multiple of N), so a warp
+/// barrier suffices and warps of other matrices run on; a team barrier elsewhere, or when
+/// asked for (kWarpSync false).
+template <bool kWarpSync, class Member>
+KOKKOS_INLINE_FUNCTION void group_step_sync(const Member& member) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (kWarpSync) {
+    __syncwarp();
+    return;
+  }
+#endif
+  member.team_barrier();
+}
+
+template <int N, class T, bool kWarpSync = true>
 struct GroupPotrf {
   using S = GroupShape<N>;
   Uplo uplo;
@@ -108,7 +125,7 @@ struct GroupPotrf {
           t[i * S::LD + k] = col[i];
         }
       }
-      member.team_barrier();
+      group_step_sync<kWarpSync>(member);
       if (j > k) {
         const T ljk = t[j * S::LD + k];
         KSPD_UNROLL
@@ -130,8 +147,29 @@ struct GroupPotrf {
   }
 };
 
-/// Op(A) X = alpha B reduced to a lower solve (see RegTrsm); one thread per (matrix, column).
-template <int N, class T>
+/// Thread order of the streaming kernels: the threads of a chunk of kStreamChunk consecutive
+/// matrices take every column group before the next chunk starts. Consecutive threads still
+/// read consecutive matrices (coalesced for a LayoutLeft batch-first View), and a matrix's
+/// triangle, loaded from memory by its first column group, is served from L1 to the others
+/// (with matrix-fastest order over the whole batch each column group re-read A from memory).
+constexpr int kStreamChunk = 32;
+/// Threads launched for nbatch matrices and ngroups column groups in that order.
+inline size_type stream_threads(size_type nbatch, size_type ngroups) {
+  return (nbatch + kStreamChunk - 1) / kStreamChunk * kStreamChunk * ngroups;
+}
+/// Thread idx -> (matrix b, column group g); b >= nbatch for the padding of the last chunk.
+KOKKOS_INLINE_FUNCTION void stream_decode(size_type idx, int ngroups, size_type& b, int& g) {
+  const size_type per_chunk = size_type(kStreamChunk) * ngroups;
+  const size_type chunk = idx / per_chunk;
+  const int rem = int(idx - chunk * per_chunk);
+  g = rem / kStreamChunk;
+  b = chunk * kStreamChunk + rem % kStreamChunk;
+}
+
+/// Op(A) X = alpha B reduced to a lower solve (see RegTrsm); one thread per (matrix, group of R
+/// columns). Each element of A read from memory feeds R multiply-adds (R = 1, 2, 4), and a
+/// reciprocal of the diagonal replaces R divisions.
+template <int N, int R, class T>
 struct StreamTrsm {
   Side side;
   Uplo uplo;
@@ -142,30 +180,50 @@ struct StreamTrsm {
   BatchMat<T> B;
   int m, n;
   size_type nbatch;
+  int ngroups;  // ceil(columns of the reduced X / R)
   KOKKOS_INLINE_FUNCTION void operator()(const size_type idx) const {
-    const size_type b = idx % nbatch;
-    const int c = int(idx / nbatch);
+    size_type b;
+    int g;
+    stream_decode(idx, ngroups, b, g);
+    if (b >= nbatch) return;
     const int k = side == Side::Left ? m : n;
     Mat<const T> a = A.get(b, k, k);
     Mat<T> x = B.get(b, m, n);
     const bool lower = reduce_left_notrans(side, uplo, trans, a, x);
     const bool unit = diag == Diag::Unit;
-    T v[N];
+    const int c0 = g * R, nc = int(x.n);
+    T v[R][N];
     KSPD_UNROLL
-    for (int i = 0; i < N; ++i) v[i] = i < k ? alpha * x(lower ? i : k - 1 - i, c) : T(0);
+    for (int r = 0; r < R; ++r) {
+      KSPD_UNROLL
+      for (int i = 0; i < N; ++i) v[r][i] = (i < k && c0 + r < nc) ? alpha * x(lower ? i : k - 1 - i, c0 + r) : T(0);
+    }
     KSPD_UNROLL
     for (int i = 0; i < N; ++i) {
       if (i < k) {
         const int ii = lower ? i : k - 1 - i;
-        T s = v[i];
+        T s[R];
         KSPD_UNROLL
-        for (int l = 0; l < i; ++l) s -= a(ii, lower ? l : k - 1 - l) * v[l];
-        v[i] = unit ? s : s / a(ii, ii);
+        for (int r = 0; r < R; ++r) s[r] = v[r][i];
+        KSPD_UNROLL
+        for (int l = 0; l < i; ++l) {
+          const T ail = a(ii, lower ? l : k - 1 - l);
+          KSPD_UNROLL
+          for (int r = 0; r < R; ++r) s[r] -= ail * v[r][l];
+        }
+        const T dinv = unit ? T(1) : T(1) / a(ii, ii);
+        KSPD_UNROLL
+        for (int r = 0; r < R; ++r) v[r][i] = s[r] * dinv;
       }
     }
     KSPD_UNROLL
-    for (int i = 0; i < N; ++i)
-      if (i < k) x(lower ? i : k - 1 - i, c) = v[i];
+    for (int r = 0; r < R; ++r) {
+      if (c0 + r < nc) {
+        KSPD_UNROLL
+        for (int i = 0; i < N; ++i)
+          if (i < k) x(lower ? i : k - 1 - i, c0 + r) = v[r][i];
+      }
+    }
   }
 };
 
@@ -178,8 +236,10 @@ struct StreamPotrs {
   int n, nrhs;
   size_type nbatch;
   KOKKOS_INLINE_FUNCTION void operator()(const size_type idx) const {
-    const size_type b = idx % nbatch;
-    const int c = int(idx / nbatch);
+    size_type b;
+    int c;
+    stream_decode(idx, nrhs, b, c);
+    if (b >= nbatch) return;
     Mat<const T> a = A.get(b, n, n);
     if (uplo == Uplo::Upper) a = a.t();
     const Mat<T> x = B.get(b, n, nrhs);

@@ -46,6 +46,15 @@ struct BatchOptions {
   int leaf_size = 32;  ///< recursion stops at n <= leaf_size (values < 1 read as 32)
   BatchGemmTile gemm_tile = BatchGemmTile::Auto;  ///< the tiled batched GEMM's register tile
   int gemm_chunk = 0;  ///< its matrices per thread chunk (batch-first data; < 1: 32)
+  /// Right-hand sides per thread of the streaming TRSM (GPUs, 8 < k <= 64): 1, 2 or 4 (at most 2
+  /// for k > 32); other values: Auto (2 in double, 4 in single precision).
+  int trsm_rhs_block = 0;
+  /// On GPUs a TRSM with 32 < k <= stream_trsm_max (at most 64) runs the streaming kernel
+  /// (one thread per matrix and group of right-hand sides) instead of the recursion.
+  int stream_trsm_max = 32;
+  /// The group POTRF (GPUs, 8 < n <= 32) orders its steps with a warp barrier (the threads of a
+  /// matrix share a warp on CUDA); true: with a team barrier, as before 2026-11-22.
+  bool potrf_team_sync = false;
 };
 
 namespace Impl {

@@ -171,7 +171,7 @@ void launch_range(const ExecSpace& exec, const char* label, size_type nbatch, co
 
 template <class ExecSpace, class T>
 void register_potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A,
-                    int* infos) {
+                    int* infos, const BatchOptions& opts) {
   dispatch_size<ExecSpace>(n, [&](auto nc) {
     constexpr int N = decltype(nc)::value;
     if constexpr (N <= kMaxRegisterN) {
@@ -182,7 +182,11 @@ void register_potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_typ
       KSPD_REQUIRE(league <= size_type(2147483647), InvalidArgument, "kspd::batched::potrf: batch too large");
       Kokkos::TeamPolicy<ExecSpace> policy(exec, int(league), S::team_size);
       policy.set_scratch_size(0, Kokkos::PerTeam(S::template scratch_bytes<T>()));
-      Kokkos::parallel_for("kspd::batched::potrf[group]", policy, GroupPotrf<N, T>{uplo, A, int(n), nbatch, infos});
+      if (opts.potrf_team_sync)
+        Kokkos::parallel_for("kspd::batched::potrf[group]", policy,
+                             GroupPotrf<N, T, false>{uplo, A, int(n), nbatch, infos});
+      else
+        Kokkos::parallel_for("kspd::batched::potrf[group]", policy, GroupPotrf<N, T>{uplo, A, int(n), nbatch, infos});
     }
   });
 }
@@ -194,21 +198,69 @@ void register_potrs(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_typ
     if constexpr (N <= kMaxRegisterN)
       launch_range(exec, "kspd::batched::potrs[register]", nbatch, RegPotrs<N, T>{uplo, A, B, int(n), int(nrhs)});
     else
-      launch_range(exec, "kspd::batched::potrs[stream]", nbatch * nrhs,
+      launch_range(exec, "kspd::batched::potrs[stream]", stream_threads(nbatch, nrhs),
                    StreamPotrs<N, T>{uplo, A, B, int(n), int(nrhs), nbatch});
   });
 }
+/// Right-hand sides per thread of the streaming TRSM: BatchOptions::trsm_rhs_block, or Auto
+/// (measured on the H100, perf_tests/results/h100-batched-trsm-stream-2026-11-22.txt).
+template <class T>
+int trsm_rhs_block(const BatchOptions& opts, int N, size_type ncols) {
+  int r = opts.trsm_rhs_block;
+  if (r != 1 && r != 2 && r != 4) r = sizeof(T) == 8 ? 2 : 4;
+  if (N > 32 && r > 2) r = 2;  // 64 x 4 values would spill
+  while (r > 1 && size_type(r / 2) >= ncols) r /= 2;
+  return r;
+}
+/// The streaming TRSM also takes 32 < k <= 64 (instead of the recursion) when asked to.
+template <class ExecSpace>
+bool use_stream_trsm(const BatchOptions& opts, size_type k) {
+  if constexpr (is_gpu_v<ExecSpace>)
+    return k > kMaxGroupN && k <= 64 && opts.stream_trsm_max >= k &&
+           (opts.algo == BatchAlgo::Auto || opts.algo == BatchAlgo::Register);
+  else
+    return false;
+}
+
 template <class ExecSpace, class T>
 void register_trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
-                   size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B) {
-  dispatch_size<ExecSpace>(side == Side::Left ? m : n, [&](auto nc) {
+                   size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B,
+                   const BatchOptions& opts) {
+  const size_type k = side == Side::Left ? m : n, ncols = side == Side::Left ? n : m;
+  auto stream = [&](auto nc) {
+    constexpr int N = decltype(nc)::value;
+    auto go = [&](auto rc) {
+      constexpr int R = decltype(rc)::value;
+      const size_type groups = (ncols + R - 1) / R;
+      KSPD_REQUIRE(groups <= size_type(1) << 30, InvalidArgument, "kspd::batched::trsm: too many right-hand sides");
+      launch_range(exec, "kspd::batched::trsm[stream]", stream_threads(nbatch, groups),
+                   StreamTrsm<N, R, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n), nbatch, int(groups)});
+    };
+    const int r = trsm_rhs_block<T>(opts, N, ncols);
+    if constexpr (N <= 32) {
+      if (r == 4) go(std::integral_constant<int, 4>());
+      else if (r == 2) go(std::integral_constant<int, 2>());
+      else go(std::integral_constant<int, 1>());
+    } else {
+      if (r == 2) go(std::integral_constant<int, 2>());
+      else go(std::integral_constant<int, 1>());
+    }
+  };
+  if constexpr (is_gpu_v<ExecSpace>) {
+    if (k > kMaxGroupN) {
+      KSPD_REQUIRE(k <= 64, InvalidArgument, "kspd::batched::trsm: the streaming kernel takes k <= 64");
+      if (k <= 48) stream(std::integral_constant<int, 48>());
+      else stream(std::integral_constant<int, 64>());
+      return;
+    }
+  }
+  dispatch_size<ExecSpace>(k, [&](auto nc) {
     constexpr int N = decltype(nc)::value;
     if constexpr (N <= kMaxRegisterN)
       launch_range(exec, "kspd::batched::trsm[register]", nbatch,
                    RegTrsm<N, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n)});
     else
-      launch_range(exec, "kspd::batched::trsm[stream]", nbatch * (side == Side::Left ? n : m),
-                   StreamTrsm<N, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n), nbatch});
+      stream(nc);
   });
 }
 

@@ -3,6 +3,7 @@
 //                [--ops potrf,potrs,trsm,gemm,syrk,trmm,trtri,potri] [--nrhs 0] [--reps 7]
 //                [--max-gb 1.0] [--leaf 32] [--rec auto|always|never] [--smoke]
 //                [--gemm-tile auto|4x4|8x4|8x8[,...]] [--gemm-chunk 32] [--no-kk]
+//                [--trsm-rhs-block 0|1|2|4[,...]] [--stream-trsm-max 32|64] [--potrf-sync warp|team]
 // Large n cap the batch so that each array stays under --max-gb GB (the line shows the batch).
 // nrhs 0 means nrhs = n (potrs: 1, cuSOLVER's only choice). Per line: median time, GFLOP/s,
 // GB/s (each matrix read + written once) and its share of the device-to-device copy
@@ -20,7 +21,11 @@
 // the tiled batched GEMM that runs the recursion's off-diagonal blocks, gemm and syrk on
 // LayoutLeft batch-first data); a list runs everything once per tile ("tile 8x8" heads each);
 // --gemm-chunk BatchOptions::gemm_chunk (matrices per thread chunk; a huge value gives the
-// old order, one sweep over the batch per tile); --no-kk skips the Kokkos Kernels peers.
+// old order, one sweep over the batch per tile); --no-kk skips the Kokkos Kernels peers;
+// --trsm-rhs-block BatchOptions::trsm_rhs_block (right-hand sides per thread of the GPU
+// streaming TRSM; a list runs everything once per value) and --stream-trsm-max
+// BatchOptions::stream_trsm_max (64: TRSM with 32 < k <= 64 streams instead of recursing);
+// --potrf-sync team: BatchOptions::potrf_team_sync (the group POTRF's old team barrier).
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 #include <KokkosBatched_Gemm_Decl.hpp>
@@ -466,6 +471,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> precs{"d", "s"}, ops{"gemm", "potrf", "potrs", "trsm", "syrk", "trmm", "trtri", "potri"};
   long nrhs = 0;
   std::vector<std::string> tiles{"auto"};
+  std::vector<long> rhs_blocks{0};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -478,6 +484,9 @@ int main(int argc, char** argv) {
     else if (a == "--max-gb") g_max_gb = std::stod(next());
     else if (a == "--gemm-tile") tiles = parse_words(next());
     else if (a == "--gemm-chunk") g_opts.gemm_chunk = int(std::stol(next()));
+    else if (a == "--trsm-rhs-block") rhs_blocks = parse_list(next());
+    else if (a == "--stream-trsm-max") g_opts.stream_trsm_max = int(std::stol(next()));
+    else if (a == "--potrf-sync") g_opts.potrf_team_sync = next() == "team";
     else if (a == "--no-kk") g_kk = false;
     else if (a == "--leaf") g_opts.leaf_size = int(std::stol(next()));
     else if (a == "--rec") {
@@ -515,11 +524,15 @@ int main(int argc, char** argv) {
                        : tile == "8x4" ? kb::BatchGemmTile::T8x4
                        : tile == "8x8" ? kb::BatchGemmTile::T8x8
                                        : kb::BatchGemmTile::Auto;
-    std::printf("tile %s chunk %d (the tiled batched GEMM's register tile, matrices per chunk)\n", tile.c_str(),
-                g_opts.gemm_chunk > 0 ? g_opts.gemm_chunk : 32);
-    for (const auto& p : precs) {
-      if (p == "d") run<double>(ns, batches, ops, nrhs, "d");
-      if (p == "s") run<float>(ns, batches, ops, nrhs, "s");
+    for (const long rb : rhs_blocks) {
+      g_opts.trsm_rhs_block = int(rb);
+      std::printf("tile %s chunk %d trsm-rhs-block %ld stream-trsm-max %d (the tiled batched GEMM's register tile, "
+                  "matrices per chunk; right-hand sides per thread and largest k of the streaming TRSM, 0 = Auto)\n",
+                  tile.c_str(), g_opts.gemm_chunk > 0 ? g_opts.gemm_chunk : 32, rb, g_opts.stream_trsm_max);
+      for (const auto& p : precs) {
+        if (p == "d") run<double>(ns, batches, ops, nrhs, "d");
+        if (p == "s") run<float>(ns, batches, ops, nrhs, "s");
+      }
     }
   }
 #ifdef KSPD_ENABLE_CUDA_TPLS

@@ -384,6 +384,32 @@ TYPED_TEST(BatchedBlas, RecursiveTilesTrsmSyrk) {
   }
 }
 
+/// The streaming TRSM (GPUs: 8 < k <= 64) with 1, 2 and 4 right-hand sides per thread and
+/// k up to 64 without the recursion; right-hand-side counts that leave a partial group, and
+/// batches that leave a partial chunk of 32 matrices. On host backends the same calls take
+/// the host paths (the options are GPU-only), so this checks they are ignored there.
+TYPED_TEST(BatchedBlas, StreamTrsmRhsBlocks) {
+  struct Restore {
+    ~Restore() { recursion_options() = kb::BatchOptions{}; }
+  } restore;
+  for (int rb : {1, 2, 4})
+    for (int smax : {32, 64}) {
+      recursion_options().trsm_rhs_block = rb;
+      recursion_options().stream_trsm_max = smax;
+      for (size_type k : {9, 16, 17, 24, 31, 32, 33, 48, 63, 64})
+        for (size_type nrhs : {size_type(1), size_type(3), size_type(5)})
+          for (Side side : all_sides())
+            for (Uplo uplo : all_uplos())
+              for (Trans trans : all_trans())
+                for (Diag diag : all_diags()) {
+                  if (nrhs != 5 && (trans == Trans::ConjTranspose || diag == Diag::Unit)) continue;
+                  const size_type m = side == Side::Left ? k : nrhs, n = side == Side::Left ? nrhs : k;
+                  check_trsm<TypeParam>(false, m, n, 33, side, uplo, trans, diag, all_ifaces()[size_t((k + nrhs) % 3)],
+                                        kb::BatchAlgo::Auto);
+                }
+    }
+}
+
 /// Variable-size TRSM / GEMM / SYRK with offsets into one buffer per operand.
 template <class T>
 struct VarBuf {

@@ -229,6 +229,25 @@ TYPED_TEST(BatchedFactor, PotrfNonSpdInTheMiddleReportsItsColumn) {
       for (Iface iface : all_ifaces())
         for (auto algo : algos_for(n)) check_potrf<TypeParam>(n, 5, uplo, iface, algo, 2);
 }
+/// The group POTRF (GPUs, 8 < n <= 32) with warp and with team barriers between steps,
+/// batches that leave a partial team, a failing matrix in the middle; the streaming POTRS in
+/// its chunked thread order with several right-hand sides. Host backends ignore the option.
+TYPED_TEST(BatchedFactor, GroupPotrfSyncsAndStreamPotrs) {
+  struct Restore {
+    ~Restore() { recursion_options() = kspd::batched::BatchOptions{}; }
+  } restore;
+  for (bool team : {false, true}) {
+    recursion_options().potrf_team_sync = team;
+    for (size_type n : {9, 16, 17, 31, 32})
+      for (Uplo uplo : all_uplos())
+        for (Iface iface : all_ifaces()) {
+          check_potrf<TypeParam>(n, 37, uplo, iface, kb::BatchAlgo::Auto);
+          check_potrf<TypeParam>(n, 37, uplo, iface, kb::BatchAlgo::Auto, 18, n - 2);
+        }
+  }
+  for (size_type n : {9, 16, 32})
+    for (size_type nrhs : {1, 3, 32}) check_potrs<TypeParam>(n, nrhs, 45, Uplo::Lower, all_ifaces()[size_t(n % 3)], kb::BatchAlgo::Auto);
+}
 TYPED_TEST(BatchedFactor, PotrfBatchOfOneAnd70000) {
   for (Iface iface : all_ifaces()) {
     check_potrf<TypeParam>(4, 1, Uplo::Lower, iface, kb::BatchAlgo::Auto);
