@@ -12,7 +12,9 @@
 ///  - StreamTrsm / StreamPotrs: one thread per (matrix, right-hand side or group of them),
 ///    the solution in registers, A streamed from memory in unrolled loops; consecutive threads
 ///    take consecutive matrices, so every load is coalesced for a LayoutLeft batch-first View.
-///    StreamTrsm also takes 32 < n <= 64 (size classes 48, 64) when asked to.
+///    StreamTrsm also takes 32 < n <= 64 (size classes 48, 64) when asked to, and both take
+///    a size class 24 for 16 < n <= 24 when asked to (BatchOptions::stream_class24); on host
+///    backends they run for BatchAlgo::Register with 8 < n <= 64 (so the CPU tests check them).
 
 #include "kspd_batched_trsm_internal.hpp"
 
@@ -24,9 +26,10 @@
 
 namespace kspd::batched::Impl {
 
-template <int N>
+template <int N, int TS = 128>
 struct GroupShape {
-  static constexpr int M = 128 / N;   // matrices per team
+  static_assert(TS % N == 0 && TS >= N, "GroupShape: the team size must be a multiple of N");
+  static constexpr int M = TS / N;    // matrices per team
   static constexpr int LD = N + 1;    // padded row of the shared tile: no bank conflicts
   static constexpr int team_size = M * N;
   template <class T>
@@ -35,15 +38,18 @@ struct GroupShape {
   }
 };
 
-/// Orders one factorization step's shared-memory writes before the next step's reads among
-/// the threads of one matrix. On CUDA those N <= 32 threads lie in one warp (vector length 1:
-/// team ranks are consecutive threads, and a group starts at a multiple of N), so a warp
-/// barrier suffices and warps of other matrices run on; a team barrier elsewhere, or when
-/// asked for (kWarpSync false).
-template <bool kWarpSync, class Member>
+/// How the group POTRF orders its steps among the N threads of one matrix (BatchPotrfGroup
+/// without Auto): a team barrier per step; a warp barrier per step (on CUDA the N <= 32
+/// threads of a matrix lie in one warp: vector length 1, team ranks are consecutive threads
+/// and a group starts at a multiple of N, so warps of other matrices run on); or no barrier
+/// at all, column k broadcast from its owner's registers with warp shuffles (the shared tile
+/// then only stages the coalesced load and store). Off CUDA the last two run as the first.
+enum class GroupSync { Team, Warp, Shuffle };
+
+template <GroupSync kSync, class Member>
 KOKKOS_INLINE_FUNCTION void group_step_sync(const Member& member) {
 #if defined(__CUDA_ARCH__)
-  if constexpr (kWarpSync) {
+  if constexpr (kSync != GroupSync::Team) {
     __syncwarp();
     return;
   }
@@ -51,9 +57,9 @@ KOKKOS_INLINE_FUNCTION void group_step_sync(const Member& member) {
   member.team_barrier();
 }
 
-template <int N, class T, bool kWarpSync = true>
+template <int N, class T, GroupSync kSync = GroupSync::Team, int TS = 128>
 struct GroupPotrf {
-  using S = GroupShape<N>;
+  using S = GroupShape<N, TS>;
   Uplo uplo;
   BatchMat<T> A;
   int n;
@@ -84,6 +90,37 @@ struct GroupPotrf {
     }
   }
 
+#if defined(__CUDA_ARCH__)
+  /// Right-looking Cholesky of the column col (thread j of its group) with column k broadcast
+  /// by warp shuffles of width N from lane k of the group: every thread computes the pivot's
+  /// square root and the first failing step (so no shared flag), the owner scales its column,
+  /// and in one pass over i (increasing) each later column picks up l_jk at i = j and then
+  /// applies l_ik l_jk to its rows i >= j. All lanes of the warp run every shuffle.
+  __device__ int factor_shuffle(T (&col)[N], int j) const {
+    constexpr unsigned full = 0xffffffffu;
+    int info = 0;
+    KSPD_UNROLL
+    for (int k = 0; k < N; ++k) {
+      const T d = __shfl_sync(full, col[k], k, N);
+      if (!(d > T(0)) && info == 0) info = k + 1;
+      const T s = compat::sqrt(d), inv = T(1) / s;
+      if (j == k) {
+        col[k] = s;
+        KSPD_UNROLL
+        for (int i = k + 1; i < N; ++i) col[i] *= inv;
+      }
+      T ljk = T(0);
+      KSPD_UNROLL
+      for (int i = k + 1; i < N; ++i) {
+        const T lik = __shfl_sync(full, col[i], k, N);
+        if (i == j) ljk = lik;
+        if (j > k && i >= j) col[i] -= lik * ljk;
+      }
+    }
+    return info;
+  }
+#endif
+
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(const Member& member) const {
     char* base = static_cast<char*>(member.team_shmem().get_shmem(S::template scratch_bytes<T>()));
@@ -111,26 +148,37 @@ struct GroupPotrf {
     T col[N];
     KSPD_UNROLL
     for (int i = 0; i < N; ++i) col[i] = i >= j ? t[i * S::LD + j] : T(0);
-    KSPD_UNROLL
-    for (int k = 0; k < N; ++k) {
-      if (j == k) {
-        const T d = col[k];
-        if (!(d > T(0)) && ish[m] == 0) ish[m] = k + 1;  // steps are ordered: the first failure wins
-        const T s = compat::sqrt(d), inv = T(1) / s;
-        col[k] = s;
-        t[k * S::LD + k] = s;
-        KSPD_UNROLL
-        for (int i = k + 1; i < N; ++i) {
-          col[i] *= inv;
-          t[i * S::LD + k] = col[i];
+#if defined(__CUDA_ARCH__)
+    if constexpr (kSync == GroupSync::Shuffle) {
+      const int info = factor_shuffle(col, j);
+      KSPD_UNROLL
+      for (int i = 0; i < N; ++i)
+        if (i >= j) t[i * S::LD + j] = col[i];
+      if (j == 0) ish[m] = info;
+    } else
+#endif
+    {
+      KSPD_UNROLL
+      for (int k = 0; k < N; ++k) {
+        if (j == k) {
+          const T d = col[k];
+          if (!(d > T(0)) && ish[m] == 0) ish[m] = k + 1;  // steps are ordered: the first failure wins
+          const T s = compat::sqrt(d), inv = T(1) / s;
+          col[k] = s;
+          t[k * S::LD + k] = s;
+          KSPD_UNROLL
+          for (int i = k + 1; i < N; ++i) {
+            col[i] *= inv;
+            t[i * S::LD + k] = col[i];
+          }
         }
-      }
-      group_step_sync<kWarpSync>(member);
-      if (j > k) {
-        const T ljk = t[j * S::LD + k];
-        KSPD_UNROLL
-        for (int i = k + 1; i < N; ++i)
-          if (i >= j) col[i] -= t[i * S::LD + k] * ljk;
+        group_step_sync<kSync>(member);
+        if (j > k) {
+          const T ljk = t[j * S::LD + k];
+          KSPD_UNROLL
+          for (int i = k + 1; i < N; ++i)
+            if (i >= j) col[i] -= t[i * S::LD + k] * ljk;
+        }
       }
     }
     // Column k of the tile was final after step k; one barrier makes all of it visible.
@@ -147,23 +195,27 @@ struct GroupPotrf {
   }
 };
 
-/// Thread order of the streaming kernels: the threads of a chunk of kStreamChunk consecutive
-/// matrices take every column group before the next chunk starts. Consecutive threads still
-/// read consecutive matrices (coalesced for a LayoutLeft batch-first View), and a matrix's
-/// triangle, loaded from memory by its first column group, is served from L1 to the others
-/// (with matrix-fastest order over the whole batch each column group re-read A from memory).
-constexpr int kStreamChunk = 32;
+/// Thread order of the streaming kernels: the threads of a chunk of `chunk` consecutive
+/// matrices take every column group before the next chunk starts (BatchOptions::stream_chunk;
+/// chunk = nbatch is the plain order, matrix fastest over the whole batch). Consecutive
+/// threads read consecutive matrices either way (coalesced for a LayoutLeft batch-first
+/// View); with small chunks a matrix's triangle, loaded from memory by its first column group,
+/// can be served from L1/L2 to the others.
+inline size_type stream_chunk(size_type opt, size_type nbatch) {
+  return opt > 0 && opt < nbatch ? opt : (nbatch > 0 ? nbatch : 1);
+}
 /// Threads launched for nbatch matrices and ngroups column groups in that order.
-inline size_type stream_threads(size_type nbatch, size_type ngroups) {
-  return (nbatch + kStreamChunk - 1) / kStreamChunk * kStreamChunk * ngroups;
+inline size_type stream_threads(size_type nbatch, size_type chunk, size_type ngroups) {
+  return (nbatch + chunk - 1) / chunk * chunk * ngroups;
 }
 /// Thread idx -> (matrix b, column group g); b >= nbatch for the padding of the last chunk.
-KOKKOS_INLINE_FUNCTION void stream_decode(size_type idx, int ngroups, size_type& b, int& g) {
-  const size_type per_chunk = size_type(kStreamChunk) * ngroups;
-  const size_type chunk = idx / per_chunk;
-  const int rem = int(idx - chunk * per_chunk);
-  g = rem / kStreamChunk;
-  b = chunk * kStreamChunk + rem % kStreamChunk;
+KOKKOS_INLINE_FUNCTION void stream_decode(size_type idx, size_type chunk, int ngroups, size_type& b, int& g) {
+  const size_type per_chunk = chunk * ngroups;
+  const size_type c = idx / per_chunk;
+  const size_type rem = idx - c * per_chunk;
+  const size_type gg = rem / chunk;
+  g = int(gg);
+  b = c * chunk + (rem - gg * chunk);
 }
 
 /// Op(A) X = alpha B reduced to a lower solve (see RegTrsm); one thread per (matrix, group of R
@@ -180,11 +232,12 @@ struct StreamTrsm {
   BatchMat<T> B;
   int m, n;
   size_type nbatch;
-  int ngroups;  // ceil(columns of the reduced X / R)
+  int ngroups;      // ceil(columns of the reduced X / R)
+  size_type chunk;  // see stream_decode
   KOKKOS_INLINE_FUNCTION void operator()(const size_type idx) const {
     size_type b;
     int g;
-    stream_decode(idx, ngroups, b, g);
+    stream_decode(idx, chunk, ngroups, b, g);
     if (b >= nbatch) return;
     const int k = side == Side::Left ? m : n;
     Mat<const T> a = A.get(b, k, k);
@@ -235,10 +288,11 @@ struct StreamPotrs {
   BatchMat<T> B;
   int n, nrhs;
   size_type nbatch;
+  size_type chunk;  // see stream_decode
   KOKKOS_INLINE_FUNCTION void operator()(const size_type idx) const {
     size_type b;
     int c;
-    stream_decode(idx, nrhs, b, c);
+    stream_decode(idx, chunk, nrhs, b, c);
     if (b >= nbatch) return;
     Mat<const T> a = A.get(b, n, n);
     if (uplo == Uplo::Upper) a = a.t();

@@ -169,6 +169,27 @@ void launch_range(const ExecSpace& exec, const char* label, size_type nbatch, co
   Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, nbatch), f);
 }
 
+/// Largest k of the streaming TRSM (size classes 48 and 64 above kMaxGroupN).
+constexpr size_type kMaxStreamN = 64;
+/// Team sizes (threads) GroupPotrf takes; 256 only where its shared tile stays under 40 KiB
+/// (Kokkos' level-0 team scratch on CUDA is 48 KiB less its reserve), else 128.
+template <int N, class T, int TS>
+constexpr int group_team_size() {
+  return GroupShape<N, TS>::template scratch_bytes<T>() <= 40 * 1024 ? TS : 128;
+}
+
+template <class ExecSpace, int N, class T, GroupSync kSync, int TS>
+void launch_group_potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A,
+                        int* infos) {
+  using S = GroupShape<N, TS>;
+  const size_type league = (nbatch + S::M - 1) / S::M;
+  KSPD_REQUIRE(league <= size_type(2147483647), InvalidArgument, "kspd::batched::potrf: batch too large");
+  Kokkos::TeamPolicy<ExecSpace> policy(exec, int(league), S::team_size);
+  policy.set_scratch_size(0, Kokkos::PerTeam(S::template scratch_bytes<T>()));
+  Kokkos::parallel_for("kspd::batched::potrf[group]", policy,
+                       GroupPotrf<N, T, kSync, TS>{uplo, A, int(n), nbatch, infos});
+}
+
 template <class ExecSpace, class T>
 void register_potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A,
                     int* infos, const BatchOptions& opts) {
@@ -177,49 +198,89 @@ void register_potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_typ
     if constexpr (N <= kMaxRegisterN) {
       launch_range(exec, "kspd::batched::potrf[register]", nbatch, RegPotrf<N, T>{uplo, A, int(n), infos});
     } else {
-      using S = GroupShape<N>;
-      const size_type league = (nbatch + S::M - 1) / S::M;
-      KSPD_REQUIRE(league <= size_type(2147483647), InvalidArgument, "kspd::batched::potrf: batch too large");
-      Kokkos::TeamPolicy<ExecSpace> policy(exec, int(league), S::team_size);
-      policy.set_scratch_size(0, Kokkos::PerTeam(S::template scratch_bytes<T>()));
-      if (opts.potrf_team_sync)
-        Kokkos::parallel_for("kspd::batched::potrf[group]", policy,
-                             GroupPotrf<N, T, false>{uplo, A, int(n), nbatch, infos});
-      else
-        Kokkos::parallel_for("kspd::batched::potrf[group]", policy, GroupPotrf<N, T>{uplo, A, int(n), nbatch, infos});
+      auto with_ts = [&](auto sc) {
+        constexpr GroupSync kSync = decltype(sc)::value;
+        const int ts = opts.potrf_group_team;
+        if (ts == 64) launch_group_potrf<ExecSpace, N, T, kSync, 64>(exec, uplo, nbatch, n, A, infos);
+        else if (ts == 256)
+          launch_group_potrf<ExecSpace, N, T, kSync, group_team_size<N, T, 256>()>(exec, uplo, nbatch, n, A, infos);
+        else launch_group_potrf<ExecSpace, N, T, kSync, 128>(exec, uplo, nbatch, n, A, infos);
+      };
+      using G = BatchPotrfGroup;
+      const G v = opts.potrf_group;
+      if (v == G::WarpSync) with_ts(std::integral_constant<GroupSync, GroupSync::Warp>());
+      else if (v == G::Shuffle) with_ts(std::integral_constant<GroupSync, GroupSync::Shuffle>());
+      else with_ts(std::integral_constant<GroupSync, GroupSync::Team>());  // Auto: measured 2026-11-22
     }
   });
 }
+
+/// The streaming kernels' size class for 8 < n <= 64: 16, 24 (BatchOptions::stream_class24),
+/// 32, 48, 64.
+template <class F>
+void with_stream_class(size_type n, bool class24, const F& f) {
+  if (n <= 16) f(std::integral_constant<int, 16>());
+  else if (n <= 24 && class24) f(std::integral_constant<int, 24>());
+  else if (n <= 32) f(std::integral_constant<int, 32>());
+  else if (n <= 48) f(std::integral_constant<int, 48>());
+  else f(std::integral_constant<int, 64>());
+}
+/// Matrices per thread chunk of the streaming kernels (see stream_decode).
+inline size_type stream_chunk(const BatchOptions& opts, size_type nbatch) {
+  return stream_chunk(size_type(opts.stream_chunk), nbatch);
+}
+
+/// POTRS for 8 < n <= 32 streams: on GPUs for Auto / Register, on host backends for Register.
+template <class ExecSpace>
+bool use_stream_potrs(BatchAlgo algo, size_type n) {
+  if (n <= kMaxRegisterN || n > kMaxGroupN) return false;
+  if constexpr (is_gpu_v<ExecSpace>) return algo == BatchAlgo::Auto || algo == BatchAlgo::Register;
+  else return algo == BatchAlgo::Register;
+}
+
 template <class ExecSpace, class T>
 void register_potrs(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, size_type nrhs,
-                    const BatchMat<const T>& A, const BatchMat<T>& B) {
-  dispatch_size<ExecSpace>(n, [&](auto nc) {
-    constexpr int N = decltype(nc)::value;
-    if constexpr (N <= kMaxRegisterN)
+                    const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts = {}) {
+  if (n <= kMaxRegisterN) {
+    with_small_size_class(n, [&](auto nc) {
+      constexpr int N = decltype(nc)::value;
       launch_range(exec, "kspd::batched::potrs[register]", nbatch, RegPotrs<N, T>{uplo, A, B, int(n), int(nrhs)});
-    else
-      launch_range(exec, "kspd::batched::potrs[stream]", stream_threads(nbatch, nrhs),
-                   StreamPotrs<N, T>{uplo, A, B, int(n), int(nrhs), nbatch});
+    });
+    return;
+  }
+  KSPD_REQUIRE(n <= kMaxGroupN, InvalidArgument, "kspd::batched::potrs: the streaming kernel takes n <= 32");
+  KSPD_REQUIRE(nrhs <= size_type(1) << 30, InvalidArgument, "kspd::batched::potrs: too many right-hand sides");
+  with_stream_class(n, opts.stream_class24, [&](auto nc) {
+    constexpr int N = decltype(nc)::value;
+    if constexpr (N <= 32) {
+      const size_type chunk = stream_chunk(opts, nbatch);
+      launch_range(exec, "kspd::batched::potrs[stream]", stream_threads(nbatch, chunk, nrhs),
+                   StreamPotrs<N, T>{uplo, A, B, int(n), int(nrhs), nbatch, chunk});
+    }
   });
 }
-/// Right-hand sides per thread of the streaming TRSM: BatchOptions::trsm_rhs_block, or Auto
-/// (measured on the H100, perf_tests/results/h100-batched-trsm-stream-2026-11-22.txt).
+/// Right-hand sides per thread of the streaming TRSM: BatchOptions::trsm_rhs_block (1, 2, 4;
+/// at most 2 for k > 32, where 64 x 4 values would spill), Auto 1 (the kernel before
+/// 2026-11-22) until measured; never more than the right-hand sides need.
 template <class T>
 int trsm_rhs_block(const BatchOptions& opts, int N, size_type ncols) {
   int r = opts.trsm_rhs_block;
-  if (r != 1 && r != 2 && r != 4) r = sizeof(T) == 8 ? 2 : 4;
-  if (N > 32 && r > 2) r = 2;  // 64 x 4 values would spill
+  if (r != 1 && r != 2 && r != 4) r = 1;
+  if (N > 32 && r > 2) r = 2;
   while (r > 1 && size_type(r / 2) >= ncols) r /= 2;
   return r;
 }
-/// The streaming TRSM also takes 32 < k <= 64 (instead of the recursion) when asked to.
+/// TRSM with 8 < k <= 64 on the streaming kernel: on GPUs for Auto / Register when k <= 32 or
+/// k <= BatchOptions::stream_trsm_max (instead of the recursion); on host backends for
+/// Register (so the CPU tests check the kernel; Auto keeps the host BLAS loop there).
 template <class ExecSpace>
 bool use_stream_trsm(const BatchOptions& opts, size_type k) {
+  if (k <= kMaxRegisterN || k > kMaxStreamN) return false;
   if constexpr (is_gpu_v<ExecSpace>)
-    return k > kMaxGroupN && k <= 64 && opts.stream_trsm_max >= k &&
+    return (k <= kMaxGroupN || k <= size_type(opts.stream_trsm_max)) &&
            (opts.algo == BatchAlgo::Auto || opts.algo == BatchAlgo::Register);
   else
-    return false;
+    return opts.algo == BatchAlgo::Register;
 }
 
 template <class ExecSpace, class T>
@@ -227,14 +288,25 @@ void register_trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Dia
                    size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B,
                    const BatchOptions& opts) {
   const size_type k = side == Side::Left ? m : n, ncols = side == Side::Left ? n : m;
-  auto stream = [&](auto nc) {
+  if (k <= kMaxRegisterN) {
+    with_small_size_class(k, [&](auto nc) {
+      constexpr int N = decltype(nc)::value;
+      launch_range(exec, "kspd::batched::trsm[register]", nbatch,
+                   RegTrsm<N, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n)});
+    });
+    return;
+  }
+  KSPD_REQUIRE(k <= kMaxStreamN, InvalidArgument, "kspd::batched::trsm: the streaming kernel takes k <= 64");
+  with_stream_class(k, opts.stream_class24, [&](auto nc) {
     constexpr int N = decltype(nc)::value;
     auto go = [&](auto rc) {
       constexpr int R = decltype(rc)::value;
       const size_type groups = (ncols + R - 1) / R;
       KSPD_REQUIRE(groups <= size_type(1) << 30, InvalidArgument, "kspd::batched::trsm: too many right-hand sides");
-      launch_range(exec, "kspd::batched::trsm[stream]", stream_threads(nbatch, groups),
-                   StreamTrsm<N, R, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n), nbatch, int(groups)});
+      const size_type chunk = stream_chunk(opts, nbatch);
+      launch_range(exec, "kspd::batched::trsm[stream]", stream_threads(nbatch, chunk, groups),
+                   StreamTrsm<N, R, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n), nbatch, int(groups),
+                                       chunk});
     };
     const int r = trsm_rhs_block<T>(opts, N, ncols);
     if constexpr (N <= 32) {
@@ -245,22 +317,6 @@ void register_trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Dia
       if (r == 2) go(std::integral_constant<int, 2>());
       else go(std::integral_constant<int, 1>());
     }
-  };
-  if constexpr (is_gpu_v<ExecSpace>) {
-    if (k > kMaxGroupN) {
-      KSPD_REQUIRE(k <= 64, InvalidArgument, "kspd::batched::trsm: the streaming kernel takes k <= 64");
-      if (k <= 48) stream(std::integral_constant<int, 48>());
-      else stream(std::integral_constant<int, 64>());
-      return;
-    }
-  }
-  dispatch_size<ExecSpace>(k, [&](auto nc) {
-    constexpr int N = decltype(nc)::value;
-    if constexpr (N <= kMaxRegisterN)
-      launch_range(exec, "kspd::batched::trsm[register]", nbatch,
-                   RegTrsm<N, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n)});
-    else
-      stream(nc);
   });
 }
 

@@ -229,24 +229,46 @@ TYPED_TEST(BatchedFactor, PotrfNonSpdInTheMiddleReportsItsColumn) {
       for (Iface iface : all_ifaces())
         for (auto algo : algos_for(n)) check_potrf<TypeParam>(n, 5, uplo, iface, algo, 2);
 }
-/// The group POTRF (GPUs, 8 < n <= 32) with warp and with team barriers between steps,
-/// batches that leave a partial team, a failing matrix in the middle; the streaming POTRS in
-/// its chunked thread order with several right-hand sides. Host backends ignore the option.
-TYPED_TEST(BatchedFactor, GroupPotrfSyncsAndStreamPotrs) {
+/// The group POTRF (GPUs, 8 < n <= 32) with every step synchronization (team barrier, warp
+/// barrier, warp shuffles) and team size, batches that leave a partial team, a failing matrix
+/// in the middle (first, middle, last column). Host backends take their own paths here (the
+/// group kernel needs 64+ threads per team), so there this checks the options are harmless.
+TYPED_TEST(BatchedFactor, GroupPotrfVariants) {
   struct Restore {
     ~Restore() { recursion_options() = kspd::batched::BatchOptions{}; }
   } restore;
-  for (bool team : {false, true}) {
-    recursion_options().potrf_team_sync = team;
-    for (size_type n : {9, 16, 17, 31, 32})
-      for (Uplo uplo : all_uplos())
-        for (Iface iface : all_ifaces()) {
-          check_potrf<TypeParam>(n, 37, uplo, iface, kb::BatchAlgo::Auto);
-          check_potrf<TypeParam>(n, 37, uplo, iface, kb::BatchAlgo::Auto, 18, n - 2);
-        }
-  }
-  for (size_type n : {9, 16, 32})
-    for (size_type nrhs : {1, 3, 32}) check_potrs<TypeParam>(n, nrhs, 45, Uplo::Lower, all_ifaces()[size_t(n % 3)], kb::BatchAlgo::Auto);
+  using G = kb::BatchPotrfGroup;
+  const bool gpu = !std::is_same<Mem, Kokkos::HostSpace>::value;
+  for (G v : {G::Auto, G::TeamSync, G::WarpSync, G::Shuffle})
+    for (int team : {0, 64, 256}) {
+      if (!gpu && (v != G::Shuffle || team != 256)) continue;
+      recursion_options().potrf_group = v;
+      recursion_options().potrf_group_team = team;
+      for (size_type n : {9, 15, 16, 17, 24, 31, 32})
+        for (Uplo uplo : all_uplos())
+          for (Iface iface : all_ifaces()) {
+            for (auto algo : {kb::BatchAlgo::Auto, kb::BatchAlgo::Register}) check_potrf<TypeParam>(n, 37, uplo, iface, algo);
+            check_potrf<TypeParam>(n, 37, uplo, iface, kb::BatchAlgo::Auto, 18, 1);
+            check_potrf<TypeParam>(n, 37, uplo, iface, kb::BatchAlgo::Auto, 18, n - 2);
+            check_potrf<TypeParam>(n, 37, uplo, iface, kb::BatchAlgo::Register, 36, n);
+          }
+    }
+}
+/// The streaming POTRS (8 < n <= 32; forced by BatchAlgo::Register, which runs it on host
+/// backends too) with the size class 24 and chunked thread orders.
+TYPED_TEST(BatchedFactor, StreamPotrsVariants) {
+  struct Restore {
+    ~Restore() { recursion_options() = kspd::batched::BatchOptions{}; }
+  } restore;
+  for (bool class24 : {false, true})
+    for (int chunk : {0, 7, 32}) {
+      recursion_options().stream_class24 = class24;
+      recursion_options().stream_chunk = chunk;
+      for (size_type n : {9, 15, 16, 17, 24, 31, 32})
+        for (size_type nrhs : {1, 3, 33})
+          for (Uplo uplo : all_uplos())
+            check_potrs<TypeParam>(n, nrhs, 45, uplo, all_ifaces()[size_t((n + nrhs) % 3)], kb::BatchAlgo::Register);
+    }
 }
 TYPED_TEST(BatchedFactor, PotrfBatchOfOneAnd70000) {
   for (Iface iface : all_ifaces()) {
