@@ -218,6 +218,30 @@ KOKKOS_INLINE_FUNCTION void stream_decode(size_type idx, size_type chunk, int ng
   b = c * chunk + (rem - gg * chunk);
 }
 
+/// A TRSM on matrix b reduced to a lower, Left, NoTranspose solve a x = alpha x (a k x k,
+/// x k x ncols): reduce_left_notrans swaps strides for Right / transposed problems, and an
+/// upper a is read in reversed index order (P A P is lower for the reversal P, and the rows
+/// of x reversed with it) through negated strides, so the kernels index a lower triangle only.
+/// Shared by the register (RegTrsm) and streaming (StreamTrsm) TRSM kernels.
+template <class T>
+struct LowerSolve {
+  Mat<const T> a;
+  Mat<T> x;
+  int k, ncols;
+};
+template <class T>
+KOKKOS_INLINE_FUNCTION LowerSolve<T> lower_solve(Side side, Uplo uplo, Trans trans, const BatchMat<const T>& A,
+                                                 const BatchMat<T>& B, size_type b, int m, int n) {
+  const int k = side == Side::Left ? m : n;
+  Mat<const T> a = A.get(b, k, k);
+  Mat<T> x = B.get(b, m, n);
+  if (!reduce_left_notrans(side, uplo, trans, a, x) && k > 0) {
+    a = Mat<const T>{a.p + offset_type(k - 1) * (a.rs + a.cs), a.m, a.n, -a.rs, -a.cs};
+    x = Mat<T>{x.p + offset_type(k - 1) * x.rs, x.m, x.n, -x.rs, x.cs};
+  }
+  return {a, x, k, int(x.n)};
+}
+
 /// Op(A) X = alpha B reduced to a lower solve (see RegTrsm); one thread per (matrix, group of R
 /// columns). Each element of A read from memory feeds R multiply-adds (R = 1, 2, 4), and a
 /// reciprocal of the diagonal replaces R divisions.
@@ -239,32 +263,30 @@ struct StreamTrsm {
     int g;
     stream_decode(idx, chunk, ngroups, b, g);
     if (b >= nbatch) return;
-    const int k = side == Side::Left ? m : n;
-    Mat<const T> a = A.get(b, k, k);
-    Mat<T> x = B.get(b, m, n);
-    const bool lower = reduce_left_notrans(side, uplo, trans, a, x);
+    const LowerSolve<T> p = lower_solve(side, uplo, trans, A, B, b, m, n);
+    const Mat<const T>& a = p.a;
+    const Mat<T>& x = p.x;
+    const int k = p.k, c0 = g * R, nc = p.ncols;
     const bool unit = diag == Diag::Unit;
-    const int c0 = g * R, nc = int(x.n);
     T v[R][N];
     KSPD_UNROLL
     for (int r = 0; r < R; ++r) {
       KSPD_UNROLL
-      for (int i = 0; i < N; ++i) v[r][i] = (i < k && c0 + r < nc) ? alpha * x(lower ? i : k - 1 - i, c0 + r) : T(0);
+      for (int i = 0; i < N; ++i) v[r][i] = (i < k && c0 + r < nc) ? alpha * x(i, c0 + r) : T(0);
     }
     KSPD_UNROLL
     for (int i = 0; i < N; ++i) {
       if (i < k) {
-        const int ii = lower ? i : k - 1 - i;
         T s[R];
         KSPD_UNROLL
         for (int r = 0; r < R; ++r) s[r] = v[r][i];
         KSPD_UNROLL
         for (int l = 0; l < i; ++l) {
-          const T ail = a(ii, lower ? l : k - 1 - l);
+          const T ail = a(i, l);
           KSPD_UNROLL
           for (int r = 0; r < R; ++r) s[r] -= ail * v[r][l];
         }
-        const T dinv = unit ? T(1) : T(1) / a(ii, ii);
+        const T dinv = unit ? T(1) : T(1) / a(i, i);
         KSPD_UNROLL
         for (int r = 0; r < R; ++r) v[r][i] = s[r] * dinv;
       }
@@ -274,7 +296,7 @@ struct StreamTrsm {
       if (c0 + r < nc) {
         KSPD_UNROLL
         for (int i = 0; i < N; ++i)
-          if (i < k) x(lower ? i : k - 1 - i, c0 + r) = v[r][i];
+          if (i < k) x(i, c0 + r) = v[r][i];
       }
     }
   }

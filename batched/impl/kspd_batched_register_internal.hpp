@@ -99,8 +99,8 @@ struct RegPotrs {
   }
 };
 
-/// TRSM reduced to A X = alpha B (Left, NoTranspose) by stride swaps; an upper A is read in
-/// reversed index order (P A P is lower for the reversal P), so one lower solve serves all.
+/// TRSM reduced to a lower A X = alpha B (Left, NoTranspose) by lower_solve's stride swaps and
+/// reversals, so one lower solve serves all.
 template <int N, class T>
 struct RegTrsm {
   Side side;
@@ -112,29 +112,26 @@ struct RegTrsm {
   BatchMat<T> B;
   int m, n;  // B is m x n
   KOKKOS_INLINE_FUNCTION void operator()(const size_type b) const {
-    const int k = side == Side::Left ? m : n;
-    Mat<const T> a = A.get(b, k, k);
-    Mat<T> x = B.get(b, m, n);
-    const bool lower = reduce_left_notrans(side, uplo, trans, a, x);
+    const LowerSolve<T> p = lower_solve(side, uplo, trans, A, B, b, m, n);
+    const Mat<const T>& a = p.a;
+    const Mat<T>& x = p.x;
+    const int k = p.k;
     const bool unit = diag == Diag::Unit;
     T r[N][N], dinv[N];
     for (int j = 0; j < N; ++j)
-      for (int i = j; i < N; ++i) {
-        const int ii = lower ? i : k - 1 - i, jj = lower ? j : k - 1 - j;
-        r[i][j] = (i < k && j < k && (i != j || !unit)) ? a(ii, jj) : (i == j ? T(1) : T(0));
-      }
+      for (int i = j; i < N; ++i)
+        r[i][j] = (i < k && j < k && (i != j || !unit)) ? a(i, j) : (i == j ? T(1) : T(0));
     for (int i = 0; i < N; ++i) dinv[i] = T(1) / r[i][i];
-    const int ncol = int(x.n);
-    for (int c = 0; c < ncol; ++c) {
+    for (int c = 0; c < p.ncols; ++c) {
       T v[N];
-      for (int i = 0; i < N; ++i) v[i] = i < k ? alpha * x(lower ? i : k - 1 - i, c) : T(0);
+      for (int i = 0; i < N; ++i) v[i] = i < k ? alpha * x(i, c) : T(0);
       for (int i = 0; i < N; ++i) {
         T s = v[i];
         for (int l = 0; l < i; ++l) s -= r[i][l] * v[l];
         v[i] = unit ? s : s * dinv[i];
       }
       for (int i = 0; i < N; ++i)
-        if (i < k) x(lower ? i : k - 1 - i, c) = v[i];
+        if (i < k) x(i, c) = v[i];
     }
   }
 };
