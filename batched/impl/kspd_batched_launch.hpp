@@ -65,6 +65,9 @@ struct BatchOptions {
   /// Streaming TRSM / POTRS thread order: chunks of this many matrices take every right-hand
   /// side group before the next chunk (L1/L2 reuse of A); < 1: the whole batch (one sweep per group).
   int stream_chunk = 0;
+  /// Streaming TRSM / POTRS on GPUs: __launch_bounds__(128, stream_min_blocks) for 4 or 8
+  /// (at most 128 / 64 registers per thread: more resident warps, maybe spills); else none.
+  int stream_min_blocks = 0;
   /// The group POTRF's (GPUs, 8 < n <= 32) step synchronization (see BatchPotrfGroup).
   BatchPotrfGroup potrf_group = BatchPotrfGroup::Auto;
   /// The group POTRF's threads per team: 64, 128 or 256 (128 / N or 256 / N matrices per team;

@@ -166,6 +166,24 @@ void launch_range(const ExecSpace& exec, const char* label, size_type nbatch, co
   Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, nbatch), f);
 }
 
+/// Launches a streaming kernel over nthreads indices; on GPUs with __launch_bounds__(128,
+/// minb) for minb = BatchOptions::stream_min_blocks 4 (<= 128 registers per thread on sm_90)
+/// or 8 (<= 64): fewer registers, more resident warps, possibly spills; else no bounds.
+template <class ExecSpace, class Functor>
+void launch_stream(const ExecSpace& exec, const char* label, size_type nthreads, const Functor& f, int minb) {
+  if (nthreads <= 0) return;
+  auto go = [&](auto lb) {
+    using LB = decltype(lb);
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>, LB>(exec, 0, nthreads),
+                         f);
+  };
+  if constexpr (is_gpu_v<ExecSpace>) {
+    if (minb == 4) return go(Kokkos::LaunchBounds<128, 4>());
+    if (minb == 8) return go(Kokkos::LaunchBounds<128, 8>());
+  }
+  go(Kokkos::LaunchBounds<>());
+}
+
 /// Largest k of the streaming TRSM (size classes 48 and 64 above kMaxGroupN).
 constexpr size_type kMaxStreamN = 64;
 /// Team sizes (threads) GroupPotrf takes; 256 only where its shared tile stays under 40 KiB
@@ -251,8 +269,8 @@ void register_potrs(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_typ
     constexpr int N = decltype(nc)::value;
     if constexpr (N <= 32) {
       const size_type chunk = stream_chunk(opts, nbatch);
-      launch_range(exec, "kspd::batched::potrs[stream]", stream_threads(nbatch, chunk, nrhs),
-                   StreamPotrs<N, T>{uplo, A, B, int(n), int(nrhs), nbatch, chunk});
+      launch_stream(exec, "kspd::batched::potrs[stream]", stream_threads(nbatch, chunk, nrhs),
+                    StreamPotrs<N, T>{uplo, A, B, int(n), int(nrhs), nbatch, chunk}, opts.stream_min_blocks);
     }
   });
 }
@@ -301,9 +319,10 @@ void register_trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Dia
       const size_type groups = (ncols + R - 1) / R;
       KSPD_REQUIRE(groups <= size_type(1) << 30, InvalidArgument, "kspd::batched::trsm: too many right-hand sides");
       const size_type chunk = stream_chunk(opts, nbatch);
-      launch_range(exec, "kspd::batched::trsm[stream]", stream_threads(nbatch, chunk, groups),
-                   StreamTrsm<N, R, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n), nbatch, int(groups),
-                                       chunk});
+      launch_stream(exec, "kspd::batched::trsm[stream]", stream_threads(nbatch, chunk, groups),
+                    StreamTrsm<N, R, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n), nbatch, int(groups),
+                                        chunk},
+                    opts.stream_min_blocks);
     };
     const int r = trsm_rhs_block<T>(opts, N, ncols);
     if constexpr (N <= 32) {

@@ -387,7 +387,7 @@ TYPED_TEST(BatchedBlas, RecursiveTilesTrsmSyrk) {
 /// The streaming TRSM (8 < k <= 64; forced by BatchAlgo::Register, which runs it on host
 /// backends too) with 1, 2 and 4 right-hand sides per thread, the size classes 24 / 48 / 64,
 /// k up to 64 without the recursion (GPUs; host backends do not recurse here), chunked thread
-/// orders; right-hand-side counts that leave a partial group, batches that leave a partial chunk.
+/// orders, launch bounds (GPUs); right-hand-side counts that leave a partial group, batches that leave a partial chunk.
 TYPED_TEST(BatchedBlas, StreamTrsmVariants) {
   struct Restore {
     ~Restore() { recursion_options() = kb::BatchOptions{}; }
@@ -397,14 +397,16 @@ TYPED_TEST(BatchedBlas, StreamTrsmVariants) {
     int smax;
     bool class24;
     int chunk;
+    int min_blocks;
   };
   for (int rb : {1, 2, 4})
-    for (Cfg cfg : {Cfg{32, false, 0}, Cfg{64, true, 7}, Cfg{64, false, 32}}) {
+    for (Cfg cfg : {Cfg{32, false, 0, 0}, Cfg{64, true, 7, 4}, Cfg{64, false, 32, 8}}) {
       if (!gpu && cfg.chunk == 32) continue;  // the host runs the same code as chunk 7
       recursion_options().trsm_rhs_block = rb;
       recursion_options().stream_trsm_max = cfg.smax;
       recursion_options().stream_class24 = cfg.class24;
       recursion_options().stream_chunk = cfg.chunk;
+      recursion_options().stream_min_blocks = cfg.min_blocks;
       for (size_type k : {9, 15, 16, 17, 24, 31, 32, 33, 48, 63, 64})
         for (size_type nrhs : {size_type(1), size_type(3), size_type(5), size_type(33)})
           for (Side side : all_sides())

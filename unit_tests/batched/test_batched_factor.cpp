@@ -255,7 +255,7 @@ TYPED_TEST(BatchedFactor, GroupPotrfVariants) {
     }
 }
 /// The streaming POTRS (8 < n <= 32; forced by BatchAlgo::Register, which runs it on host
-/// backends too) with the size class 24 and chunked thread orders.
+/// backends too) with the size class 24, chunked thread orders and launch bounds (GPUs).
 TYPED_TEST(BatchedFactor, StreamPotrsVariants) {
   struct Restore {
     ~Restore() { recursion_options() = kspd::batched::BatchOptions{}; }
@@ -264,6 +264,7 @@ TYPED_TEST(BatchedFactor, StreamPotrsVariants) {
     for (int chunk : {0, 7, 32}) {
       recursion_options().stream_class24 = class24;
       recursion_options().stream_chunk = chunk;
+      recursion_options().stream_min_blocks = chunk == 0 ? 0 : chunk == 7 ? 4 : 8;
       for (size_type n : {9, 15, 16, 17, 24, 31, 32})
         for (size_type nrhs : {1, 3, 33})
           for (Uplo uplo : all_uplos())
