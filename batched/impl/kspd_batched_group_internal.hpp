@@ -9,9 +9,12 @@
 ///    in step k the owner of column k finishes it and publishes it in shared memory, and after
 ///    one barrier every later column applies its rank-1 update from there. The k and i loops
 ///    are unrolled so the column never leaves registers.
-///  - StreamTrsm / StreamPotrs: one thread per (matrix, right-hand side), the solution in
-///    registers, A streamed from memory in unrolled loops; consecutive threads take
-///    consecutive matrices, so every load is coalesced for a LayoutLeft batch-first View.
+///  - StreamTrsm / StreamPotrs: one thread per (matrix, right-hand side or group of them),
+///    the solution in registers, A streamed from memory in unrolled loops; consecutive threads
+///    take consecutive matrices, so every load is coalesced for a LayoutLeft batch-first View.
+///    StreamTrsm also takes 32 < n <= 64 (size classes 48, 64) when asked to, and both take
+///    a size class 24 for 16 < n <= 24 when asked to (BatchOptions::stream_class24); on host
+///    backends they run for BatchAlgo::Register with 8 < n <= 64 (so the CPU tests check them).
 
 #include "kspd_batched_trsm_internal.hpp"
 
@@ -23,9 +26,10 @@
 
 namespace kspd::batched::Impl {
 
-template <int N>
+template <int N, int TS = 128>
 struct GroupShape {
-  static constexpr int M = 128 / N;   // matrices per team
+  static_assert(TS % N == 0 && TS >= N, "GroupShape: the team size must be a multiple of N");
+  static constexpr int M = TS / N;    // matrices per team
   static constexpr int LD = N + 1;    // padded row of the shared tile: no bank conflicts
   static constexpr int team_size = M * N;
   template <class T>
@@ -34,9 +38,28 @@ struct GroupShape {
   }
 };
 
-template <int N, class T>
+/// How the group POTRF orders its steps among the N threads of one matrix (BatchPotrfGroup
+/// without Auto): a team barrier per step; a warp barrier per step (on CUDA the N <= 32
+/// threads of a matrix lie in one warp: vector length 1, team ranks are consecutive threads
+/// and a group starts at a multiple of N, so warps of other matrices run on); or no barrier
+/// at all, column k broadcast from its owner's registers with warp shuffles (the shared tile
+/// then only stages the coalesced load and store). Off CUDA the last two run as the first.
+enum class GroupSync { Team, Warp, Shuffle };
+
+template <GroupSync kSync, class Member>
+KOKKOS_INLINE_FUNCTION void group_step_sync(const Member& member) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (kSync != GroupSync::Team) {
+    __syncwarp();
+    return;
+  }
+#endif
+  member.team_barrier();
+}
+
+template <int N, class T, GroupSync kSync = GroupSync::Team, int TS = 128>
 struct GroupPotrf {
-  using S = GroupShape<N>;
+  using S = GroupShape<N, TS>;
   Uplo uplo;
   BatchMat<T> A;
   int n;
@@ -67,6 +90,37 @@ struct GroupPotrf {
     }
   }
 
+#if defined(__CUDA_ARCH__)
+  /// Right-looking Cholesky of the column col (thread j of its group) with column k broadcast
+  /// by warp shuffles of width N from lane k of the group: every thread computes the pivot's
+  /// square root and the first failing step (so no shared flag), the owner scales its column,
+  /// and in one pass over i (increasing) each later column picks up l_jk at i = j and then
+  /// applies l_ik l_jk to its rows i >= j. All lanes of the warp run every shuffle.
+  __device__ int factor_shuffle(T (&col)[N], int j) const {
+    constexpr unsigned full = 0xffffffffu;
+    int info = 0;
+    KSPD_UNROLL
+    for (int k = 0; k < N; ++k) {
+      const T d = __shfl_sync(full, col[k], k, N);
+      if (!(d > T(0)) && info == 0) info = k + 1;
+      const T s = compat::sqrt(d), inv = T(1) / s;
+      if (j == k) {
+        col[k] = s;
+        KSPD_UNROLL
+        for (int i = k + 1; i < N; ++i) col[i] *= inv;
+      }
+      T ljk = T(0);
+      KSPD_UNROLL
+      for (int i = k + 1; i < N; ++i) {
+        const T lik = __shfl_sync(full, col[i], k, N);
+        if (i == j) ljk = lik;
+        if (j > k && i >= j) col[i] -= lik * ljk;
+      }
+    }
+    return info;
+  }
+#endif
+
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(const Member& member) const {
     char* base = static_cast<char*>(member.team_shmem().get_shmem(S::template scratch_bytes<T>()));
@@ -94,26 +148,37 @@ struct GroupPotrf {
     T col[N];
     KSPD_UNROLL
     for (int i = 0; i < N; ++i) col[i] = i >= j ? t[i * S::LD + j] : T(0);
-    KSPD_UNROLL
-    for (int k = 0; k < N; ++k) {
-      if (j == k) {
-        const T d = col[k];
-        if (!(d > T(0)) && ish[m] == 0) ish[m] = k + 1;  // steps are ordered: the first failure wins
-        const T s = compat::sqrt(d), inv = T(1) / s;
-        col[k] = s;
-        t[k * S::LD + k] = s;
-        KSPD_UNROLL
-        for (int i = k + 1; i < N; ++i) {
-          col[i] *= inv;
-          t[i * S::LD + k] = col[i];
+#if defined(__CUDA_ARCH__)
+    if constexpr (kSync == GroupSync::Shuffle) {
+      const int info = factor_shuffle(col, j);
+      KSPD_UNROLL
+      for (int i = 0; i < N; ++i)
+        if (i >= j) t[i * S::LD + j] = col[i];
+      if (j == 0) ish[m] = info;
+    } else
+#endif
+    {
+      KSPD_UNROLL
+      for (int k = 0; k < N; ++k) {
+        if (j == k) {
+          const T d = col[k];
+          if (!(d > T(0)) && ish[m] == 0) ish[m] = k + 1;  // steps are ordered: the first failure wins
+          const T s = compat::sqrt(d), inv = T(1) / s;
+          col[k] = s;
+          t[k * S::LD + k] = s;
+          KSPD_UNROLL
+          for (int i = k + 1; i < N; ++i) {
+            col[i] *= inv;
+            t[i * S::LD + k] = col[i];
+          }
         }
-      }
-      member.team_barrier();
-      if (j > k) {
-        const T ljk = t[j * S::LD + k];
-        KSPD_UNROLL
-        for (int i = k + 1; i < N; ++i)
-          if (i >= j) col[i] -= t[i * S::LD + k] * ljk;
+        group_step_sync<kSync>(member);
+        if (j > k) {
+          const T ljk = t[j * S::LD + k];
+          KSPD_UNROLL
+          for (int i = k + 1; i < N; ++i)
+            if (i >= j) col[i] -= t[i * S::LD + k] * ljk;
+        }
       }
     }
     // Column k of the tile was final after step k; one barrier makes all of it visible.
@@ -130,8 +195,57 @@ struct GroupPotrf {
   }
 };
 
-/// Op(A) X = alpha B reduced to a lower solve (see RegTrsm); one thread per (matrix, column).
-template <int N, class T>
+/// Thread order of the streaming kernels: the threads of a chunk of `chunk` consecutive
+/// matrices take every column group before the next chunk starts (BatchOptions::stream_chunk;
+/// chunk = nbatch is the plain order, matrix fastest over the whole batch). Consecutive
+/// threads read consecutive matrices either way (coalesced for a LayoutLeft batch-first
+/// View); with small chunks a matrix's triangle, loaded from memory by its first column group,
+/// can be served from L1/L2 to the others.
+inline size_type stream_chunk(size_type opt, size_type nbatch) {
+  return opt > 0 && opt < nbatch ? opt : (nbatch > 0 ? nbatch : 1);
+}
+/// Threads launched for nbatch matrices and ngroups column groups in that order.
+inline size_type stream_threads(size_type nbatch, size_type chunk, size_type ngroups) {
+  return (nbatch + chunk - 1) / chunk * chunk * ngroups;
+}
+/// Thread idx -> (matrix b, column group g); b >= nbatch for the padding of the last chunk.
+KOKKOS_INLINE_FUNCTION void stream_decode(size_type idx, size_type chunk, int ngroups, size_type& b, int& g) {
+  const size_type per_chunk = chunk * ngroups;
+  const size_type c = idx / per_chunk;
+  const size_type rem = idx - c * per_chunk;
+  const size_type gg = rem / chunk;
+  g = int(gg);
+  b = c * chunk + (rem - gg * chunk);
+}
+
+/// A TRSM on matrix b reduced to a lower, Left, NoTranspose solve a x = alpha x (a k x k,
+/// x k x ncols): reduce_left_notrans swaps strides for Right / transposed problems, and an
+/// upper a is read in reversed index order (P A P is lower for the reversal P, and the rows
+/// of x reversed with it) through negated strides, so the kernels index a lower triangle only.
+/// Shared by the register (RegTrsm) and streaming (StreamTrsm) TRSM kernels.
+template <class T>
+struct LowerSolve {
+  Mat<const T> a;
+  Mat<T> x;
+  int k, ncols;
+};
+template <class T>
+KOKKOS_INLINE_FUNCTION LowerSolve<T> lower_solve(Side side, Uplo uplo, Trans trans, const BatchMat<const T>& A,
+                                                 const BatchMat<T>& B, size_type b, int m, int n) {
+  const int k = side == Side::Left ? m : n;
+  Mat<const T> a = A.get(b, k, k);
+  Mat<T> x = B.get(b, m, n);
+  if (!reduce_left_notrans(side, uplo, trans, a, x) && k > 0) {
+    a = Mat<const T>{a.p + offset_type(k - 1) * (a.rs + a.cs), a.m, a.n, -a.rs, -a.cs};
+    x = Mat<T>{x.p + offset_type(k - 1) * x.rs, x.m, x.n, -x.rs, x.cs};
+  }
+  return {a, x, k, int(x.n)};
+}
+
+/// Op(A) X = alpha B reduced to a lower solve (see RegTrsm); one thread per (matrix, group of R
+/// columns). Each element of A read from memory feeds R multiply-adds (R = 1, 2, 4), and a
+/// reciprocal of the diagonal replaces R divisions.
+template <int N, int R, class T>
 struct StreamTrsm {
   Side side;
   Uplo uplo;
@@ -142,30 +256,49 @@ struct StreamTrsm {
   BatchMat<T> B;
   int m, n;
   size_type nbatch;
+  int ngroups;      // ceil(columns of the reduced X / R)
+  size_type chunk;  // see stream_decode
   KOKKOS_INLINE_FUNCTION void operator()(const size_type idx) const {
-    const size_type b = idx % nbatch;
-    const int c = int(idx / nbatch);
-    const int k = side == Side::Left ? m : n;
-    Mat<const T> a = A.get(b, k, k);
-    Mat<T> x = B.get(b, m, n);
-    const bool lower = reduce_left_notrans(side, uplo, trans, a, x);
+    size_type b;
+    int g;
+    stream_decode(idx, chunk, ngroups, b, g);
+    if (b >= nbatch) return;
+    const LowerSolve<T> p = lower_solve(side, uplo, trans, A, B, b, m, n);
+    const Mat<const T>& a = p.a;
+    const Mat<T>& x = p.x;
+    const int k = p.k, c0 = g * R, nc = p.ncols;
     const bool unit = diag == Diag::Unit;
-    T v[N];
+    T v[R][N];
     KSPD_UNROLL
-    for (int i = 0; i < N; ++i) v[i] = i < k ? alpha * x(lower ? i : k - 1 - i, c) : T(0);
+    for (int r = 0; r < R; ++r) {
+      KSPD_UNROLL
+      for (int i = 0; i < N; ++i) v[r][i] = (i < k && c0 + r < nc) ? alpha * x(i, c0 + r) : T(0);
+    }
     KSPD_UNROLL
     for (int i = 0; i < N; ++i) {
       if (i < k) {
-        const int ii = lower ? i : k - 1 - i;
-        T s = v[i];
+        T s[R];
         KSPD_UNROLL
-        for (int l = 0; l < i; ++l) s -= a(ii, lower ? l : k - 1 - l) * v[l];
-        v[i] = unit ? s : s / a(ii, ii);
+        for (int r = 0; r < R; ++r) s[r] = v[r][i];
+        KSPD_UNROLL
+        for (int l = 0; l < i; ++l) {
+          const T ail = a(i, l);
+          KSPD_UNROLL
+          for (int r = 0; r < R; ++r) s[r] -= ail * v[r][l];
+        }
+        const T dinv = unit ? T(1) : T(1) / a(i, i);
+        KSPD_UNROLL
+        for (int r = 0; r < R; ++r) v[r][i] = s[r] * dinv;
       }
     }
     KSPD_UNROLL
-    for (int i = 0; i < N; ++i)
-      if (i < k) x(lower ? i : k - 1 - i, c) = v[i];
+    for (int r = 0; r < R; ++r) {
+      if (c0 + r < nc) {
+        KSPD_UNROLL
+        for (int i = 0; i < N; ++i)
+          if (i < k) x(i, c0 + r) = v[r][i];
+      }
+    }
   }
 };
 
@@ -177,9 +310,12 @@ struct StreamPotrs {
   BatchMat<T> B;
   int n, nrhs;
   size_type nbatch;
+  size_type chunk;  // see stream_decode
   KOKKOS_INLINE_FUNCTION void operator()(const size_type idx) const {
-    const size_type b = idx % nbatch;
-    const int c = int(idx / nbatch);
+    size_type b;
+    int c;
+    stream_decode(idx, chunk, nrhs, b, c);
+    if (b >= nbatch) return;
     Mat<const T> a = A.get(b, n, n);
     if (uplo == Uplo::Upper) a = a.t();
     const Mat<T> x = B.get(b, n, nrhs);

@@ -39,6 +39,12 @@ enum class BatchRecursion { Auto, Always, Never };
 /// 8 x 8 when both dimensions of C are >= 16, 8 x 4 when one is >= 8, else 4 x 4.
 enum class BatchGemmTile { Auto, T4x4, T8x4, T8x8 };
 
+/// How the group POTRF (GPUs, 8 < n <= 32: a group of N = 16 | 32 threads per matrix, one
+/// column each) orders its factorization steps: TeamSync a team barrier per step; WarpSync a
+/// warp barrier (CUDA: a matrix's threads share a warp); Shuffle no barrier, column k
+/// broadcast by warp shuffles. Off CUDA WarpSync and Shuffle run as TeamSync. Auto: TeamSync.
+enum class BatchPotrfGroup { Auto, TeamSync, WarpSync, Shuffle };
+
 struct BatchOptions {
   BatchAlgo algo = BatchAlgo::Auto;  ///< the kernel family (of the leaves when recursing)
   int team_size = 0;                 ///< 0: chosen from the matrix size
@@ -46,6 +52,27 @@ struct BatchOptions {
   int leaf_size = 32;  ///< recursion stops at n <= leaf_size (values < 1 read as 32)
   BatchGemmTile gemm_tile = BatchGemmTile::Auto;  ///< the tiled batched GEMM's register tile
   int gemm_chunk = 0;  ///< its matrices per thread chunk (batch-first data; < 1: 32)
+  // The small-n GPU kernels' variants (kspd_batched_group_internal.hpp); Auto / defaults keep
+  // the kernels measured in perf_tests/results/h200-batched-2026-11-22.md until the variants are.
+  /// Right-hand sides per thread of the streaming TRSM (8 < k <= 64): 1, 2 or 4 (at most 2 for
+  /// k > 32); other values: Auto (1).
+  int trsm_rhs_block = 0;
+  /// On GPUs a TRSM with 32 < k <= stream_trsm_max (at most 64) runs the streaming kernel
+  /// (one thread per matrix and group of right-hand sides) instead of the recursion.
+  int stream_trsm_max = 32;
+  /// Streaming TRSM / POTRS: a size class 24 for 16 < k <= 24 (else 32: less padding work).
+  bool stream_class24 = false;
+  /// Streaming TRSM / POTRS thread order: chunks of this many matrices take every right-hand
+  /// side group before the next chunk (L1/L2 reuse of A); < 1: the whole batch (one sweep per group).
+  int stream_chunk = 0;
+  /// Streaming TRSM / POTRS on GPUs: __launch_bounds__(128, stream_min_blocks) for 4 or 8
+  /// (at most 128 / 64 registers per thread: more resident warps, maybe spills); else none.
+  int stream_min_blocks = 0;
+  /// The group POTRF's (GPUs, 8 < n <= 32) step synchronization (see BatchPotrfGroup).
+  BatchPotrfGroup potrf_group = BatchPotrfGroup::Auto;
+  /// The group POTRF's threads per team: 64, 128 or 256 (128 / N or 256 / N matrices per team;
+  /// 256 falls back to 128 where the shared tile would pass 40 KiB: fp64 n > 16); other: 128.
+  int potrf_group_team = 0;
 };
 
 namespace Impl {

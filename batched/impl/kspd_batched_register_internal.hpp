@@ -99,8 +99,8 @@ struct RegPotrs {
   }
 };
 
-/// TRSM reduced to A X = alpha B (Left, NoTranspose) by stride swaps; an upper A is read in
-/// reversed index order (P A P is lower for the reversal P), so one lower solve serves all.
+/// TRSM reduced to a lower A X = alpha B (Left, NoTranspose) by lower_solve's stride swaps and
+/// reversals, so one lower solve serves all.
 template <int N, class T>
 struct RegTrsm {
   Side side;
@@ -112,29 +112,26 @@ struct RegTrsm {
   BatchMat<T> B;
   int m, n;  // B is m x n
   KOKKOS_INLINE_FUNCTION void operator()(const size_type b) const {
-    const int k = side == Side::Left ? m : n;
-    Mat<const T> a = A.get(b, k, k);
-    Mat<T> x = B.get(b, m, n);
-    const bool lower = reduce_left_notrans(side, uplo, trans, a, x);
+    const LowerSolve<T> p = lower_solve(side, uplo, trans, A, B, b, m, n);
+    const Mat<const T>& a = p.a;
+    const Mat<T>& x = p.x;
+    const int k = p.k;
     const bool unit = diag == Diag::Unit;
     T r[N][N], dinv[N];
     for (int j = 0; j < N; ++j)
-      for (int i = j; i < N; ++i) {
-        const int ii = lower ? i : k - 1 - i, jj = lower ? j : k - 1 - j;
-        r[i][j] = (i < k && j < k && (i != j || !unit)) ? a(ii, jj) : (i == j ? T(1) : T(0));
-      }
+      for (int i = j; i < N; ++i)
+        r[i][j] = (i < k && j < k && (i != j || !unit)) ? a(i, j) : (i == j ? T(1) : T(0));
     for (int i = 0; i < N; ++i) dinv[i] = T(1) / r[i][i];
-    const int ncol = int(x.n);
-    for (int c = 0; c < ncol; ++c) {
+    for (int c = 0; c < p.ncols; ++c) {
       T v[N];
-      for (int i = 0; i < N; ++i) v[i] = i < k ? alpha * x(lower ? i : k - 1 - i, c) : T(0);
+      for (int i = 0; i < N; ++i) v[i] = i < k ? alpha * x(i, c) : T(0);
       for (int i = 0; i < N; ++i) {
         T s = v[i];
         for (int l = 0; l < i; ++l) s -= r[i][l] * v[l];
         v[i] = unit ? s : s * dinv[i];
       }
       for (int i = 0; i < N; ++i)
-        if (i < k) x(lower ? i : k - 1 - i, c) = v[i];
+        if (i < k) x(i, c) = v[i];
     }
   }
 };
@@ -169,46 +166,173 @@ void launch_range(const ExecSpace& exec, const char* label, size_type nbatch, co
   Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, nbatch), f);
 }
 
+/// Launches a streaming kernel over nthreads indices; on GPUs with __launch_bounds__(128,
+/// minb) for minb = BatchOptions::stream_min_blocks 4 (<= 128 registers per thread on sm_90)
+/// or 8 (<= 64): fewer registers, more resident warps, possibly spills; else no bounds.
+template <class ExecSpace, class Functor>
+void launch_stream(const ExecSpace& exec, const char* label, size_type nthreads, const Functor& f, int minb) {
+  if (nthreads <= 0) return;
+  auto go = [&](auto lb) {
+    using LB = decltype(lb);
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>, LB>(exec, 0, nthreads),
+                         f);
+  };
+  if constexpr (is_gpu_v<ExecSpace>) {
+    if (minb == 4) return go(Kokkos::LaunchBounds<128, 4>());
+    if (minb == 8) return go(Kokkos::LaunchBounds<128, 8>());
+  }
+  go(Kokkos::LaunchBounds<>());
+}
+
+/// Largest k of the streaming TRSM (size classes 48 and 64 above kMaxGroupN).
+constexpr size_type kMaxStreamN = 64;
+/// Team sizes (threads) GroupPotrf takes; 256 only where its shared tile stays under 40 KiB
+/// (Kokkos' level-0 team scratch on CUDA is 48 KiB less its reserve), else 128.
+template <int N, class T, int TS>
+constexpr int group_team_size() {
+  return GroupShape<N, TS>::template scratch_bytes<T>() <= 40 * 1024 ? TS : 128;
+}
+
+template <class ExecSpace, int N, class T, GroupSync kSync, int TS>
+void launch_group_potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A,
+                        int* infos) {
+  using S = GroupShape<N, TS>;
+  const size_type league = (nbatch + S::M - 1) / S::M;
+  KSPD_REQUIRE(league <= size_type(2147483647), InvalidArgument, "kspd::batched::potrf: batch too large");
+  Kokkos::TeamPolicy<ExecSpace> policy(exec, int(league), S::team_size);
+  policy.set_scratch_size(0, Kokkos::PerTeam(S::template scratch_bytes<T>()));
+  Kokkos::parallel_for("kspd::batched::potrf[group]", policy,
+                       GroupPotrf<N, T, kSync, TS>{uplo, A, int(n), nbatch, infos});
+}
+
 template <class ExecSpace, class T>
 void register_potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A,
-                    int* infos) {
+                    int* infos, const BatchOptions& opts) {
   dispatch_size<ExecSpace>(n, [&](auto nc) {
     constexpr int N = decltype(nc)::value;
     if constexpr (N <= kMaxRegisterN) {
       launch_range(exec, "kspd::batched::potrf[register]", nbatch, RegPotrf<N, T>{uplo, A, int(n), infos});
     } else {
-      using S = GroupShape<N>;
-      const size_type league = (nbatch + S::M - 1) / S::M;
-      KSPD_REQUIRE(league <= size_type(2147483647), InvalidArgument, "kspd::batched::potrf: batch too large");
-      Kokkos::TeamPolicy<ExecSpace> policy(exec, int(league), S::team_size);
-      policy.set_scratch_size(0, Kokkos::PerTeam(S::template scratch_bytes<T>()));
-      Kokkos::parallel_for("kspd::batched::potrf[group]", policy, GroupPotrf<N, T>{uplo, A, int(n), nbatch, infos});
+      auto with_ts = [&](auto sc) {
+        constexpr GroupSync kSync = decltype(sc)::value;
+        const int ts = opts.potrf_group_team;
+        if (ts == 64) launch_group_potrf<ExecSpace, N, T, kSync, 64>(exec, uplo, nbatch, n, A, infos);
+        else if (ts == 256)
+          launch_group_potrf<ExecSpace, N, T, kSync, group_team_size<N, T, 256>()>(exec, uplo, nbatch, n, A, infos);
+        else launch_group_potrf<ExecSpace, N, T, kSync, 128>(exec, uplo, nbatch, n, A, infos);
+      };
+      using G = BatchPotrfGroup;
+      const G v = opts.potrf_group;
+      if (v == G::WarpSync) with_ts(std::integral_constant<GroupSync, GroupSync::Warp>());
+      else if (v == G::Shuffle) with_ts(std::integral_constant<GroupSync, GroupSync::Shuffle>());
+      else with_ts(std::integral_constant<GroupSync, GroupSync::Team>());  // Auto: measured 2026-11-22
     }
   });
 }
+
+/// The streaming kernels' size class for 8 < n <= 64: 16, 24 (BatchOptions::stream_class24),
+/// 32, 48, 64.
+template <class F>
+void with_stream_class(size_type n, bool class24, const F& f) {
+  if (n <= 16) f(std::integral_constant<int, 16>());
+  else if (n <= 24 && class24) f(std::integral_constant<int, 24>());
+  else if (n <= 32) f(std::integral_constant<int, 32>());
+  else if (n <= 48) f(std::integral_constant<int, 48>());
+  else f(std::integral_constant<int, 64>());
+}
+/// Matrices per thread chunk of the streaming kernels (see stream_decode).
+inline size_type stream_chunk(const BatchOptions& opts, size_type nbatch) {
+  return stream_chunk(size_type(opts.stream_chunk), nbatch);
+}
+
+/// POTRS for 8 < n <= 32 streams: on GPUs for Auto / Register, on host backends for Register.
+template <class ExecSpace>
+bool use_stream_potrs(BatchAlgo algo, size_type n) {
+  if (n <= kMaxRegisterN || n > kMaxGroupN) return false;
+  if constexpr (is_gpu_v<ExecSpace>) return algo == BatchAlgo::Auto || algo == BatchAlgo::Register;
+  else return algo == BatchAlgo::Register;
+}
+
 template <class ExecSpace, class T>
 void register_potrs(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, size_type nrhs,
-                    const BatchMat<const T>& A, const BatchMat<T>& B) {
-  dispatch_size<ExecSpace>(n, [&](auto nc) {
-    constexpr int N = decltype(nc)::value;
-    if constexpr (N <= kMaxRegisterN)
+                    const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts = {}) {
+  if (n <= kMaxRegisterN) {
+    with_small_size_class(n, [&](auto nc) {
+      constexpr int N = decltype(nc)::value;
       launch_range(exec, "kspd::batched::potrs[register]", nbatch, RegPotrs<N, T>{uplo, A, B, int(n), int(nrhs)});
-    else
-      launch_range(exec, "kspd::batched::potrs[stream]", nbatch * nrhs,
-                   StreamPotrs<N, T>{uplo, A, B, int(n), int(nrhs), nbatch});
+    });
+    return;
+  }
+  KSPD_REQUIRE(n <= kMaxGroupN, InvalidArgument, "kspd::batched::potrs: the streaming kernel takes n <= 32");
+  KSPD_REQUIRE(nrhs <= size_type(1) << 30, InvalidArgument, "kspd::batched::potrs: too many right-hand sides");
+  with_stream_class(n, opts.stream_class24, [&](auto nc) {
+    constexpr int N = decltype(nc)::value;
+    if constexpr (N <= 32) {
+      const size_type chunk = stream_chunk(opts, nbatch);
+      launch_stream(exec, "kspd::batched::potrs[stream]", stream_threads(nbatch, chunk, nrhs),
+                    StreamPotrs<N, T>{uplo, A, B, int(n), int(nrhs), nbatch, chunk}, opts.stream_min_blocks);
+    }
   });
 }
+/// Right-hand sides per thread of the streaming TRSM: BatchOptions::trsm_rhs_block (1, 2, 4;
+/// at most 2 for k > 32, where 64 x 4 values would spill), Auto 1 (the kernel before
+/// 2026-11-22) until measured; never more than the right-hand sides need.
+template <class T>
+int trsm_rhs_block(const BatchOptions& opts, int N, size_type ncols) {
+  int r = opts.trsm_rhs_block;
+  if (r != 1 && r != 2 && r != 4) r = 1;
+  if (N > 32 && r > 2) r = 2;
+  while (r > 1 && size_type(r / 2) >= ncols) r /= 2;
+  return r;
+}
+/// TRSM with 8 < k <= 64 on the streaming kernel: on GPUs for Auto / Register when k <= 32 or
+/// k <= BatchOptions::stream_trsm_max (instead of the recursion); on host backends for
+/// Register (so the CPU tests check the kernel; Auto keeps the host BLAS loop there).
+template <class ExecSpace>
+bool use_stream_trsm(const BatchOptions& opts, size_type k) {
+  if (k <= kMaxRegisterN || k > kMaxStreamN) return false;
+  if constexpr (is_gpu_v<ExecSpace>)
+    return (k <= kMaxGroupN || k <= size_type(opts.stream_trsm_max)) &&
+           (opts.algo == BatchAlgo::Auto || opts.algo == BatchAlgo::Register);
+  else
+    return opts.algo == BatchAlgo::Register;
+}
+
 template <class ExecSpace, class T>
 void register_trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
-                   size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B) {
-  dispatch_size<ExecSpace>(side == Side::Left ? m : n, [&](auto nc) {
-    constexpr int N = decltype(nc)::value;
-    if constexpr (N <= kMaxRegisterN)
+                   size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B,
+                   const BatchOptions& opts) {
+  const size_type k = side == Side::Left ? m : n, ncols = side == Side::Left ? n : m;
+  if (k <= kMaxRegisterN) {
+    with_small_size_class(k, [&](auto nc) {
+      constexpr int N = decltype(nc)::value;
       launch_range(exec, "kspd::batched::trsm[register]", nbatch,
                    RegTrsm<N, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n)});
-    else
-      launch_range(exec, "kspd::batched::trsm[stream]", nbatch * (side == Side::Left ? n : m),
-                   StreamTrsm<N, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n), nbatch});
+    });
+    return;
+  }
+  KSPD_REQUIRE(k <= kMaxStreamN, InvalidArgument, "kspd::batched::trsm: the streaming kernel takes k <= 64");
+  with_stream_class(k, opts.stream_class24, [&](auto nc) {
+    constexpr int N = decltype(nc)::value;
+    auto go = [&](auto rc) {
+      constexpr int R = decltype(rc)::value;
+      const size_type groups = (ncols + R - 1) / R;
+      KSPD_REQUIRE(groups <= size_type(1) << 30, InvalidArgument, "kspd::batched::trsm: too many right-hand sides");
+      const size_type chunk = stream_chunk(opts, nbatch);
+      launch_stream(exec, "kspd::batched::trsm[stream]", stream_threads(nbatch, chunk, groups),
+                    StreamTrsm<N, R, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n), nbatch, int(groups),
+                                        chunk},
+                    opts.stream_min_blocks);
+    };
+    const int r = trsm_rhs_block<T>(opts, N, ncols);
+    if constexpr (N <= 32) {
+      if (r == 4) go(std::integral_constant<int, 4>());
+      else if (r == 2) go(std::integral_constant<int, 2>());
+      else go(std::integral_constant<int, 1>());
+    } else {
+      if (r == 2) go(std::integral_constant<int, 2>());
+      else go(std::integral_constant<int, 1>());
+    }
   });
 }
 

@@ -42,7 +42,7 @@ template <class ExecSpace, class T>
 void potrf_kernel(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A, int* infos,
                   const BatchOptions& opts) {
   if (use_register<ExecSpace>(opts.algo, n)) {
-    register_potrf(exec, uplo, nbatch, n, A, infos);
+    register_potrf(exec, uplo, nbatch, n, A, infos, opts);
     return;
   }
   Dims d;

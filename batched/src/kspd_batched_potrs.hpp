@@ -73,8 +73,8 @@ void potrs_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n
     trsm_fixed(exec, Side::Left, uplo, toggle(first), Diag::NonUnit, T(1), nbatch, n, nrhs, A, B, opts);
     return;
   }
-  if (use_register<ExecSpace>(opts.algo, n)) {
-    register_potrs(exec, uplo, nbatch, n, nrhs, A, B);
+  if (use_register<ExecSpace>(opts.algo, n) || use_stream_potrs<ExecSpace>(opts.algo, n)) {
+    register_potrs(exec, uplo, nbatch, n, nrhs, A, B, opts);
     return;
   }
   Dims d;

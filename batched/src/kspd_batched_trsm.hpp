@@ -48,13 +48,14 @@ struct TrsmOp {
   }
 };
 
-/// The non-recursive TRSM kernels (register / streaming on GPUs for k <= 32, else TrsmOp's).
+/// The non-recursive TRSM kernels (register / streaming on GPUs for k <= 32, or <= 64 with
+/// BatchOptions::stream_trsm_max; else TrsmOp's).
 template <class ExecSpace, class T>
 void trsm_kernel(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
                  size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts) {
   const size_type k = side == Side::Left ? m : n;
-  if (use_register<ExecSpace>(opts.algo, k)) {
-    register_trsm(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B);
+  if (use_register<ExecSpace>(opts.algo, k) || use_stream_trsm<ExecSpace>(opts, k)) {
+    register_trsm(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B, opts);
     return;
   }
   Dims d;
@@ -94,7 +95,8 @@ void trsm_fixed(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag d
                 size_type m, size_type n, BatchMat<const T> A, BatchMat<T> B, const BatchOptions& opts) {
   compat::ScopedRegion region("kspd::batched::trsm");
   const size_type k = side == Side::Left ? m : n;
-  if (use_recursion<ExecSpace>(opts, k) && A.splittable() && B.splittable()) {
+  if (use_recursion<ExecSpace>(opts, k) && !use_stream_trsm<ExecSpace>(opts, k) && A.splittable() &&
+      B.splittable()) {
     if (side == Side::Right) {  // X op(A) = alpha B  <=>  op(A)^T X^T = alpha B^T
       B = B.t();
       std::swap(m, n);

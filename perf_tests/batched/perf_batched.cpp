@@ -3,6 +3,9 @@
 //                [--ops potrf,potrs,trsm,gemm,syrk,trmm,trtri,potri] [--nrhs 0] [--reps 7]
 //                [--max-gb 1.0] [--leaf 32] [--rec auto|always|never] [--smoke]
 //                [--gemm-tile auto|4x4|8x4|8x8[,...]] [--gemm-chunk 32] [--no-kk]
+//                [--trsm-rhs-block 0|1|2|4[,...]] [--stream-trsm-max 32|64] [--stream-class24]
+//                [--stream-chunk 0|32|...] [--stream-min-blocks 0|4|8[,...]] [--potrf-variant auto|team|warp|shuffle[,...]]
+//                [--potrf-team 0|64|128|256[,...]]
 // Large n cap the batch so that each array stays under --max-gb GB (the line shows the batch).
 // nrhs 0 means nrhs = n (potrs: 1, cuSOLVER's only choice). Per line: median time, GFLOP/s,
 // GB/s (each matrix read + written once) and its share of the device-to-device copy
@@ -20,7 +23,16 @@
 // the tiled batched GEMM that runs the recursion's off-diagonal blocks, gemm and syrk on
 // LayoutLeft batch-first data); a list runs everything once per tile ("tile 8x8" heads each);
 // --gemm-chunk BatchOptions::gemm_chunk (matrices per thread chunk; a huge value gives the
-// old order, one sweep over the batch per tile); --no-kk skips the Kokkos Kernels peers.
+// old order, one sweep over the batch per tile); --no-kk skips the Kokkos Kernels peers;
+// --trsm-rhs-block BatchOptions::trsm_rhs_block (right-hand sides per thread of the GPU
+// streaming TRSM; a list runs everything once per value) and --stream-trsm-max
+// BatchOptions::stream_trsm_max (64: TRSM with 32 < k <= 64 streams instead of recursing);
+// --stream-class24 BatchOptions::stream_class24 (size class 24 of the streaming TRSM / POTRS
+// for 16 < k <= 24); --stream-chunk BatchOptions::stream_chunk (their thread order: matrices
+// per chunk, 0 the whole batch); --stream-min-blocks BatchOptions::stream_min_blocks (their
+// __launch_bounds__(128, b): a list runs everything once per value); --potrf-variant BatchOptions::potrf_group (the group POTRF's
+// step sync) and --potrf-team BatchOptions::potrf_group_team (its threads per team): lists
+// run everything once per combination (each block headed by a "variant" line).
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 #include <KokkosBatched_Gemm_Decl.hpp>
@@ -466,6 +478,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> precs{"d", "s"}, ops{"gemm", "potrf", "potrs", "trsm", "syrk", "trmm", "trtri", "potri"};
   long nrhs = 0;
   std::vector<std::string> tiles{"auto"};
+  std::vector<long> rhs_blocks{0}, potrf_teams{0}, min_blocks{0};
+  std::vector<std::string> potrf_variants{"auto"};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -478,6 +492,13 @@ int main(int argc, char** argv) {
     else if (a == "--max-gb") g_max_gb = std::stod(next());
     else if (a == "--gemm-tile") tiles = parse_words(next());
     else if (a == "--gemm-chunk") g_opts.gemm_chunk = int(std::stol(next()));
+    else if (a == "--trsm-rhs-block") rhs_blocks = parse_list(next());
+    else if (a == "--stream-trsm-max") g_opts.stream_trsm_max = int(std::stol(next()));
+    else if (a == "--stream-class24") g_opts.stream_class24 = true;
+    else if (a == "--stream-min-blocks") min_blocks = parse_list(next());
+    else if (a == "--stream-chunk") g_opts.stream_chunk = int(std::stol(next()));
+    else if (a == "--potrf-variant") potrf_variants = parse_words(next());
+    else if (a == "--potrf-team") potrf_teams = parse_list(next());
     else if (a == "--no-kk") g_kk = false;
     else if (a == "--leaf") g_opts.leaf_size = int(std::stol(next()));
     else if (a == "--rec") {
@@ -515,12 +536,26 @@ int main(int argc, char** argv) {
                        : tile == "8x4" ? kb::BatchGemmTile::T8x4
                        : tile == "8x8" ? kb::BatchGemmTile::T8x8
                                        : kb::BatchGemmTile::Auto;
-    std::printf("tile %s chunk %d (the tiled batched GEMM's register tile, matrices per chunk)\n", tile.c_str(),
-                g_opts.gemm_chunk > 0 ? g_opts.gemm_chunk : 32);
-    for (const auto& p : precs) {
-      if (p == "d") run<double>(ns, batches, ops, nrhs, "d");
-      if (p == "s") run<float>(ns, batches, ops, nrhs, "s");
-    }
+    for (const long mb : min_blocks)
+      for (const long rb : rhs_blocks)
+        for (const auto& pv : potrf_variants)
+          for (const long pt : potrf_teams) {
+            g_opts.trsm_rhs_block = int(rb);
+            g_opts.stream_min_blocks = int(mb);
+            g_opts.potrf_group = pv == "team"      ? kb::BatchPotrfGroup::TeamSync
+                                 : pv == "warp"    ? kb::BatchPotrfGroup::WarpSync
+                                 : pv == "shuffle" ? kb::BatchPotrfGroup::Shuffle
+                                                   : kb::BatchPotrfGroup::Auto;
+            g_opts.potrf_group_team = int(pt);
+            std::printf("variant tile %s chunk %d trsm-rhs-block %ld stream-trsm-max %d stream-class24 %d "
+                        "stream-chunk %d stream-min-blocks %ld potrf-variant %s potrf-team %ld (0 = Auto / default)\n",
+                        tile.c_str(), g_opts.gemm_chunk > 0 ? g_opts.gemm_chunk : 32, rb, g_opts.stream_trsm_max,
+                        int(g_opts.stream_class24), g_opts.stream_chunk, mb, pv.c_str(), pt);
+            for (const auto& p : precs) {
+              if (p == "d") run<double>(ns, batches, ops, nrhs, "d");
+              if (p == "s") run<float>(ns, batches, ops, nrhs, "s");
+            }
+          }
   }
 #ifdef KSPD_ENABLE_CUDA_TPLS
   cusolverDnDestroy(g_cusolver);

@@ -384,6 +384,47 @@ TYPED_TEST(BatchedBlas, RecursiveTilesTrsmSyrk) {
   }
 }
 
+/// The streaming TRSM (8 < k <= 64; forced by BatchAlgo::Register, which runs it on host
+/// backends too) with 1, 2 and 4 right-hand sides per thread, the size classes 24 / 48 / 64,
+/// k up to 64 without the recursion (GPUs; host backends do not recurse here), chunked thread
+/// orders, launch bounds (GPUs); right-hand-side counts that leave a partial group, batches that leave a partial chunk.
+TYPED_TEST(BatchedBlas, StreamTrsmVariants) {
+  struct Restore {
+    ~Restore() { recursion_options() = kb::BatchOptions{}; }
+  } restore;
+  const bool gpu = !std::is_same<Mem, Kokkos::HostSpace>::value;
+  struct Cfg {
+    int smax;
+    bool class24;
+    int chunk;
+    int min_blocks;
+  };
+  for (int rb : {1, 2, 4})
+    for (Cfg cfg : {Cfg{32, false, 0, 0}, Cfg{64, true, 7, 4}, Cfg{64, false, 32, 8}}) {
+      if (!gpu && cfg.chunk == 32) continue;  // the host runs the same code as chunk 7
+      recursion_options().trsm_rhs_block = rb;
+      recursion_options().stream_trsm_max = cfg.smax;
+      recursion_options().stream_class24 = cfg.class24;
+      recursion_options().stream_chunk = cfg.chunk;
+      recursion_options().stream_min_blocks = cfg.min_blocks;
+      for (size_type k : {9, 15, 16, 17, 24, 31, 32, 33, 48, 63, 64})
+        for (size_type nrhs : {size_type(1), size_type(3), size_type(5), size_type(33)})
+          for (Side side : all_sides())
+            for (Uplo uplo : all_uplos())
+              for (Trans trans : all_trans())
+                for (Diag diag : all_diags()) {
+                  if (nrhs != 5 && (trans == Trans::ConjTranspose || diag == Diag::Unit)) continue;
+                  if (nrhs == 33 && (trans != Trans::NoTranspose || uplo != Uplo::Lower)) continue;
+                  const size_type m = side == Side::Left ? k : nrhs, n = side == Side::Left ? nrhs : k;
+                  check_trsm<TypeParam>(false, m, n, 33, side, uplo, trans, diag, all_ifaces()[size_t((k + nrhs) % 3)],
+                                        kb::BatchAlgo::Register);
+                  if (gpu && nrhs == 5)  // Auto: the streaming kernel up to stream_trsm_max, recursion above
+                    check_trsm<TypeParam>(false, m, n, 33, side, uplo, trans, diag,
+                                          all_ifaces()[size_t((k + nrhs + 1) % 3)], kb::BatchAlgo::Auto);
+                }
+    }
+}
+
 /// Variable-size TRSM / GEMM / SYRK with offsets into one buffer per operand.
 template <class T>
 struct VarBuf {

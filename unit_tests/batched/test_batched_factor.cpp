@@ -229,6 +229,48 @@ TYPED_TEST(BatchedFactor, PotrfNonSpdInTheMiddleReportsItsColumn) {
       for (Iface iface : all_ifaces())
         for (auto algo : algos_for(n)) check_potrf<TypeParam>(n, 5, uplo, iface, algo, 2);
 }
+/// The group POTRF (GPUs, 8 < n <= 32) with every step synchronization (team barrier, warp
+/// barrier, warp shuffles) and team size, batches that leave a partial team, a failing matrix
+/// in the middle (first, middle, last column). Host backends take their own paths here (the
+/// group kernel needs 64+ threads per team), so there this checks the options are harmless.
+TYPED_TEST(BatchedFactor, GroupPotrfVariants) {
+  struct Restore {
+    ~Restore() { recursion_options() = kspd::batched::BatchOptions{}; }
+  } restore;
+  using G = kb::BatchPotrfGroup;
+  const bool gpu = !std::is_same<Mem, Kokkos::HostSpace>::value;
+  for (G v : {G::Auto, G::TeamSync, G::WarpSync, G::Shuffle})
+    for (int team : {0, 64, 256}) {
+      if (!gpu && (v != G::Shuffle || team != 256)) continue;
+      recursion_options().potrf_group = v;
+      recursion_options().potrf_group_team = team;
+      for (size_type n : {9, 15, 16, 17, 24, 31, 32})
+        for (Uplo uplo : all_uplos())
+          for (Iface iface : all_ifaces()) {
+            for (auto algo : {kb::BatchAlgo::Auto, kb::BatchAlgo::Register}) check_potrf<TypeParam>(n, 37, uplo, iface, algo);
+            check_potrf<TypeParam>(n, 37, uplo, iface, kb::BatchAlgo::Auto, 18, 1);
+            check_potrf<TypeParam>(n, 37, uplo, iface, kb::BatchAlgo::Auto, 18, n - 2);
+            check_potrf<TypeParam>(n, 37, uplo, iface, kb::BatchAlgo::Register, 36, n);
+          }
+    }
+}
+/// The streaming POTRS (8 < n <= 32; forced by BatchAlgo::Register, which runs it on host
+/// backends too) with the size class 24, chunked thread orders and launch bounds (GPUs).
+TYPED_TEST(BatchedFactor, StreamPotrsVariants) {
+  struct Restore {
+    ~Restore() { recursion_options() = kspd::batched::BatchOptions{}; }
+  } restore;
+  for (bool class24 : {false, true})
+    for (int chunk : {0, 7, 32}) {
+      recursion_options().stream_class24 = class24;
+      recursion_options().stream_chunk = chunk;
+      recursion_options().stream_min_blocks = chunk == 0 ? 0 : chunk == 7 ? 4 : 8;
+      for (size_type n : {9, 15, 16, 17, 24, 31, 32})
+        for (size_type nrhs : {1, 3, 33})
+          for (Uplo uplo : all_uplos())
+            check_potrs<TypeParam>(n, nrhs, 45, uplo, all_ifaces()[size_t((n + nrhs) % 3)], kb::BatchAlgo::Register);
+    }
+}
 TYPED_TEST(BatchedFactor, PotrfBatchOfOneAnd70000) {
   for (Iface iface : all_ifaces()) {
     check_potrf<TypeParam>(4, 1, Uplo::Lower, iface, kb::BatchAlgo::Auto);
