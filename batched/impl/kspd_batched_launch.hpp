@@ -42,7 +42,7 @@ enum class BatchGemmTile { Auto, T4x4, T8x4, T8x8 };
 /// How the group POTRF (GPUs, 8 < n <= 32: a group of N = 16 | 32 threads per matrix, one
 /// column each) orders its factorization steps: TeamSync a team barrier per step; WarpSync a
 /// warp barrier (CUDA: a matrix's threads share a warp); Shuffle no barrier, column k
-/// broadcast by warp shuffles. Off CUDA WarpSync and Shuffle run as TeamSync. Auto: TeamSync.
+/// broadcast by warp shuffles. Off CUDA WarpSync and Shuffle run as TeamSync. Auto: WarpSync.
 enum class BatchPotrfGroup { Auto, TeamSync, WarpSync, Shuffle };
 
 struct BatchOptions {
@@ -52,10 +52,10 @@ struct BatchOptions {
   int leaf_size = 32;  ///< recursion stops at n <= leaf_size (values < 1 read as 32)
   BatchGemmTile gemm_tile = BatchGemmTile::Auto;  ///< the tiled batched GEMM's register tile
   int gemm_chunk = 0;  ///< its matrices per thread chunk (batch-first data; < 1: 32)
-  // The small-n GPU kernels' variants (kspd_batched_group_internal.hpp); Auto / defaults keep
-  // the kernels measured in perf_tests/results/h200-batched-2026-11-22.md until the variants are.
+  // The small-n GPU kernels' variants (kspd_batched_group_internal.hpp); the defaults are the
+  // fastest of the sweep in perf_tests/results/h100-batched-small-variants-2026-11-22.md.
   /// Right-hand sides per thread of the streaming TRSM (8 < k <= 64): 1, 2 or 4 (at most 2 for
-  /// k > 32); other values: Auto (1).
+  /// k > 32); other values: Auto (2 in single precision for k <= 16, else 1).
   int trsm_rhs_block = 0;
   /// On GPUs a TRSM with 32 < k <= stream_trsm_max (at most 64) runs the streaming kernel
   /// (one thread per matrix and group of right-hand sides) instead of the recursion.
@@ -63,8 +63,9 @@ struct BatchOptions {
   /// Streaming TRSM / POTRS: a size class 24 for 16 < k <= 24 (else 32: less padding work).
   bool stream_class24 = false;
   /// Streaming TRSM / POTRS thread order: chunks of this many matrices take every right-hand
-  /// side group before the next chunk (L1/L2 reuse of A); < 1: the whole batch (one sweep per group).
-  int stream_chunk = 0;
+  /// side group before the next chunk (L1/L2 reuse of A); < 1: the whole batch (one sweep per
+  /// group, the order before 2026-11-22: 1.5-1.7x slower for fp64 TRSM at k = 16-32 on the H100).
+  int stream_chunk = 32;
   /// Streaming TRSM / POTRS on GPUs: __launch_bounds__(128, stream_min_blocks) for 4 or 8
   /// (at most 128 / 64 registers per thread: more resident warps, maybe spills); else none.
   int stream_min_blocks = 0;
