@@ -119,7 +119,7 @@ class MpiFactor {
         run_task(t);
         continue;
       }
-      const bool idle = ready_.empty() && ready_dev_.empty() && in_flight_ == 0;
+      const bool idle = in_flight_ == 0;  // (both ready queues are empty here)
       const auto w0 = clock::now();
       if (idle && fetches_.empty()) {
         poll(true);  // nothing under way here: wait for a message
