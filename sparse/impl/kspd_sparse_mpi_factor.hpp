@@ -81,6 +81,7 @@ class MpiFactor {
   /// Factors the local blocks in place (values hold A's entries of the owned blocks).
   void run() {
     const auto t0 = clock::now();
+    const int threads = resolve_threads();  // may throw (thread level): before any state or window
     setup();
     plan_device();  // collective: may throw OutOfDeviceMemory on every rank
     for (size_type s = 0; s < ns(); ++s)  // after plan_device: the queue depends on the side
@@ -97,7 +98,7 @@ class MpiFactor {
       else if (ok) MPI_Win_free(&win_);  // a window on every rank or on none
     }
     st_.one_sided = rma_;
-    start_workers(resolve_threads());
+    start_workers(threads);
     done_ = 0;
     while (done_ < ntasks_local_ && !failed_) {
       poll(false);
@@ -489,7 +490,14 @@ class MpiFactor {
   int resolve_threads() const {
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
-    if (level < MPI_THREAD_FUNNELED) return 1;  // workers need at least "funneled"
+    // Workers need at least "funneled". The level is the process's, the same on every rank
+    // started alike, so every rank throws here (before any collective of the factorization).
+    KSPD_REQUIRE(threads_ <= 1 || level >= MPI_THREAD_FUNNELED, InvalidArgument,
+                 "kspd::sparse::DistributedCholesky: Options::threads = "
+                     << threads_ << " needs MPI initialized with at least MPI_THREAD_FUNNELED (MPI_Init_thread); "
+                        "this process has level "
+                     << level << " (set threads = 1, or 0 to fall back to one thread)");
+    if (level < MPI_THREAD_FUNNELED) return 1;  // threads = 0 (automatic): one thread
     if (threads_ > 0) return threads_;
     MPI_Comm node;
     mpi_check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, L_.rank, MPI_INFO_NULL, &node), "MPI_Comm_split_type");

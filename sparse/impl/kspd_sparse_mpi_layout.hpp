@@ -70,7 +70,7 @@ struct DistributedOptions : Options {
   bool gpu_direct = false;
   // Options::threads: host threads per rank (the main thread, which makes every MPI call and
   // runs the device tasks, plus threads - 1 workers for the host tasks); 0: the cores of the
-  // node shared among the ranks on it. More than 1 needs MPI_THREAD_FUNNELED (else 1 is used).
+  // node shared among the ranks on it. More than 1 needs MPI_THREAD_FUNNELED (else InvalidArgument; 0 then gives 1).
 };
 
 /// Per-rank communication and time counters (this rank's view).
