@@ -63,9 +63,14 @@ void usage() {
       "  [--ordering metis|natural] [--nrhs K] [--precision float|double] [--threads T] [--blas-threads B]\n"
       "  [--relax on|off] [--nrelax a,b,c] [--zrelax x,y,z] [--max-supernode W] [--max-trsm-rows R]\n"
       "  [--gpu on|off|force] [--gpu-threshold-potrf W] [--gpu-threshold-trsm M*W] [--gpu-threshold-update M*N*K]\n"
-      "  [--gpu-mem-limit MiB] [--fallback cpu|fail] [--gpu-direct on|off] [--refactor K] [--quiet]\n"
+      "  [--gpu-mem-limit MiB] [--fallback cpu|fail] [--gpu-placement resident|top] [--timeline]\n"
+      "  [--gpu-direct on|off] [--refactor K] [--quiet]\n"
       "Default: --generate elasticity3d --size 22 (3 dof per node, n = 31944), --threads = all cores as\n"
       "task workers with single-threaded BLAS inside each (--threads 1: one worker, threaded BLAS).\n"
+      "--gpu on|force: the whole factor on the GPU when it fits (--gpu-mem-limit), factored by tree level and\n"
+      "kept there for the solve (--gpu-placement resident, the default); else, or with --gpu-placement top,\n"
+      "the top of the tree on the GPU (by the thresholds) and the rest on the host workers. --timeline: fence\n"
+      "per phase of the resident factorization and print where the time went.\n"
       "Under mpiexec (distributed): one rank per GPU (node-local rank %% GPUs); --gpu on|off|force and the\n"
       "thresholds pick the device supernodes, --gpu-mem-limit is per rank; --gpu-direct is reported only\n"
       "(blocks are staged through host memory); --threads T is per rank (the main thread, which makes the MPI\n"
@@ -109,7 +114,11 @@ bool parse(int argc, char** argv, Args& a) {
       if (g == "on") a.opt.offload.gpu_defaults();
       else if (g == "force") a.opt.offload.force_all();
       else a.opt.offload.potrf_threshold = a.opt.offload.trsm_threshold = a.opt.offload.update_threshold = -1;
-    } else if (f == "--gpu-threshold-potrf") a.opt.offload.potrf_threshold = std::atoll(need(i));
+    } else if (f == "--gpu-placement") {
+      const std::string g = need(i);
+      a.opt.offload.placement = g == "top" ? ks::Offload::Placement::TopOfTree : ks::Offload::Placement::Resident;
+    } else if (f == "--timeline") a.opt.offload.timeline = true;
+    else if (f == "--gpu-threshold-potrf") a.opt.offload.potrf_threshold = std::atoll(need(i));
     else if (f == "--gpu-threshold-trsm") a.opt.offload.trsm_threshold = std::atoll(need(i));
     else if (f == "--gpu-threshold-update") a.opt.offload.update_threshold = std::atoll(need(i));
     else if (f == "--gpu-mem-limit")
@@ -159,11 +168,14 @@ int run(const Args& a) {
   std::printf("order    %8.3f s  %s\n", as.order_seconds, ks::to_string(opt.ordering));
   std::printf("analyse  %8.3f s  %s\n", as.analyse_seconds, as.summary().c_str());
   // factor (and refactor)
+  Kokkos::DefaultExecutionSpace exec;
   for (int round = 0; round <= a.refactor; ++round) {
-    try {
-      chol.factorize(A);
-    } catch (const kspd::NotPositiveDefinite& e) {
-      std::printf("factor   FAILED: %s\n", e.what());
+    if (chol.factorize(exec, A) != 0) {
+      try {
+        chol.require_spd();
+      } catch (const kspd::NotPositiveDefinite& e) {
+        std::printf("factor   FAILED: %s\n", e.what());
+      }
       return 3;
     }
     const auto& fs = chol.factor_stats();
@@ -176,6 +188,13 @@ int run(const Args& a) {
                   long(fs.device_supernodes), fs.bytes_to_device / 1e6,
                   fs.bytes_from_device / 1e6, double(fs.device_peak_bytes) / 1e6, long(fs.fallbacks));
     std::printf("\n");
+    if (fs.resident)
+      std::printf("         resident on the device: %ld levels, %ld of %ld supernodes in per-level team kernels%s",
+                  long(fs.levels), long(fs.batched_supernodes), long(as.nsupernodes),
+                  opt.offload.timeline ? "" : "\n");
+    if (fs.resident && opt.offload.timeline)
+      std::printf("; timeline: assemble %.3f s, small supernodes %.3f s, large supernodes %.3f s, info %.3f s\n",
+                  fs.timeline.assemble, fs.timeline.small, fs.timeline.large, fs.timeline.info);
   }
   // solve with a known solution
   const size_type n = A.n, k = a.nrhs;
@@ -184,9 +203,22 @@ int run(const Args& a) {
   const std::vector<Scalar> B = ks::known_solution_rhs(A, X, k);
   Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace> W("kspd-solve::X", size_t(n), size_t(k));
   std::copy(B.begin(), B.end(), W.data());
-  t = now();
-  chol.solve(W);
-  const double t_solve = now() - t;
+  double t_solve = 0;
+  if (chol.resident()) {  // right-hand sides and solution stay on the device: time the solve alone
+    using DMat = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::DefaultExecutionSpace::memory_space>;
+    DMat Wd("kspd-solve::X_device", size_t(n), size_t(k)), W0("kspd-solve::warmup", size_t(n), size_t(k));
+    Kokkos::deep_copy(Wd, W);
+    Kokkos::deep_copy(W0, W);
+    chol.solve(exec, W0);  // warm-up (work arrays, the device permutation)
+    t = now();
+    chol.solve(exec, Wd);
+    t_solve = now() - t;
+    Kokkos::deep_copy(W, Wd);
+  } else {
+    t = now();
+    chol.solve(exec, W);
+    t_solve = now() - t;
+  }
   // ||A x - b|| / (||A|| ||x|| + ||b||) (Frobenius norm of A), and ||x - x_true|| / ||x_true||
   double anorm = 0;
   for (size_type j = 0; j < n; ++j)

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "kspd_core.hpp"
+#include "kspd_sparse_device_plan.hpp"
 #include "kspd_sparse_options.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
@@ -122,8 +123,8 @@ class DeviceFactor {
     for (size_t q = nd; q-- > 0;) {
       const Supernode& sn = S.snodes[size_t(list[q])];
       const size_type k = sn.ncols, m = sn.nrows() - k;
-      bytes[q] = bytes[q + 1] + double(sn.nrows() * k) * sizeof(Scalar) + double(2 * m) * sizeof(std::int64_t) +
-                 double(rel_count(list[q])) * sizeof(std::int32_t);
+      bytes[q] = bytes[q + 1] + double(sn.nrows() * k) * sizeof(Scalar) + double(m) * sizeof(ScatterCol) +
+                 double(scatter_rel_count(S, list[q])) * sizeof(std::int32_t) + sizeof(std::int64_t);
       cmax = std::max(cmax, m * m);
       pmax = std::max(pmax, sn.nrows() * k);
       kmax = std::max(kmax, k * k);
@@ -213,58 +214,28 @@ class DeviceFactor {
   }
 
   /// Every update of s at once: C = L21 L21^T (one syrk), subtracted from the ancestors'
-  /// device panels by one scatter kernel. The relative indices are computed here, on the
+  /// device panels by the one scatter kernel. The scatter map is computed here, on the
   /// calling worker, before the device lock is taken.
   void update(size_type s) {
     const Supernode& sn = S_->snodes[size_t(s)];
     const size_type k = sn.ncols, ld = sn.nrows(), m = ld - k;
     if (m == 0) return;
-    std::int64_t* desc = hdesc_.data() + desc_off_[size_t(s)];  // per column: dst offset, rel base
+    ScatterCol* cols = hcols_.data() + desc_off_[size_t(s)];
     std::int32_t* rel = hrel_.data() + rel_off_[size_t(s)];
-    const std::vector<size_type>& rows = S_->rows;
-    const size_type* srows = rows.data() + sn.row_begin;
-    size_type nrel = 0;
-    for (size_type b = sn.block_begin + 1; b < sn.block_end; ++b) {
-      const Block& blk = S_->blocks[size_t(b)];
-      const Supernode& tn = S_->snodes[size_t(blk.target)];
-      const size_type i0 = blk.row_offset - k;  // first column of C in this block
-      const size_type* trows = rows.data() + tn.row_begin;
-      size_type q = 0;
-      for (size_type i = i0; i < m; ++i) {
-        while (trows[q] != srows[k + i]) ++q;
-        rel[nrel + i - i0] = std::int32_t(q);
-      }
-      const std::int64_t base = std::int64_t(rel_off_[size_t(s)] + nrel) - std::int64_t(i0);
-      for (size_type j = i0; j < i0 + blk.nrows; ++j) {
-        desc[2 * j] = std::int64_t(doff_[size_t(blk.target)] + (srows[k + j] - tn.first_col) * tn.nrows());
-        desc[2 * j + 1] = base;
-      }
-      nrel += m - i0;
-    }
+    scatter_map(*S_, s, cols, rel, rel_off_[size_t(s)]);
+    const size_type nrel = scatter_rel_count(*S_, s);
     std::lock_guard<std::mutex> lk(m_);
-    Kokkos::deep_copy(exec_, Kokkos::subview(ddesc_, Kokkos::make_pair(size_t(desc_off_[size_t(s)]), size_t(desc_off_[size_t(s)] + 2 * m))),
-                      HUnmanaged<std::int64_t>(desc, size_t(2 * m)));
+    Kokkos::deep_copy(exec_, Kokkos::subview(dcols_, Kokkos::make_pair(size_t(desc_off_[size_t(s)]), size_t(desc_off_[size_t(s)] + m))),
+                      HUnmanaged<ScatterCol>(cols, size_t(m)));
     Kokkos::deep_copy(exec_, Kokkos::subview(drel_, Kokkos::make_pair(size_t(rel_off_[size_t(s)]), size_t(rel_off_[size_t(s)] + nrel))),
                       HUnmanaged<std::int32_t>(rel, size_t(nrel)));
-    stats_.to_dev += double(2 * m) * sizeof(std::int64_t) + double(nrel) * sizeof(std::int32_t);
+    stats_.to_dev += double(m) * sizeof(ScatterCol) + double(nrel) * sizeof(std::int32_t);
     Scalar* panel = dvals_.data() + doff_[size_t(s)];
     kspd::syrk(exec_, Uplo::Lower, Trans::NoTranspose, Scalar(1),
                DMat(panel + k, Kokkos::LayoutStride(size_t(m), 1, size_t(k), size_t(ld))), Scalar(0),
                DMat(cbuf_.data(), Kokkos::LayoutStride(size_t(m), 1, size_t(m), size_t(m))));
-    Scalar* vals = dvals_.data();
-    const Scalar* c = cbuf_.data();
-    const std::int64_t* dd = ddesc_.data() + desc_off_[size_t(s)];
-    const std::int32_t* dr = drel_.data();
-    using Team = Kokkos::TeamPolicy<Exec>;
-    Kokkos::parallel_for(
-        "kspd::sparse::scatter_update", Team(exec_, int(m), Kokkos::AUTO),
-        KOKKOS_LAMBDA(const typename Team::member_type& t) {
-          const size_type j = t.league_rank();
-          const std::int64_t dst = dd[2 * j], base = dd[2 * j + 1];
-          const Scalar* cj = c + j * m;
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, j, m),
-                               [&](const size_type i) { vals[dst + dr[base + i]] -= cj[i]; });
-        });
+    scatter_update(exec_, dvals_.data(), ddoff_.data(), cbuf_.data(), m, m, dcols_.data() + desc_off_[size_t(s)],
+                   drel_.data());
   }
 
   /// Brings the device panels back into the host values (after the last task).
@@ -294,15 +265,6 @@ class DeviceFactor {
   }
 
  private:
-  /// Relative indices of one supernode's updates: sum over its off-diagonal blocks of the
-  /// rows from the block down.
-  size_type rel_count(size_type s) const {
-    const Supernode& sn = S_->snodes[size_t(s)];
-    size_type c = 0;
-    for (size_type b = sn.block_begin + 1; b < sn.block_end; ++b) c += sn.nrows() - S_->blocks[size_t(b)].row_offset;
-    return c;
-  }
-
   void allocate(const std::vector<size_type>& list, size_type cwords, size_type pwords, size_type kwords, int nworkers) {
     const size_type ns = size_type(S_->snodes.size());
     doff_.assign(size_t(ns), -1);
@@ -315,16 +277,21 @@ class DeviceFactor {
       desc_off_[size_t(s)] = pd;
       rel_off_[size_t(s)] = pr;
       pv += sn.nrows() * sn.ncols;
-      pd += 2 * (sn.nrows() - sn.ncols);
-      pr += rel_count(s);
+      pd += sn.nrows() - sn.ncols;
+      pr += scatter_rel_count(*S_, s);
     }
     dvals_ = Kokkos::View<Scalar*, Mem>("kspd::sparse::device_panels", size_t(std::max<size_type>(pv, 1)));  // zeroed
     const auto noinit = [](const char* name) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)); };
     cbuf_ = Kokkos::View<Scalar*, Mem>(noinit("kspd::sparse::update_product"), size_t(std::max<size_type>(cwords, 1)));
     merge_ = Kokkos::View<Scalar*, Mem>(noinit("kspd::sparse::merge"), size_t(std::max<size_type>(pwords, 1)));
-    ddesc_ = Kokkos::View<std::int64_t*, Mem>(noinit("kspd::sparse::scatter_columns"), size_t(std::max<size_type>(pd, 1)));
+    dcols_ = Kokkos::View<ScatterCol*, Mem>(noinit("kspd::sparse::scatter_columns"), size_t(std::max<size_type>(pd, 1)));
+    {
+      ddoff_ = Kokkos::View<std::int64_t*, Mem>(noinit("kspd::sparse::panel_offsets"), size_t(std::max<size_type>(ns, 1)));
+      Kokkos::deep_copy(Kokkos::subview(ddoff_, Kokkos::make_pair(size_t(0), size_t(ns))),
+                        HUnmanaged<std::int64_t>(const_cast<std::int64_t*>(doff_.data()), size_t(ns)));
+    }
     drel_ = Kokkos::View<std::int32_t*, Mem>(noinit("kspd::sparse::scatter_rows"), size_t(std::max<size_type>(pr, 1)));
-    hdesc_ = Kokkos::View<std::int64_t*, StagingSpace>(noinit("kspd::sparse::scatter_columns_h"), size_t(std::max<size_type>(pd, 1)));
+    hcols_ = Kokkos::View<ScatterCol*, StagingSpace>(noinit("kspd::sparse::scatter_columns_h"), size_t(std::max<size_type>(pd, 1)));
     hrel_ = Kokkos::View<std::int32_t*, StagingSpace>(noinit("kspd::sparse::scatter_rows_h"), size_t(std::max<size_type>(pr, 1)));
     ws_.clear();
     for (int w = 0; w < nworkers; ++w) {
@@ -341,9 +308,10 @@ class DeviceFactor {
     dvals_ = {};
     cbuf_ = {};
     merge_ = {};
-    ddesc_ = {};
+    dcols_ = {};
+    ddoff_ = {};
     drel_ = {};
-    hdesc_ = {};
+    hcols_ = {};
     hrel_ = {};
     ws_.clear();
   }
@@ -364,9 +332,10 @@ class DeviceFactor {
   std::vector<char> on_;
   std::vector<size_type> doff_, desc_off_, rel_off_;
   Kokkos::View<Scalar*, Mem> dvals_, cbuf_, merge_;
-  Kokkos::View<std::int64_t*, Mem> ddesc_;
+  Kokkos::View<ScatterCol*, Mem> dcols_;
+  Kokkos::View<std::int64_t*, Mem> ddoff_;
   Kokkos::View<std::int32_t*, Mem> drel_;
-  Kokkos::View<std::int64_t*, StagingSpace> hdesc_;
+  Kokkos::View<ScatterCol*, StagingSpace> hcols_;
   Kokkos::View<std::int32_t*, StagingSpace> hrel_;
   std::vector<Ws> ws_;
   Counters stats_;

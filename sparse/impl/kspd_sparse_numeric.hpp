@@ -1,13 +1,19 @@
 #ifndef KSPD_SPARSE_NUMERIC_HPP
 #define KSPD_SPARSE_NUMERIC_HPP
 /// \file kspd_sparse_numeric.hpp
-/// Numeric supernodal factorization: the panels of all supernodes live in one host View
-/// (panel s: nrows x ncols, column-major, ld = nrows); the tasks of the fan-out graph run
-/// POTRF/TRSM/SYRK/GEMM from core/ on unmanaged strided views of the panels: on the host,
-/// or for the device-resident top of the tree (kspd_sparse_device_factor.hpp) on the offload
-/// execution space (generic: on CPU builds the "device" is a host space, so the path is
-/// exercised there too). Host updates are computed into a workspace and scatter-added into
-/// the target panel by relative indices.
+/// Numeric supernodal factorization, in one of three placements (Numeric::Placement):
+///  - Host: the panels of all supernodes live in one host View (panel s: nrows x ncols,
+///    column-major, ld = nrows); the tasks of the fan-out graph run POTRF/TRSM/SYRK/GEMM
+///    from core/ on host workers (the scheduler); host updates are computed into a
+///    workspace and scatter-added into the target panel by relative indices.
+///  - Resident: every panel lives on the offload execution space and the tree is factored
+///    there level by level (kspd_sparse_resident.hpp); L stays there for the solve and comes
+///    to the host only on request (values()).
+///  - TopOfTree: host workers plus the device-resident top of the tree
+///    (kspd_sparse_device_factor.hpp), when the resident factor does not fit the device or
+///    Offload::placement asks for it.
+/// Generic over the offload execution space: on CPU builds the "device" is a host space, so
+/// every placement is exercised there too.
 
 #include <Kokkos_Core.hpp>
 
@@ -24,6 +30,8 @@
 #include "kspd_core.hpp"
 #include "kspd_host_blas.hpp"
 #include "kspd_sparse_device_factor.hpp"
+#include "kspd_sparse_resident.hpp"
+#include "kspd_sparse_resident_solve.hpp"
 #include "kspd_sparse_scheduler.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
@@ -39,23 +47,115 @@ class Numeric {
 
   using StagingSpace = typename DeviceFactor<Scalar, OffloadExec>::StagingSpace;  ///< pinned on CUDA
 
+  enum class Placement { Host, Resident, TopOfTree };
+
+  /// Chooses the placement: Resident when offload is on, the placement asks for it and the
+  /// resident factor fits Offload::device_memory_limit (else TopOfTree; with fallback Fail
+  /// and placement Resident, OutOfDeviceMemory); Host when offload is off.
   Numeric(const Symbolic& S, const Options& opt) : S_(S), opt_(opt), locks_(S.snodes.size()), dev_(opt.offload) {
+    if (opt.offload.any() && opt.offload.placement == Offload::Placement::Resident) {
+      const double need = ResidentFactor<Scalar, OffloadExec>::bytes_needed(S);
+      if (need <= double(opt.offload.device_memory_limit)) {
+        try {
+          resident_ = std::make_unique<ResidentFactor<Scalar, OffloadExec>>(S);
+          placement_ = Placement::Resident;
+          resident_bytes_ = need;
+          return;
+        } catch (const std::exception& e) {  // the device is fuller than the budget says
+          KSPD_REQUIRE(opt.offload.fallback != OffloadFallback::Fail, OutOfDeviceMemory,
+                       "kspd::sparse: allocating the device-resident factor (" << std::int64_t(need)
+                                                                               << " bytes) failed: " << e.what());
+        }
+      } else {
+        KSPD_REQUIRE(opt.offload.fallback != OffloadFallback::Fail, OutOfDeviceMemory,
+                     "kspd::sparse: the device-resident factor needs " << std::int64_t(need)
+                         << " bytes of device memory, over the budget Offload::device_memory_limit = "
+                         << opt.offload.device_memory_limit << "; raise it, use fallback cpu or placement top");
+      }
+      resident_fallback_ = true;
+    }
+    placement_ = opt.offload.any() ? Placement::TopOfTree : Placement::Host;
+    allocate_host(placement_ == Placement::TopOfTree);
+  }
+
+  Placement placement() const { return placement_; }
+  bool resident() const { return placement_ == Placement::Resident; }
+  /// The resident factor (placement Resident).
+  const ResidentFactor<Scalar, OffloadExec>& resident_factor() const { return *resident_; }
+
+  /// The panels of all supernodes in host memory (Supernode::value_offset, ld = nrows);
+  /// with the resident placement they are copied from the device on the first call after a
+  /// factorization.
+  const Scalar* values() const {
+    if (resident() && !host_current_) {
+      if (host_.extent(0) == 0) const_cast<Numeric*>(this)->allocate_host(false);
+      resident_->copy_values_to(vals_);
+      host_current_ = true;
+    }
+    return vals_;
+  }
+  const FactorStats& stats() const { return stats_; }
+
+  /// Assembles A's values (in the analysed pattern's order) and factors; the first failing
+  /// pivot (in postorder) is returned, not thrown.
+  PivotFailure factorize(const OffloadExec& exec, const Scalar* avalues) {
+    if (resident()) {
+      const auto t0 = std::chrono::steady_clock::now();
+      stats_ = FactorStats{};
+      host_current_ = false;
+      const PivotFailure f = resident_->factorize(exec, avalues, opt_.offload.timeline);
+      stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      stats_.flops = S_.stats.flops;
+      stats_.threads = 1;
+      stats_.resident = true;
+      const size_type ns = size_type(S_.snodes.size());
+      const auto& L = resident_->schedule();
+      size_type nsmall = 0;
+      for (size_type l = 0; l < L.levels(); ++l) nsmall += L.small_end[size_t(l)] - L.level_begin[size_t(l)];
+      stats_.device_ops[0] = stats_.device_ops[1] = ns;
+      stats_.device_ops[2] = ns;
+      stats_.device_supernodes = ns;
+      stats_.levels = L.levels();
+      stats_.batched_supernodes = nsmall;
+      stats_.bytes_to_device = double(S_.value_map.size()) * sizeof(Scalar);
+      stats_.device_peak_bytes = size_type(resident_bytes_);
+      const auto& tl = resident_->timeline();
+      stats_.timeline = {tl.assemble, tl.small, tl.large, tl.info};
+      return f;
+    }
+    try {
+      factorize_host(avalues);
+    } catch (const PivotAbort&) {
+      return failure_;
+    }
+    return PivotFailure{};
+  }
+
+  /// Solves in place on W (n x nrhs, column-major, ld ldw, the permuted numbering), in the
+  /// memory where the factor lives (the offload space's for Resident, else the host's).
+  void solve(const OffloadExec& exec, Scalar* W, size_type nrhs, size_type ldw, SolvePart part) const {
+    if (resident()) resident_solve(exec, S_, *resident_, W, nrhs, ldw, part);
+    else supernodal_solve(S_, vals_, W, nrhs, ldw, part);
+  }
+
+ private:
+  void allocate_host(bool pinned) {
     const auto alloc = Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::factor");
-    if (opt.offload.any()) {
-      pinned_ = Kokkos::View<Scalar*, StagingSpace>(alloc, static_cast<size_t>(std::max<size_type>(S.nvalues, 1)));
+    if (pinned) {
+      pinned_ = Kokkos::View<Scalar*, StagingSpace>(alloc, static_cast<size_t>(std::max<size_type>(S_.nvalues, 1)));
       vals_ = pinned_.data();
     } else {
-      host_ = Kokkos::View<Scalar*, Kokkos::HostSpace>(alloc, static_cast<size_t>(std::max<size_type>(S.nvalues, 1)));
+      host_ = Kokkos::View<Scalar*, Kokkos::HostSpace>(alloc, static_cast<size_t>(std::max<size_type>(S_.nvalues, 1)));
       vals_ = host_.data();
     }
   }
 
-  /// The panels of all supernodes (Supernode::value_offset, ld = nrows).
-  const Scalar* values() const { return vals_; }
-  const FactorStats& stats() const { return stats_; }
+  /// Thrown by a worker whose potrf failed (failure_ holds it): stops the scheduler.
+  struct PivotAbort {};
 
-  /// Assembles A's values (in the analysed pattern's order) and factors.
-  void factorize(const Scalar* avalues) {
+ public:
+  /// The host and top-of-tree placements: the scheduler's workers.
+  void factorize_host(const Scalar* avalues) {
     const auto t0 = std::chrono::steady_clock::now();
     stats_ = FactorStats{};
     Scalar* v = vals_;
@@ -94,6 +194,7 @@ class Numeric {
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     stats_.flops = S_.stats.flops;
     dev_.collect(stats_);
+    stats_.fallbacks += resident_fallback_ ? 1 : 0;
   }
 
  private:
@@ -221,22 +322,25 @@ class Numeric {
     ++(on_device ? stats_.device_ops : stats_.host_ops)[op];
   }
 
-  /// Finds the failing pivot again from the saved block (unblocked, long double) and throws
-  /// NotPositiveDefinite naming the column in the user's numbering.
+  /// Finds the failing pivot again from the saved block (unblocked, long double), records
+  /// it and stops the workers.
   [[noreturn]] void report_not_spd(size_type s, int info, Work& w) {
-    const Supernode& sn = S_.snodes[size_t(s)];
-    const size_type k = sn.ncols;
-    const auto [bad, pivot] = failing_pivot(w.dsave, k, info);
-    const size_type col = sn.first_col + bad, orig = S_.perm[size_t(col)];
-    std::ostringstream os;
-    os << "kspd::sparse::SupernodalCholesky::factorize: the matrix is not positive definite: pivot "
-       << double(pivot) << " at column " << orig << " (0-based, the input's numbering; " << col
-       << " after ordering)";
-    throw NotPositiveDefinite(os.str(), orig + 1, double(pivot));
+    const auto [bad, pivot] = failing_pivot(w.dsave, S_.snodes[size_t(s)].ncols, info);
+    {
+      std::lock_guard<std::mutex> lk(stats_mutex_);
+      failure_ = PivotFailure{s, bad, double(pivot)};
+    }
+    throw PivotAbort{};
   }
 
   const Symbolic& S_;
   const Options& opt_;
+  Placement placement_ = Placement::Host;
+  std::unique_ptr<ResidentFactor<Scalar, OffloadExec>> resident_;
+  double resident_bytes_ = 0;
+  bool resident_fallback_ = false;
+  mutable bool host_current_ = false;
+  PivotFailure failure_;
   Kokkos::View<Scalar*, Kokkos::HostSpace> host_;
   Kokkos::View<Scalar*, StagingSpace> pinned_;
   Scalar* vals_ = nullptr;

@@ -10,13 +10,15 @@
 #include <vector>
 
 #include "kspd_core.hpp"
+#include "kspd_sparse_options.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
 namespace kspd::sparse::Impl {
 
 /// W: n x nrhs, column-major with leading dimension ldw, in the permuted numbering.
 template <class Scalar>
-void supernodal_solve(const Symbolic& S, const Scalar* values, Scalar* W, size_type nrhs, size_type ldw) {
+void supernodal_solve(const Symbolic& S, const Scalar* values, Scalar* W, size_type nrhs, size_type ldw,
+                      SolvePart part = SolvePart::Both) {
   using HMat = Kokkos::View<Scalar**, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using CMat = Kokkos::View<const Scalar**, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Kokkos::DefaultHostExecutionSpace exec;
@@ -29,7 +31,7 @@ void supernodal_solve(const Symbolic& S, const Scalar* values, Scalar* W, size_t
     B = CMat(p + k, Kokkos::LayoutStride(static_cast<size_t>(m), 1, size_t(k), size_t(ld)));
     X = HMat(W + sn.first_col, Kokkos::LayoutStride(static_cast<size_t>(k), 1, size_t(nrhs), size_t(ldw)));
   };
-  for (size_type s = 0; s < ns; ++s) {
+  for (size_type s = 0; s < ns && (int(part) & int(SolvePart::Forward)); ++s) {
     const Supernode& sn = S.snodes[size_t(s)];
     CMat D, B;
     HMat X;
@@ -44,7 +46,7 @@ void supernodal_solve(const Symbolic& S, const Scalar* values, Scalar* W, size_t
     for (size_type r = 0; r < nrhs; ++r)
       for (size_type i = 0; i < m; ++i) W[rows[i] + r * ldw] -= tmp[size_t(i + r * m)];
   }
-  for (size_type s = ns - 1; s >= 0; --s) {
+  for (size_type s = ns - 1; s >= 0 && (int(part) & int(SolvePart::Backward)); --s) {
     const Supernode& sn = S.snodes[size_t(s)];
     CMat D, B;
     HMat X;

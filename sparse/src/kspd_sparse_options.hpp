@@ -21,6 +21,10 @@ inline const char* to_string(Ordering o) {
 /// What to do when an offloaded operation does not fit in the device-memory budget.
 enum class OffloadFallback { Cpu, Fail };
 
+/// Which triangular solves solve() runs (A = P^T L L^T P): Forward: X = L^-1 P B (in the
+/// factor's numbering), Backward: X = P^T L^-T B (B in the factor's numbering), Both: A^-1 B.
+enum class SolvePart { Forward = 1, Backward = 2, Both = 3 };
+
 /// Relaxed supernode amalgamation (CHOLMOD's rule): a child supernode merges into its parent
 /// when the merged width is <= nrelax[0]; or <= nrelax[1] and the fraction of explicit
 /// zeros stays below zrelax[0]; or <= nrelax[2] and below zrelax[1]; or below zrelax[2].
@@ -30,13 +34,19 @@ struct Relaxation {
   bool enabled = true;
 };
 
-/// Device offload. A supernode lives on the offload execution space's memory, and all its
-/// operations run there, when one of its size measures reaches its threshold (potrf: its
-/// width k; trsm: m * k, with m its rows below the diagonal block; update: m * m * k); its
-/// ancestors then live there too (the device part is the top of the elimination tree, so no
-/// host task ever waits for device data). -1 disables a measure, 0 puts every supernode on
-/// the device. The defaults keep everything on the host (see gpu_defaults).
+/// Device offload. Offload is on when any threshold is >= 0 (gpu_defaults(), force_all()).
+/// With placement Resident (the default) every supernode then lives in the offload
+/// execution space's memory, when the whole factor fits device_memory_limit: the tree is
+/// factored there level by level and the factor stays there for the solve. Otherwise (or
+/// with placement TopOfTree) a supernode lives on the device, and all its operations run
+/// there, when one of its size measures reaches its threshold (potrf: its width k; trsm:
+/// m * k, with m its rows below the diagonal block; update: m * m * k); its ancestors then
+/// live there too (the top of the elimination tree), and host workers factor the rest.
+/// -1 disables a measure, 0 puts every supernode on the device.
 struct Offload {
+  enum class Placement { Resident, TopOfTree };
+  Placement placement = Placement::Resident;
+  bool timeline = false;  ///< fence per phase of the resident factorization (FactorStats::timeline)
   std::int64_t potrf_threshold = -1;
   std::int64_t trsm_threshold = -1;
   std::int64_t update_threshold = -1;
@@ -64,7 +74,7 @@ struct Options {
   Relaxation relax;
   size_type max_supernode = 256;  ///< widest supernode (columns); wider ones are split
   size_type max_trsm_rows = 4096; ///< off-diagonal rows per TRSM task
-  int threads = 1;                ///< task-parallel workers over the ready queue (0: all cores)
+  int threads = 0;                ///< task-parallel host workers over the ready queue (0: all cores)
   Offload offload;
   /// Called with (done supernodes, total supernodes, seconds) about every progress_interval s.
   std::function<void(size_type, size_type, double)> progress;
@@ -82,6 +92,14 @@ struct FactorStats {
   size_type device_supernodes = 0;      ///< supernodes whose panels lived on the device
   double bytes_to_device = 0, bytes_from_device = 0;
   size_type device_peak_bytes = 0;
+  bool resident = false;                ///< the factor lived on the device (placement Resident)
+  size_type levels = 0;                 ///< tree levels of the resident factorization
+  size_type batched_supernodes = 0;     ///< supernodes factored by the per-level team kernels
+  /// Resident factorization, with Offload::timeline: seconds in assembly, the small
+  /// supernodes' kernels, the large supernodes' vendor calls and the final info read.
+  struct Timeline {
+    double assemble = 0, small = 0, large = 0, info = 0;
+  } timeline;
   double gflops() const { return seconds > 0 ? flops / seconds * 1e-9 : 0.0; }
 };
 

@@ -1,20 +1,27 @@
 #ifndef KSPD_SPARSE_SUPERNODAL_CHOLESKY_HPP
 #define KSPD_SPARSE_SUPERNODAL_CHOLESKY_HPP
 /// \file kspd_sparse_supernodal_cholesky.hpp
-/// Supernodal sparse Cholesky P A P^T = L L^T of a symmetric positive definite matrix, with
-/// a fan-out task graph (symPACK's blocks and tasks) and per-operation device offload.
+/// Supernodal sparse Cholesky P A P^T = L L^T of a symmetric positive definite matrix.
 ///
 /// \code
 ///   kspd::sparse::SupernodalCholesky<double> chol(opts);
-///   chol.analyze(A);          // ordering + symbolic, pattern only
-///   chol.factorize(A);        // numeric; call again with new values (same pattern)
-///   chol.solve(B);            // B: host View n x nrhs (or n), overwritten by X
+///   chol.analyze(A);                          // ordering + symbolic, pattern only
+///   int info = chol.factorize(exec, A);       // numeric; again with new values (same pattern)
+///   kspd::require_spd(info, "my app");        // or chol.require_spd(): the pivot, both columns
+///   chol.solve(exec, B, X);                   // host or device Views, n or n x nrhs
 /// \endcode
-/// Not positive definite: factorize throws kspd::NotPositiveDefinite whose column() is the
-/// 1-based column in the input's numbering and pivot() the failing pivot.
+/// Placement (Options::offload): on the host workers; or, with offload on, every supernode
+/// on the device when the factor fits (factored by tree level, L kept there for the solve);
+/// else the top of the tree on the device and the rest on the host workers.
+/// Not positive definite: factorize returns info = the 1-based column, in the input's
+/// numbering, of the first failing pivot (the failing supernode first in postorder);
+/// require_spd() throws kspd::NotPositiveDefinite with that column() and pivot().
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
+#include <optional>
+#include <sstream>
 #include <type_traits>
 #include <vector>
 
@@ -23,71 +30,139 @@
 #include "kspd_sparse_numeric.hpp"
 #include "kspd_sparse_options.hpp"
 #include "kspd_sparse_solve.hpp"
+#include "kspd_sparse_solve_views.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
 namespace kspd::sparse {
 
 /// \tparam Scalar float or double
-/// \tparam OffloadExec the execution space of offloaded operations (the default space:
-///         CUDA on GPU builds, a host space otherwise)
-template <class Scalar, class OffloadExec = Kokkos::DefaultExecutionSpace>
+/// \tparam ExecSpace the execution space whose instance factorize and solve take: the
+///         device-resident factorization and solve run there (CUDA on GPU builds; on CPU
+///         builds a host space, where the host workers factor unless offload is forced)
+template <class Scalar, class ExecSpace = Kokkos::DefaultExecutionSpace>
 class SupernodalCholesky {
   static_assert(std::is_same<Scalar, float>::value || std::is_same<Scalar, double>::value,
                 "kspd::sparse::SupernodalCholesky: Scalar must be float or double");
 
  public:
   using scalar_type = Scalar;
+  using execution_space = ExecSpace;
   explicit SupernodalCholesky(const Options& opt = {}) : opt_(opt) {}
 
   /// Ordering and symbolic analysis of A's pattern (lower triangle, CSC).
   void analyze(const CscMatrix<Scalar>& A) {
     check(A);
     numeric_.reset();
+    factored_ = false;
     symbolic_ = std::make_unique<Impl::Symbolic>(Impl::analyse(Impl::PatternRef{A.n, A.colptr.data(), A.rowind.data()}, opt_));
+    dperm_ = {};
   }
 
-  /// Numeric factorization; analyses first if needed. A later call with new values of the
-  /// same pattern reuses the analysis (refactorization).
-  void factorize(const CscMatrix<Scalar>& A) {
+  /// Numeric factorization on `exec`; analyses first if needed. A later call with new values
+  /// of the same pattern reuses the analysis (refactorization). Fences exec.
+  /// \return 0, or the 1-based column (the input's numbering) of the first failing pivot.
+  [[nodiscard]] int factorize(const ExecSpace& exec, const CscMatrix<Scalar>& A) {
     if (!symbolic_) analyze(A);
     check(A);
     KSPD_REQUIRE(A.n == symbolic_->n && A.colptr == symbolic_->a_colptr && A.rowind == symbolic_->a_rowind,
                  InvalidArgument,
                  "kspd::sparse::SupernodalCholesky::factorize: A's pattern differs from the analysed one; call analyze(A)");
-    if (!numeric_) numeric_ = std::make_unique<Impl::Numeric<Scalar, OffloadExec>>(*symbolic_, opt_);
+    if (!numeric_) numeric_ = std::make_unique<Impl::Numeric<Scalar, ExecSpace>>(*symbolic_, opt_);
     factored_ = false;
-    numeric_->factorize(A.values.data());
+    failure_.reset();
+    const Impl::PivotFailure f = numeric_->factorize(exec, A.values.data());
+    if (f.failed()) {
+      failure_ = not_positive_definite(f);
+      return int(failure_->column());
+    }
     factored_ = true;
+    return 0;
   }
 
-  /// Solves A X = B in place; B is a host View (rank 1 or rank 2, n x nrhs, any layout).
-  template <class BView>
-  void solve(const BView& B) const {
-    static_assert(Kokkos::is_view<BView>::value, "kspd::sparse::solve: B must be a Kokkos::View");
-    static_assert(BView::rank == 1 || BView::rank == 2, "kspd::sparse::solve: B must be rank 1 or 2");
-    static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename BView::memory_space>::accessible,
-                  "kspd::sparse::solve: B must be accessible from the host");
-    KSPD_REQUIRE(factored_, InvalidArgument, "kspd::sparse::SupernodalCholesky::solve: call factorize first");
+  /// Throws the last factorization's NotPositiveDefinite (column, pivot, both numberings).
+  void require_spd() const {
+    if (failure_) throw *failure_;
+  }
+
+  /// X = A^-1 B (part Both), or one of the triangular solves (SolvePart). B and X: rank 1
+  /// or 2 (n x nrhs, any layout), in host or device memory; X may be B (in place). The work
+  /// runs where the factor lives (the device for the resident placement). Fences exec.
+  template <class BView, class XView>
+  void solve(const ExecSpace& exec, const BView& B, const XView& X, SolvePart part = SolvePart::Both) const {
+    static_assert(Kokkos::is_view<BView>::value && Kokkos::is_view<XView>::value,
+                  "kspd::sparse::solve: B and X must be Kokkos::Views");
+    static_assert((BView::rank == 1 || BView::rank == 2) && int(BView::rank) == int(XView::rank),
+                  "kspd::sparse::solve: B and X must both be rank 1 or both rank 2");
+    KSPD_REQUIRE(factored_, InvalidArgument, "kspd::sparse::SupernodalCholesky::solve: call factorize first (and succeed)");
     const size_type n = symbolic_->n;
-    KSPD_REQUIRE(size_type(B.extent(0)) == n, DimensionMismatch,
-                 "kspd::sparse::SupernodalCholesky::solve: B has " << B.extent(0) << " rows, A has " << n);
     const size_type nrhs = BView::rank == 1 ? 1 : size_type(B.extent(1));
+    KSPD_REQUIRE(size_type(B.extent(0)) == n && size_type(X.extent(0)) == n, DimensionMismatch,
+                 "kspd::sparse::SupernodalCholesky::solve: B has " << B.extent(0) << " rows and X " << X.extent(0)
+                                                                  << ", A has " << n);
+    KSPD_REQUIRE(XView::rank == 1 || size_type(X.extent(XView::rank - 1)) == nrhs, DimensionMismatch,
+                 "kspd::sparse::SupernodalCholesky::solve: B has " << nrhs << " columns, X " << X.extent(XView::rank - 1));
     if (n == 0 || nrhs == 0) return;
-    std::vector<Scalar> W(static_cast<size_t>(n * nrhs));
-    const auto& perm = symbolic_->perm;
-    for (size_type r = 0; r < nrhs; ++r)
-      for (size_type k = 0; k < n; ++k) W[size_t(k + r * n)] = at(B, perm[size_t(k)], r);
-    Impl::supernodal_solve(*symbolic_, numeric_->values(), W.data(), nrhs, n);
-    for (size_type r = 0; r < nrhs; ++r)
-      for (size_type k = 0; k < n; ++k) at(B, perm[size_t(k)], r) = W[size_t(k + r * n)];
+    const bool in_perm = part != SolvePart::Backward, out_perm = part != SolvePart::Forward;
+    if (numeric_->resident()) {
+      using Mem = typename ExecSpace::memory_space;
+      if (dperm_.extent(0) == 0) {
+        dperm_ = Kokkos::View<size_type*, Mem>("kspd::sparse::permutation", size_t(n));
+        Kokkos::deep_copy(dperm_, Kokkos::View<const size_type*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                                      symbolic_->perm.data(), size_t(n)));
+      }
+      Kokkos::View<Scalar*, Mem> W(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::solve::W"), size_t(n * nrhs));
+      Impl::gather_rhs(exec, B, W.data(), n, nrhs, in_perm ? dperm_.data() : nullptr);
+      numeric_->solve(exec, W.data(), nrhs, n, part);
+      Impl::scatter_rhs(exec, W.data(), X, n, nrhs, out_perm ? dperm_.data() : nullptr);
+    } else {
+      Kokkos::DefaultHostExecutionSpace host;
+      std::vector<Scalar> W(static_cast<size_t>(n * nrhs));
+      Impl::gather_rhs(host, B, W.data(), n, nrhs, in_perm ? symbolic_->perm.data() : nullptr);
+      host.fence();
+      numeric_->solve(exec, W.data(), nrhs, n, part);
+      Impl::scatter_rhs(host, W.data(), X, n, nrhs, out_perm ? symbolic_->perm.data() : nullptr);
+    }
+    exec.fence();
+  }
+  /// In place: B is overwritten by A^-1 B.
+  template <class BView>
+  void solve(const ExecSpace& exec, const BView& B) const {
+    solve(exec, B, B);
   }
   /// One right-hand side in a std::vector, in place.
   void solve(std::vector<Scalar>& b) const {
-    solve(Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(b.data(), b.size()));
+    Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> v(b.data(), b.size());
+    solve(ExecSpace(), v, v);
+  }
+
+  /// log det(A) = 2 sum log L(j, j), computed where the factor lives.
+  double log_determinant(const ExecSpace& exec) const {
+    KSPD_REQUIRE(factored_, InvalidArgument, "kspd::sparse::SupernodalCholesky::log_determinant: call factorize first");
+    if (!numeric_->resident()) {
+      double s = 0;
+      const Scalar* v = numeric_->values();
+      for (const auto& sn : symbolic_->snodes)
+        for (size_type j = 0; j < sn.ncols; ++j) s += std::log(double(v[sn.value_offset + j * (sn.nrows() + 1)]));
+      return 2 * s;
+    }
+    const auto& F = numeric_->resident_factor();
+    const Impl::DevSnode* sns = F.snodes().data();
+    const Scalar* vals = F.values().data();
+    double s = 0;
+    Kokkos::parallel_reduce(
+        "kspd::sparse::log_determinant", Kokkos::RangePolicy<ExecSpace>(exec, 0, symbolic_->snodes.size()),
+        KOKKOS_LAMBDA(const size_t q, double& acc) {
+          const Impl::DevSnode sn = sns[q];
+          for (int j = 0; j < sn.ncols; ++j) acc += compat::log(double(vals[sn.voff + std::int64_t(j) * (sn.nrows + 1)]));
+        },
+        s);
+    exec.fence();
+    return 2 * s;
   }
 
   /// The factor L of P A P^T as a CSC lower triangle (explicit zeros of relaxed supernodes
-  /// included); permutation() maps its rows/columns to A's: new k is A's perm[k].
+  /// included); permutation() maps its rows/columns to A's: new k is A's perm[k]. From a
+  /// device-resident factor this copies L to the host.
   CscMatrix<Scalar> factor_csc() const {
     KSPD_REQUIRE(factored_, InvalidArgument, "kspd::sparse::SupernodalCholesky::factor_csc: call factorize first");
     const Impl::Symbolic& S = *symbolic_;
@@ -118,6 +193,8 @@ class SupernodalCholesky {
     KSPD_REQUIRE(numeric_ != nullptr, InvalidArgument, "kspd::sparse::SupernodalCholesky: call factorize first");
     return numeric_->stats();
   }
+  /// True when the factor lives in ExecSpace's memory (the resident placement).
+  bool resident() const { return numeric_ && numeric_->resident(); }
   Options& options() { return opt_; }
 
  private:
@@ -129,19 +206,22 @@ class SupernodalCholesky {
                                                                            << ", rowind " << A.rowind.size() << ", values "
                                                                            << A.values.size() << ")");
   }
-  template <class BView>
-  static auto& at(const BView& B, size_type i, size_type r) {
-    if constexpr (BView::rank == 1) {
-      (void)r;
-      return B(i);
-    } else {
-      return B(i, r);
-    }
+
+  /// The error of a failed factorization: both numberings, 1-based as column().
+  NotPositiveDefinite not_positive_definite(const Impl::PivotFailure& f) const {
+    const Impl::Symbolic& S = *symbolic_;
+    const size_type col = S.snodes[size_t(f.snode)].first_col + f.col, orig = S.perm[size_t(col)];
+    std::ostringstream os;
+    os << "kspd::sparse::SupernodalCholesky::factorize: the matrix is not positive definite: pivot " << f.pivot
+       << " at column " << orig + 1 << " (1-based, the input's numbering; " << col + 1 << " after ordering)";
+    return NotPositiveDefinite(os.str(), orig + 1, f.pivot);
   }
 
   Options opt_;
   std::unique_ptr<Impl::Symbolic> symbolic_;
-  std::unique_ptr<Impl::Numeric<Scalar, OffloadExec>> numeric_;
+  std::unique_ptr<Impl::Numeric<Scalar, ExecSpace>> numeric_;
+  std::optional<NotPositiveDefinite> failure_;
+  mutable Kokkos::View<size_type*, typename ExecSpace::memory_space> dperm_;
   bool factored_ = false;
 };
 

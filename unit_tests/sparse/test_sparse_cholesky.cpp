@@ -140,6 +140,11 @@ TEST(SparseSymbolic, RelaxationTradesZerosForWiderSupernodes) {
   EXPECT_LT(S1.stats.nsupernodes, S0.stats.nsupernodes);
 }
 
+template <class Chol, class Matrix>
+void factor_ok(Chol& chol, const Matrix& A) {
+  ASSERT_EQ(chol.factorize(typename Chol::execution_space(), A), 0);
+}
+
 template <class Scalar>
 struct SparseCholesky : ::testing::Test {};
 using ScalarTypes = ::testing::Types<float, double>;
@@ -150,7 +155,7 @@ template <class Scalar>
 void check_against_dense(const CscMatrix<Scalar>& A, ks::Options opt, size_type nrhs) {
   const size_type n = A.n;
   ks::SupernodalCholesky<Scalar> chol(opt);
-  chol.factorize(A);
+  factor_ok(chol, A);
   const auto& perm = chol.permutation();
   const auto D = dense(A);
   std::vector<double> P(static_cast<size_t>(n * n));
@@ -182,7 +187,7 @@ void check_against_dense(const CscMatrix<Scalar>& A, ks::Options opt, size_type 
     b[size_t(r)] = sym_apply(A, x);
     for (size_type i = 0; i < n; ++i) B(static_cast<size_t>(i), size_t(r)) = Scalar(b[size_t(r)][size_t(i)]);
   }
-  chol.solve(B);
+  chol.solve(Kokkos::DefaultExecutionSpace(), B);
   for (size_type r = 0; r < nrhs; ++r) {
     std::vector<double> x(static_cast<size_t>(n));
     for (size_type i = 0; i < n; ++i) x[size_t(i)] = double(B(static_cast<size_t>(i), size_t(r)));
@@ -217,7 +222,7 @@ TYPED_TEST(SparseCholesky, GeneratedProblemsManyRhsAndThreads) {
 TYPED_TEST(SparseCholesky, RefactorizationReusesTheAnalysis) {
   auto A = random_spd<TypeParam>(150, 3.0, 5);
   ks::SupernodalCholesky<TypeParam> chol;
-  chol.factorize(A);
+  factor_ok(chol, A);
   const auto* before = &chol.symbolic();
   const auto nsn = chol.analysis_stats().nsupernodes;
   for (int round = 1; round <= 2; ++round) {
@@ -225,7 +230,7 @@ TYPED_TEST(SparseCholesky, RefactorizationReusesTheAnalysis) {
       for (size_type p = A.colptr[size_t(j)]; p < A.colptr[size_t(j + 1)]; ++p)
         A.values[size_t(p)] = A.rowind[size_t(p)] == j ? A.values[size_t(p)] * TypeParam(1.5) + TypeParam(round)
                                                        : A.values[size_t(p)] * TypeParam(-0.7);
-    chol.factorize(A);
+    factor_ok(chol, A);
     EXPECT_EQ(&chol.symbolic(), before);
     EXPECT_EQ(chol.analysis_stats().nsupernodes, nsn);
     std::vector<TypeParam> x(static_cast<size_t>(A.n));
@@ -239,7 +244,7 @@ TYPED_TEST(SparseCholesky, RefactorizationReusesTheAnalysis) {
   }
   // A different pattern is refused with a clear error.
   auto B = random_spd<TypeParam>(150, 3.0, 6);
-  EXPECT_THROW(chol.factorize(B), kspd::InvalidArgument);
+  EXPECT_THROW((void)chol.factorize(Kokkos::DefaultExecutionSpace(), B), kspd::InvalidArgument);
 }
 
 TYPED_TEST(SparseCholesky, NotPositiveDefiniteNamesTheOriginalColumn) {
@@ -250,15 +255,22 @@ TYPED_TEST(SparseCholesky, NotPositiveDefiniteNamesTheOriginalColumn) {
         for (size_type p = A.colptr[size_t(bad)]; p < A.colptr[size_t(bad + 1)]; ++p)
           if (A.rowind[size_t(p)] == bad) A.values[size_t(p)] = TypeParam(-3);
         opt.threads = threads;
-        if (bad == 41) opt.offload.force_all();  // the offloaded potrf's info is honoured too
+        opt.offload = ks::Offload{};
+        if (bad == 41) opt.offload.force_all();  // the resident potrf's info is honoured too
+        if (bad == 95) {                          // and the top-of-tree one's
+          opt.offload.force_all();
+          opt.offload.placement = ks::Offload::Placement::TopOfTree;
+        }
         ks::SupernodalCholesky<TypeParam> chol(opt);
+        EXPECT_EQ(chol.factorize(Kokkos::DefaultExecutionSpace(), A), bad + 1);  // info, not thrown
         try {
-          chol.factorize(A);
+          chol.require_spd();
           ADD_FAILURE() << "no error for column " << bad;
         } catch (const kspd::NotPositiveDefinite& e) {
           EXPECT_EQ(e.column(), bad + 1) << e.what();
           EXPECT_LT(e.pivot(), 0.0) << e.what();
-          EXPECT_NE(std::string(e.what()).find("column " + std::to_string(bad)), std::string::npos) << e.what();
+          EXPECT_NE(std::string(e.what()).find("column " + std::to_string(bad + 1) + " (1-based"), std::string::npos)
+              << e.what();
         }
         std::vector<TypeParam> x(static_cast<size_t>(A.n));
         EXPECT_THROW(chol.solve(x), kspd::InvalidArgument);  // no factor after a failure
@@ -271,9 +283,10 @@ TYPED_TEST(SparseCholesky, OffloadForcedOnEqualsHostPath) {
   ks::Options host_opt, dev_opt;
   host_opt.max_supernode = dev_opt.max_supernode = 24;
   dev_opt.offload.force_all();
+  dev_opt.offload.placement = ks::Offload::Placement::TopOfTree;
   ks::SupernodalCholesky<TypeParam> h(host_opt), d(dev_opt);
-  h.factorize(A);
-  d.factorize(A);
+  factor_ok(h, A);
+  factor_ok(d, A);
   const auto& ds = d.factor_stats();
   EXPECT_EQ(ds.host_ops[0] + ds.host_ops[1] + ds.host_ops[2], 0);
   EXPECT_EQ(ds.device_ops[0], d.analysis_stats().nsupernodes);
@@ -295,12 +308,13 @@ TYPED_TEST(SparseCholesky, OffloadForcedOnEqualsHostPath) {
   for (const auto& cmb : combos) {
     SCOPED_TRACE("thresholds " + std::to_string(cmb[0]) + " " + std::to_string(cmb[1]) + " " + std::to_string(cmb[2]));
     ks::Options mixed = host_opt;
+    mixed.offload.placement = ks::Offload::Placement::TopOfTree;
     mixed.offload.potrf_threshold = cmb[0];
     mixed.offload.trsm_threshold = cmb[1];
     mixed.offload.update_threshold = cmb[2];
     mixed.threads = 2;
     ks::SupernodalCholesky<TypeParam> m(mixed);
-    m.factorize(A);
+    factor_ok(m, A);
     const auto& ms = m.factor_stats();
     EXPECT_GT(ms.device_ops[0], 0);
     EXPECT_EQ(ms.device_ops[0], ms.device_supernodes);
@@ -314,7 +328,7 @@ TYPED_TEST(SparseCholesky, OffloadForcedOnEqualsHostPath) {
   ks::Options tiny = dev_opt;
   tiny.offload.device_memory_limit = 64 * sizeof(TypeParam);
   ks::SupernodalCholesky<TypeParam> t(tiny);
-  t.factorize(A);
+  factor_ok(t, A);
   EXPECT_GT(t.factor_stats().fallbacks, 0);
   EXPECT_GT(t.factor_stats().host_ops[0], 0);
   const auto Lt = t.factor_csc();
@@ -326,7 +340,7 @@ TYPED_TEST(SparseCholesky, OffloadForcedOnEqualsHostPath) {
   few.threads = 3;
   few.offload.device_memory_limit = 3000 * sizeof(TypeParam);
   ks::SupernodalCholesky<TypeParam> fw(few);
-  fw.factorize(A);
+  factor_ok(fw, A);
   EXPECT_GT(fw.factor_stats().device_ops[0], 0);
   EXPECT_LE(fw.factor_stats().device_peak_bytes, few.offload.device_memory_limit);
   const auto Lf = fw.factor_csc();
@@ -334,7 +348,7 @@ TYPED_TEST(SparseCholesky, OffloadForcedOnEqualsHostPath) {
     ASSERT_NEAR(double(Lf.values[p]), double(Lh.values[p]), 64 * kspd::test::eps<TypeParam>() * ref);
   tiny.offload.fallback = ks::OffloadFallback::Fail;
   ks::SupernodalCholesky<TypeParam> f(tiny);
-  EXPECT_THROW(f.factorize(A), kspd::OutOfDeviceMemory);
+  EXPECT_THROW((void)f.factorize(Kokkos::DefaultExecutionSpace(), A), kspd::OutOfDeviceMemory);
 }
 
 TEST(SparseCholeskyErrors, BadArgumentsAreNamed) {
@@ -354,7 +368,7 @@ TEST(SparseCholeskyErrors, BadArgumentsAreNamed) {
   ks::SupernodalCholesky<double> c2;
   std::vector<double> x(20);
   EXPECT_THROW(c2.solve(x), kspd::InvalidArgument);
-  c2.factorize(A);
+  factor_ok(c2, A);
   std::vector<double> y(19);
   EXPECT_THROW(c2.solve(y), kspd::DimensionMismatch);
   auto bad = A;
@@ -386,7 +400,7 @@ TEST(SparseCholeskyMatrices, EveryCollectionMatrixSolves) {
     ks::Options opt;
     opt.threads = 2;
     ks::SupernodalCholesky<double> chol(opt);
-    chol.factorize(A);
+    factor_ok(chol, A);
     std::vector<double> xs(static_cast<size_t>(A.n)), b, x(static_cast<size_t>(A.n));
     for (size_type i = 0; i < A.n; ++i) xs[size_t(i)] = 1.0 + 0.5 * std::sin(double(i));
     b = sym_apply(A, xs);
@@ -394,6 +408,15 @@ TEST(SparseCholeskyMatrices, EveryCollectionMatrixSolves) {
     chol.solve(x);
     const double res = relative_residual(A, x, b);
     EXPECT_LE(res, 1e-10) << A.name << " n=" << A.n;
+    // the device-resident placement (forced) on the same matrix: same solution quality
+    ks::Options dopt;
+    dopt.offload.force_all();
+    ks::SupernodalCholesky<double> dev(dopt);
+    ASSERT_EQ(dev.factorize(Kokkos::DefaultExecutionSpace(), A), 0);
+    ASSERT_TRUE(dev.resident());
+    x = b;
+    dev.solve(x);
+    EXPECT_LE(relative_residual(A, x, b), 1e-10) << A.name << " n=" << A.n << " (resident)";
   }
 }
 
@@ -429,9 +452,124 @@ TEST(SparseScheduler, StallIsAnErrorAndProgressIsReported) {
     last = done;
   };
   ks::SupernodalCholesky<double> chol(opt);
-  chol.factorize(A);
+  factor_ok(chol, A);
   EXPECT_EQ(calls, size_type(S.snodes.size()));
   EXPECT_EQ(last, size_type(S.snodes.size()));
+}
+
+}  // namespace
+
+namespace {
+
+// The device-resident placement (every supernode on the offload space, factored by tree
+// level: team kernels for the small supernodes, core's dense kernels for the large ones)
+// gives the host path's factor and solution; on CPU builds the "device" is a host space.
+template <class Scalar>
+void check_resident(const CscMatrix<Scalar>& A, size_type maxw, size_type nrhs) {
+  ks::Options host_opt, dev_opt;
+  host_opt.max_supernode = dev_opt.max_supernode = maxw;
+  host_opt.threads = 2;
+  dev_opt.offload.force_all();
+  dev_opt.offload.timeline = true;
+  ks::SupernodalCholesky<Scalar> h(host_opt), d(dev_opt);
+  Kokkos::DefaultExecutionSpace exec;
+  ASSERT_EQ(h.factorize(exec, A), 0);
+  ASSERT_EQ(d.factorize(exec, A), 0);
+  ASSERT_TRUE(d.resident());
+  const auto& ds = d.factor_stats();
+  EXPECT_TRUE(ds.resident);
+  EXPECT_GT(ds.levels, 0);
+  const auto Lh = h.factor_csc(), Ld = d.factor_csc();
+  ASSERT_EQ(Lh.rowind, Ld.rowind);
+  double diff = 0, ref = 0;
+  for (size_t p = 0; p < Lh.values.size(); ++p) {
+    diff = std::max(diff, std::fabs(double(Lh.values[p]) - double(Ld.values[p])));
+    ref = std::max(ref, std::fabs(double(Lh.values[p])));
+  }
+  EXPECT_LE(diff, 64 * kspd::test::eps<Scalar>() * ref * std::sqrt(double(A.n)));
+  EXPECT_NEAR(d.log_determinant(exec), h.log_determinant(exec),
+              1e3 * kspd::test::eps<Scalar>() * std::max(1.0, std::fabs(h.log_determinant(exec))));
+  // Solve on the device with device Views (B and X distinct, X poisoned), many rhs.
+  const size_type n = A.n;
+  using Mem = Kokkos::DefaultExecutionSpace::memory_space;
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace> Bh("B", size_t(n), size_t(nrhs));
+  std::vector<std::vector<double>> b(static_cast<size_t>(nrhs));
+  for (size_type r = 0; r < nrhs; ++r) {
+    std::vector<double> x(static_cast<size_t>(n));
+    for (size_type i = 0; i < n; ++i) x[size_t(i)] = std::sin(double(3 * i + r + 1));
+    b[size_t(r)] = sym_apply(A, x);
+    for (size_type i = 0; i < n; ++i) Bh(size_t(i), size_t(r)) = Scalar(b[size_t(r)][size_t(i)]);
+  }
+  auto Bd = Kokkos::create_mirror_view_and_copy(Mem(), Bh);
+  Kokkos::View<Scalar**, Kokkos::LayoutRight, Mem> Xd("X", size_t(n), size_t(nrhs));
+  Kokkos::deep_copy(Xd, std::numeric_limits<Scalar>::quiet_NaN());
+  d.solve(exec, Bd, Xd);
+  auto Xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Xd);
+  for (size_type r = 0; r < nrhs; ++r) {
+    std::vector<double> x(static_cast<size_t>(n));
+    for (size_type i = 0; i < n; ++i) x[size_t(i)] = double(Xh(size_t(i), size_t(r)));
+    EXPECT_LE(relative_residual(A, x, b[size_t(r)]), kspd::test::tolerance<Scalar>(n)) << "rhs " << r;
+  }
+  // Forward then backward equals the full solve.
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Mem> Y("Y", size_t(n), size_t(nrhs));
+  d.solve(exec, Bd, Y, ks::SolvePart::Forward);
+  d.solve(exec, Y, Y, ks::SolvePart::Backward);
+  auto Yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Y);
+  for (size_type i = 0; i < n; ++i)
+    for (size_type r = 0; r < nrhs; ++r)
+      ASSERT_NEAR(double(Yh(size_t(i), size_t(r))), double(Xh(size_t(i), size_t(r))),
+                  1e3 * kspd::test::eps<Scalar>() * (1 + std::fabs(double(Xh(size_t(i), size_t(r))))));
+}
+
+// The resident placement falls back to the top of the tree when the factor does not fit
+// the device budget (or fails clearly), and a pivot failing inside a level's team kernel or
+// in a large supernode's vendor potrf names the same column as the host path.
+TYPED_TEST(SparseCholesky, ResidentFallbackAndFailures) {
+  const auto A = ks::elasticity_3d<TypeParam>(7, 6, 5);
+  ks::Options opt;
+  opt.max_supernode = 512;
+  opt.offload.force_all();
+  ks::SupernodalCholesky<TypeParam> full(opt);
+  factor_ok(full, A);
+  EXPECT_TRUE(full.resident());
+  ks::Options small = opt;
+  small.offload.device_memory_limit = std::int64_t(full.factor_stats().device_peak_bytes) - 1;
+  ks::SupernodalCholesky<TypeParam> fb(small);
+  factor_ok(fb, A);
+  EXPECT_FALSE(fb.resident());  // top of the tree, as far as the budget allows
+  EXPECT_GE(fb.factor_stats().fallbacks, 1);
+  std::vector<TypeParam> x(static_cast<size_t>(A.n), TypeParam(1)), y = x;
+  full.solve(x);
+  fb.solve(y);
+  for (size_type i = 0; i < A.n; ++i) ASSERT_NEAR(double(x[size_t(i)]), double(y[size_t(i)]), 1e3 * kspd::test::eps<TypeParam>() * (1 + std::fabs(double(x[size_t(i)]))));
+  small.offload.fallback = ks::OffloadFallback::Fail;
+  ks::SupernodalCholesky<TypeParam> fail(small);
+  EXPECT_THROW((void)fail.factorize(Kokkos::DefaultExecutionSpace(), A), kspd::OutOfDeviceMemory);
+  // Failures: a leaf column (team kernel) and the last column (the root, a large supernode).
+  const auto& S = full.symbolic();
+  for (size_type newcol : {size_type(0), A.n - 1}) {
+    const size_type bad = S.perm[size_t(newcol)];
+    auto B = A;
+    for (size_type p = B.colptr[size_t(bad)]; p < B.colptr[size_t(bad + 1)]; ++p)
+      if (B.rowind[size_t(p)] == bad) B.values[size_t(p)] = TypeParam(-5);
+    ks::Options hopt = opt;
+    hopt.offload = ks::Offload{};
+    ks::SupernodalCholesky<TypeParam> h(hopt), d(opt);
+    const int ih = h.factorize(Kokkos::DefaultExecutionSpace(), B), id = d.factorize(Kokkos::DefaultExecutionSpace(), B);
+    EXPECT_EQ(ih, bad + 1);
+    EXPECT_EQ(id, ih) << "resident and host paths name different columns";
+    EXPECT_THROW(d.require_spd(), kspd::NotPositiveDefinite);
+    const bool small_kernel = ks::Impl::LevelSchedule::small(S.snodes[size_t(S.col_snode[size_t(newcol)])]);
+    EXPECT_EQ(small_kernel, newcol == 0) << "the two cases should cover both kernels";
+  }
+}
+
+TYPED_TEST(SparseCholesky, ResidentPlacementEqualsHostPath) {
+  check_resident(ks::elasticity_3d<TypeParam>(4, 5, 3), 24, 3);
+  check_resident(ks::elasticity_3d<TypeParam>(7, 6, 5), 512, 1);   // large supernodes too
+  check_resident(ks::laplacian_2d<TypeParam>(31, 17), 8, 2);
+  check_resident(random_spd<TypeParam>(129, 3.0, 7), 16, 4);
+  check_resident(random_spd<TypeParam>(1, 3.0, 7), 16, 1);
 }
 
 }  // namespace

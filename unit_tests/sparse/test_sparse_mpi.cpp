@@ -98,11 +98,11 @@ Check run_case(const ks::CscMatrix<Scalar>& A, size_type nrhs, const ks::Distrib
   ks::Options ref = opt;
   ref.offload = ks::Offload{};
   ks::SupernodalCholesky<Scalar> one(ref);
-  one.factorize(A);
+  if (one.factorize(Kokkos::DefaultExecutionSpace(), A) != 0) one.require_spd();
   Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace> Xo("Xo", size_t(A.n), size_t(nrhs));
   for (size_type c = 0; c < nrhs; ++c)
     for (size_type i = 0; i < A.n; ++i) Xo(size_t(i), size_t(c)) = B[size_t(i + c * A.n)];
-  one.solve(Xo);
+  one.solve(Kokkos::DefaultExecutionSpace(), Xo);
   Check ck;
   for (size_type c = 0; c < nrhs; ++c) {
     std::vector<double> xc(size_t(A.n)), bc(size_t(A.n));
