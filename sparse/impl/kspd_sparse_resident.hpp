@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "kspd_compat.hpp"
@@ -60,6 +61,12 @@ class ResidentFactor {
       b += double(sn.nrows() - sn.ncols) * sizeof(ScatterCol) + double(scatter_rel_count(S, s)) * sizeof(std::int32_t);
     }
     b += double(L.max_large_below) * double(L.max_large_below) * sizeof(Scalar);
+#ifdef KOKKOS_ENABLE_CUDA
+    if (std::is_same<Exec, Kokkos::Cuda>::value) {
+      const double side = double(std::min<size_type>(kSideRows, L.max_large_below));
+      b += side * side * kSideStreams * sizeof(Scalar);
+    }
+#endif
     return b;
   }
 
@@ -142,11 +149,28 @@ class ResidentFactor {
           KOKKOS_LAMBDA(const size_t p) { v[map[p]] = a[p]; });
     }
     lap(tl_.assemble);
+    make_streams(exec);
     for (size_type l = 0; l < sched_.levels(); ++l) {
       const size_type b = sched_.level_begin[size_t(l)], e = sched_.small_end[size_t(l)];
+      const size_type nlarge = sched_.level_begin[size_t(l + 1)] - e;
       if (e > b) factor_small(exec, b, e);
       lap(tl_.small);
-      for (size_type q = e; q < sched_.level_begin[size_t(l + 1)]; ++q) factor_large(exec, sched_.order[size_t(q)]);
+      if (nlarge == 1 || streams_.size() <= 1) {
+        for (size_type q = e; q < e + nlarge; ++q) factor_large(exec, sched_.order[size_t(q)], 0);
+      } else if (nlarge > 1) {
+        // independent large supernodes on several streams: they wait for the level's small
+        // kernel (and everything before), and the next level waits for all of them
+        exec.fence();
+        size_t next = 1;
+        for (size_type q = e; q < e + nlarge; ++q) {
+          const size_type s = sched_.order[size_t(q)];
+          const bool big = below(s) > side_rows_;
+          const size_t w = big ? 0 : next;
+          if (!big) next = next % (streams_.size() - 1) + 1;
+          factor_large(streams_[w], s, w);
+        }
+        for (auto& st : streams_) st.fence();
+      }
       lap(tl_.large);
     }
     const PivotFailure f = first_failure(exec);
@@ -229,8 +253,8 @@ class ResidentFactor {
   }
 
   /// A large supernode through core's dense kernels: potrf (its info on the device), trsm,
-  /// syrk into the update buffer, scatter.
-  void factor_large(const Exec& exec, size_type s) {
+  /// syrk into stream w's update buffer, scatter.
+  void factor_large(const Exec& exec, size_type s, size_t w) {
     const Supernode& sn = S_.snodes[size_t(s)];
     const size_type k = sn.ncols, ld = sn.nrows(), m = ld - k;
     Scalar* p = vals_.data() + sn.value_offset;
@@ -239,13 +263,34 @@ class ResidentFactor {
     if (m == 0) return;
     const DMat B(p + k, Kokkos::LayoutStride(size_t(m), 1, size_t(k), size_t(ld)));
     kspd::trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1), D, B);
+    Scalar* c = w == 0 ? cbuf_.data() : side_cbuf_.data() + (w - 1) * side_rows_ * side_rows_;
     kspd::syrk(exec, Uplo::Lower, Trans::NoTranspose, Scalar(1), B, Scalar(0),
-               DMat(cbuf_.data(), Kokkos::LayoutStride(size_t(m), 1, size_t(m), size_t(m))));
-    scatter_update(exec, vals_.data(), off_.data(), cbuf_.data(), m, m, cols_.data() + map_begin_[size_t(s)],
-                   rel_.data());
+               DMat(c, Kokkos::LayoutStride(size_t(m), 1, size_t(m), size_t(m))));
+    scatter_update(exec, vals_.data(), off_.data(), c, m, m, cols_.data() + map_begin_[size_t(s)], rel_.data());
   }
 
  private:
+  size_type below(size_type s) const { return S_.snodes[size_t(s)].nrows() - S_.snodes[size_t(s)].ncols; }
+
+  /// Side streams for the large supernodes of a level (CUDA: kSideStreams instances of
+  /// their own, each with an update buffer for up to side_rows_ rows; the taller ones go
+  /// to stream 0, exec itself); host spaces run everything on exec.
+  void make_streams(const Exec& exec) {
+    streams_.assign(1, exec);
+#ifdef KOKKOS_ENABLE_CUDA
+    if constexpr (std::is_same<Exec, Kokkos::Cuda>::value) {
+      auto side = Kokkos::Experimental::partition_space(exec, std::vector<int>(kSideStreams, 1));
+      streams_.insert(streams_.end(), side.begin(), side.end());
+      side_rows_ = std::min<size_type>(kSideRows, sched_.max_large_below);
+      if (side_cbuf_.extent(0) == 0)
+        side_cbuf_ = DView<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::resident::side_update"),
+                                   size_t(std::max<size_type>(side_rows_ * side_rows_ * kSideStreams, 1)));
+    }
+#endif
+  }
+  static constexpr int kSideStreams = 4;
+  static constexpr size_type kSideRows = 4096;
+
   /// Reads the infos once; the failing supernode first in postorder and its pivot.
   PivotFailure first_failure(const Exec& exec) {
     const size_type ns = size_type(S_.snodes.size());
@@ -280,6 +325,9 @@ class ResidentFactor {
   DView<std::int32_t> rel_;
   DView<Scalar> vals_, avals_, piv_, cbuf_;
   DView<int> info_;
+  DView<Scalar> side_cbuf_;
+  std::vector<Exec> streams_;
+  size_type side_rows_ = 0;
   Timeline tl_;
 };
 
