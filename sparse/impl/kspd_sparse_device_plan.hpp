@@ -32,6 +32,14 @@ struct DevSnode {
   int ncols = 0, nrows = 0;
 };
 
+/// A piece of a supernode's rows below its diagonal block, the unit of the solves' second
+/// launch per level: rows [i0, i1) of the m rows below.
+struct SolveChunk {
+  std::int64_t snode = 0;
+  int i0 = 0, i1 = 0;
+};
+constexpr int kSolveChunk = 128;
+
 /// Where column j of a supernode's update goes.
 struct ScatterCol {
   std::int64_t target = 0;  ///< target supernode

@@ -2,159 +2,183 @@
 #define KSPD_SPARSE_RESIDENT_SOLVE_HPP
 /// \file kspd_sparse_resident_solve.hpp
 /// Triangular solves with the device-resident factor, by tree level, where the factor
-/// lives: forward L Y = B from the leaves up (per supernode: the diagonal block's solve,
-/// then its rows below times the solved part subtracted from the ancestors' rows,
-/// atomically), backward L^T X = Y from the root down (gather the ancestors' rows, subtract,
-/// then the transposed diagonal solve). Small supernodes: one launch per level, one team
-/// each; large ones: core's trsm / gemm plus a row scatter/gather kernel.
+/// lives. The solves read L once and are memory-bound, so each level is two launches over
+/// all its supernodes, small or large (not a vendor call per supernode, whose launches
+/// would dominate):
+///  - forward L Y = B, levels from the leaves up: (1) one team per supernode solves its
+///    diagonal block (blocks of 32 columns: a thread per right-hand side solves the block,
+///    the team updates the rows below it); (2) one team per chunk of kSolveChunk rows below
+///    a diagonal block: a thread per row, its dot product with the solved part, subtracted
+///    from the ancestors' rows (atomically: chunks of one level may share rows);
+///  - backward L^T X = Y, levels from the root down: (1) per chunk, the rows' contribution
+///    to every column (vector lanes over the rows, a reduction per column, atomically added);
+///    (2) per supernode, the transposed diagonal solve by blocks of 32 from the bottom.
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 
-#include "kspd_core.hpp"
+#include "kspd_sparse_options.hpp"
 #include "kspd_sparse_resident.hpp"
 
 namespace kspd::sparse::Impl {
 
-/// W's rows r[0, m) <-> T (m x nrhs, ld m): scatter subtracts T from W (atomically),
-/// else gathers W into T.
 template <class Exec, class Scalar>
-void solve_rows(const Exec& exec, Scalar* W, Scalar* T, const std::int64_t* r, std::int64_t m, int nr,
-                std::int64_t ld_w, bool scatter) {
-  Kokkos::parallel_for(
-      scatter ? "kspd::sparse::resident::solve_scatter" : "kspd::sparse::resident::solve_gather",
-      Kokkos::RangePolicy<Exec>(exec, 0, m * nr), KOKKOS_LAMBDA(const std::int64_t q) {
-        const std::int64_t i = q % m, c = q / m;
-        if (scatter) Kokkos::atomic_add(&W[r[i] + c * ld_w], -T[q]);
-        else T[q] = W[r[i] + c * ld_w];
-      });
-}
+struct LevelSolve {
+  using Team = Kokkos::TeamPolicy<Exec>;
+  using Member = typename Team::member_type;
+  static constexpr int kBlock = 32;  ///< diagonal-block columns per step
+  static constexpr int kRhs = 4;     ///< right-hand sides per pass over a row of L
+
+  const Scalar* vals;
+  const DevSnode* sns;
+  const std::int64_t* rows;
+  const std::int64_t* order;
+  const SolveChunk* chunks;
+  Scalar* W;
+  std::int64_t ldw;
+  int nr;
+
+  /// L11 x = b for the supernodes order[b, e).
+  void diag_forward(const Exec& exec, size_type b, size_type e) const {
+    const LevelSolve me = *this;
+    Kokkos::parallel_for(
+        "kspd::sparse::resident::forward_diag", Team(exec, int(e - b), Kokkos::AUTO), KOKKOS_LAMBDA(const Member& t) {
+          const DevSnode sn = me.sns[me.order[b + t.league_rank()]];
+          const Scalar* p = me.vals + sn.voff;
+          const int k = sn.ncols, ld = sn.nrows;
+          Scalar* X = me.W + sn.first_col;
+          for (int jb = 0; jb < k; jb += kBlock) {
+            const int je = jb + kBlock < k ? jb + kBlock : k;
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(t, me.nr), [&](const int c) {
+              Scalar* x = X + c * me.ldw;
+              for (int j = jb; j < je; ++j) {
+                const Scalar xj = x[j] / p[j + std::int64_t(j) * ld];
+                x[j] = xj;
+                for (int i = j + 1; i < je; ++i) x[i] -= p[i + std::int64_t(j) * ld] * xj;
+              }
+            });
+            t.team_barrier();
+            const int rest = k - je;
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rest * me.nr), [&](const int q) {
+              const int i = je + q % rest, c = q / rest;
+              const Scalar* x = X + c * me.ldw;
+              Scalar acc = 0;
+              for (int j = jb; j < je; ++j) acc += p[i + std::int64_t(j) * ld] * x[j];
+              X[i + c * me.ldw] -= acc;
+            });
+            t.team_barrier();
+          }
+        });
+  }
+
+  /// W(rows below) -= L21 x for the chunks [b, e).
+  void below_forward(const Exec& exec, size_type b, size_type e) const {
+    const LevelSolve me = *this;
+    Kokkos::parallel_for(
+        "kspd::sparse::resident::forward_below", Team(exec, int(e - b), Kokkos::AUTO), KOKKOS_LAMBDA(const Member& t) {
+          const SolveChunk ch = me.chunks[b + t.league_rank()];
+          const DevSnode sn = me.sns[ch.snode];
+          const Scalar* p = me.vals + sn.voff + sn.ncols;
+          const std::int64_t* r = me.rows + sn.row_begin + sn.ncols;
+          const int k = sn.ncols, ld = sn.nrows;
+          const Scalar* X = me.W + sn.first_col;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, ch.i0, ch.i1), [&](const int i) {
+            for (int c0 = 0; c0 < me.nr; c0 += kRhs) {
+              const int nc = me.nr - c0 < kRhs ? me.nr - c0 : kRhs;
+              Scalar acc[kRhs] = {};
+              for (int j = 0; j < k; ++j) {
+                const Scalar l = p[i + std::int64_t(j) * ld];
+                for (int c = 0; c < kRhs; ++c)
+                  if (c < nc) acc[c] += l * X[j + (c0 + c) * me.ldw];
+              }
+              for (int c = 0; c < nc; ++c) Kokkos::atomic_add(&me.W[r[i] + (c0 + c) * me.ldw], -acc[c]);
+            }
+          });
+        });
+  }
+
+  /// x -= L21^T W(rows below) for the chunks [b, e).
+  void below_backward(const Exec& exec, size_type b, size_type e) const {
+    const LevelSolve me = *this;
+    const int vec = int(Team::vector_length_max());
+    Kokkos::parallel_for(
+        "kspd::sparse::resident::backward_below", Team(exec, int(e - b), Kokkos::AUTO, vec),
+        KOKKOS_LAMBDA(const Member& t) {
+          const SolveChunk ch = me.chunks[b + t.league_rank()];
+          const DevSnode sn = me.sns[ch.snode];
+          const Scalar* p = me.vals + sn.voff + sn.ncols;
+          const std::int64_t* r = me.rows + sn.row_begin + sn.ncols;
+          const int k = sn.ncols, ld = sn.nrows;
+          Scalar* X = me.W + sn.first_col;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, k), [&](const int j) {
+            const Scalar* lj = p + std::int64_t(j) * ld;
+            for (int c = 0; c < me.nr; ++c) {
+              const Scalar* w = me.W + c * me.ldw;
+              Scalar acc = 0;
+              Kokkos::parallel_reduce(
+                  Kokkos::ThreadVectorRange(t, ch.i0, ch.i1), [&](const int i, Scalar& a) { a += lj[i] * w[r[i]]; }, acc);
+              Kokkos::single(Kokkos::PerThread(t), [&]() { Kokkos::atomic_add(&X[j + c * me.ldw], -acc); });
+            }
+          });
+        });
+  }
+
+  /// L11^T x = y for the supernodes order[b, e), blocks of 32 from the bottom.
+  void diag_backward(const Exec& exec, size_type b, size_type e) const {
+    const LevelSolve me = *this;
+    Kokkos::parallel_for(
+        "kspd::sparse::resident::backward_diag", Team(exec, int(e - b), Kokkos::AUTO), KOKKOS_LAMBDA(const Member& t) {
+          const DevSnode sn = me.sns[me.order[b + t.league_rank()]];
+          const Scalar* p = me.vals + sn.voff;
+          const int k = sn.ncols, ld = sn.nrows;
+          Scalar* X = me.W + sn.first_col;
+          for (int jb = ((k - 1) / kBlock) * kBlock; jb >= 0; jb -= kBlock) {
+            const int je = jb + kBlock < k ? jb + kBlock : k;
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(t, me.nr), [&](const int c) {
+              Scalar* x = X + c * me.ldw;
+              for (int j = je - 1; j >= jb; --j) {
+                const Scalar xj = x[j] / p[j + std::int64_t(j) * ld];
+                x[j] = xj;
+                for (int i = jb; i < j; ++i) x[i] -= p[j + std::int64_t(i) * ld] * xj;
+              }
+            });
+            t.team_barrier();
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(t, jb * me.nr), [&](const int q) {
+              const int i = q % jb, c = q / jb;
+              const Scalar* x = X + c * me.ldw;
+              const Scalar* li = p + std::int64_t(i) * ld;
+              Scalar acc = 0;
+              for (int j = jb; j < je; ++j) acc += li[j] * x[j];
+              X[i + c * me.ldw] -= acc;
+            });
+            t.team_barrier();
+          }
+        });
+  }
+};
 
 /// Solves in place on W (n x nrhs, column-major, leading dimension ldw, the permuted
 /// numbering), a pointer into the execution space's memory. Queued on exec.
 template <class Scalar, class Exec>
 void resident_solve(const Exec& exec, const Symbolic& S, const ResidentFactor<Scalar, Exec>& F, Scalar* W,
                     size_type nrhs, size_type ldw, SolvePart part = SolvePart::Both) {
-  using Mem = typename Exec::memory_space;
-  using Team = Kokkos::TeamPolicy<Exec>;
-  using Member = typename Team::member_type;
-  using DMat = Kokkos::View<Scalar**, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using CDMat = Kokkos::View<const Scalar**, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   if (S.n == 0 || nrhs == 0) return;
   const LevelSchedule& L = F.schedule();
-  const Scalar* vals = F.values().data();
-  const DevSnode* sns = F.snodes().data();
-  const std::int64_t* rows = F.rows().data();
-  const std::int64_t* order = F.order().data();
-  const int nr = int(nrhs);
-  const std::int64_t ld_w = ldw;
-  Kokkos::View<Scalar*, Mem> tmp(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::resident::solve_work"),
-                                 size_t(std::max<size_type>(L.max_large_below * nrhs, 1)));
-  Scalar* T = tmp.data();
-  auto pieces = [&](size_type s, CDMat& D, CDMat& B, DMat& X) {
-    const Supernode& sn = S.snodes[size_t(s)];
-    const size_type k = sn.ncols, ld = sn.nrows(), m = ld - k;
-    const Scalar* p = vals + sn.value_offset;
-    D = CDMat(p, Kokkos::LayoutStride(size_t(k), 1, size_t(k), size_t(ld)));
-    B = CDMat(p + k, Kokkos::LayoutStride(size_t(m), 1, size_t(k), size_t(ld)));
-    X = DMat(W + sn.first_col, Kokkos::LayoutStride(size_t(k), 1, size_t(nrhs), size_t(ldw)));
-  };
-  auto rows_op = [&](size_type s, bool scatter) {
-    const Supernode& sn = S.snodes[size_t(s)];
-    solve_rows(exec, W, T, rows + sn.row_begin + sn.ncols, sn.nrows() - sn.ncols, nr, ld_w, scatter);
-  };
-
-  if (int(part) & int(SolvePart::Forward)) {
+  const auto& cb = F.chunk_begin();
+  const LevelSolve<Exec, Scalar> ls{F.values().data(), F.snodes().data(), F.rows().data(), F.order().data(),
+                                    F.chunks().data(), W, ldw, int(nrhs)};
+  if (int(part) & int(SolvePart::Forward))
     for (size_type l = 0; l < L.levels(); ++l) {
-      const size_type b = L.level_begin[size_t(l)], e = L.small_end[size_t(l)];
-      if (e > b)
-        Kokkos::parallel_for(
-            "kspd::sparse::resident::forward_small", Team(exec, int(e - b), Kokkos::AUTO),
-            KOKKOS_LAMBDA(const Member& t) {
-              const DevSnode sn = sns[order[b + t.league_rank()]];
-              const Scalar* p = vals + sn.voff;
-              const int k = sn.ncols, ld = sn.nrows, m = ld - k;
-              Scalar* X = W + sn.first_col;
-              for (int j = 0; j < k; ++j) {
-                const Scalar d = p[j + std::int64_t(j) * ld];
-                Kokkos::parallel_for(Kokkos::TeamThreadRange(t, nr), [&](const int c) { X[j + c * ld_w] /= d; });
-                t.team_barrier();
-                const int below = k - j - 1;
-                Kokkos::parallel_for(Kokkos::TeamThreadRange(t, below * nr), [&](const int q) {
-                  const int i = j + 1 + q % below, c = q / below;
-                  X[i + c * ld_w] -= p[i + std::int64_t(j) * ld] * X[j + c * ld_w];
-                });
-                t.team_barrier();
-              }
-              const std::int64_t* r = rows + sn.row_begin + k;
-              Kokkos::parallel_for(Kokkos::TeamThreadRange(t, m * nr), [&](const int q) {
-                const int i = q % m, c = q / m;
-                Scalar y = 0;
-                for (int j = 0; j < k; ++j) y += p[k + i + std::int64_t(j) * ld] * X[j + c * ld_w];
-                Kokkos::atomic_add(&W[r[i] + c * ld_w], -y);
-              });
-            });
-      for (size_type q = e; q < L.level_begin[size_t(l + 1)]; ++q) {
-        const size_type s = L.order[size_t(q)];
-        CDMat D, B;
-        DMat X;
-        pieces(s, D, B, X);
-        kspd::trsm(exec, Side::Left, Uplo::Lower, Trans::NoTranspose, Diag::NonUnit, Scalar(1), D, X);
-        const size_type m = B.extent(0);
-        if (m == 0) continue;
-        kspd::gemm(exec, Trans::NoTranspose, Trans::NoTranspose, Scalar(1), B, X, Scalar(0),
-                   DMat(T, Kokkos::LayoutStride(size_t(m), 1, size_t(nrhs), size_t(m))));
-        rows_op(s, true);
-      }
+      ls.diag_forward(exec, L.level_begin[size_t(l)], L.level_begin[size_t(l + 1)]);
+      if (cb[size_t(l + 1)] > cb[size_t(l)]) ls.below_forward(exec, cb[size_t(l)], cb[size_t(l + 1)]);
     }
-  }
-  if (int(part) & int(SolvePart::Backward)) {
+  if (int(part) & int(SolvePart::Backward))
     for (size_type l = L.levels() - 1; l >= 0; --l) {
-      const size_type b = L.level_begin[size_t(l)], e = L.small_end[size_t(l)];
-      for (size_type q = e; q < L.level_begin[size_t(l + 1)]; ++q) {
-        const size_type s = L.order[size_t(q)];
-        CDMat D, B;
-        DMat X;
-        pieces(s, D, B, X);
-        const size_type m = B.extent(0);
-        if (m > 0) {
-          rows_op(s, false);
-          kspd::gemm(exec, Trans::Transpose, Trans::NoTranspose, Scalar(-1), B,
-                     CDMat(T, Kokkos::LayoutStride(size_t(m), 1, size_t(nrhs), size_t(m))), Scalar(1), X);
-        }
-        kspd::trsm(exec, Side::Left, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1), D, X);
-      }
-      if (e > b)
-        Kokkos::parallel_for(
-            "kspd::sparse::resident::backward_small", Team(exec, int(e - b), Kokkos::AUTO),
-            KOKKOS_LAMBDA(const Member& t) {
-              const DevSnode sn = sns[order[b + t.league_rank()]];
-              const Scalar* p = vals + sn.voff;
-              const int k = sn.ncols, ld = sn.nrows, m = ld - k;
-              Scalar* X = W + sn.first_col;
-              const std::int64_t* r = rows + sn.row_begin + k;
-              Kokkos::parallel_for(Kokkos::TeamThreadRange(t, k * nr), [&](const int q) {
-                const int j = q % k, c = q / k;
-                Scalar y = 0;
-                for (int i = 0; i < m; ++i) y += p[k + i + std::int64_t(j) * ld] * W[r[i] + c * ld_w];
-                X[j + c * ld_w] -= y;
-              });
-              t.team_barrier();
-              for (int j = k - 1; j >= 0; --j) {
-                const Scalar d = p[j + std::int64_t(j) * ld];
-                Kokkos::parallel_for(Kokkos::TeamThreadRange(t, nr), [&](const int c) { X[j + c * ld_w] /= d; });
-                t.team_barrier();
-                if (j > 0)
-                  Kokkos::parallel_for(Kokkos::TeamThreadRange(t, j * nr), [&](const int q) {
-                    const int i = q % j, c = q / j;
-                    X[i + c * ld_w] -= p[j + std::int64_t(i) * ld] * X[j + c * ld_w];
-                  });
-                t.team_barrier();
-              }
-            });
+      if (cb[size_t(l + 1)] > cb[size_t(l)]) ls.below_backward(exec, cb[size_t(l)], cb[size_t(l + 1)]);
+      ls.diag_backward(exec, L.level_begin[size_t(l)], L.level_begin[size_t(l + 1)]);
     }
-  }
 }
 
 }  // namespace kspd::sparse::Impl
