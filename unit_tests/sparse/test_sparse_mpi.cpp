@@ -7,11 +7,16 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <csignal>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 
 #include "kspd_sparse_distributed.hpp"
@@ -41,6 +46,60 @@ double sum_all(double x) {
   double y = 0;
   MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   return y;
+}
+
+/// A hang is a failure: SIGALRM after `seconds` prints the scope's name and ends the rank
+/// (mpiexec then ends the job) instead of waiting for CTest's timeout.
+class Watchdog {
+ public:
+  Watchdog(const char* what, unsigned seconds = 60) {
+    label() = what;
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_handler = [](int) {
+      const char pre[] = "\n*** watchdog: hang in ";
+      (void)!write(2, pre, sizeof pre - 1);
+      (void)!write(2, label(), std::strlen(label()));
+      (void)!write(2, "\n", 1);
+      _exit(124);
+    };
+    sigaction(SIGALRM, &sa, nullptr);
+    alarm(seconds);
+  }
+  ~Watchdog() { alarm(0); }
+
+ private:
+  static const char*& label() {
+    static const char* l = "";
+    return l;
+  }
+};
+
+/// Every rank runs f; every rank must throw E with the same message, which names the rank
+/// where the problem was found and contains `what`. Returns the message.
+template <class E, class F>
+std::string expect_collective_error(const char* name, F&& f, int found_on, const std::string& what) {
+  Watchdog wd(name);
+  std::string msg;
+  int threw = 0;
+  try {
+    f();
+    msg = "(no exception)";
+  } catch (const E& e) {
+    threw = 1;
+    msg = e.what();
+  } catch (const std::exception& e) {
+    msg = std::string("(another exception) ") + e.what();
+  }
+  EXPECT_EQ(threw, 1) << name << ": " << msg;
+  EXPECT_EQ(sum_all(threw), double(world_size())) << name << ": not every rank threw";
+  EXPECT_NE(msg.find(what), std::string::npos) << name << ": " << msg;
+  EXPECT_NE(msg.find("rank " + std::to_string(found_on)), std::string::npos) << name << ": " << msg;
+  const std::uint64_t h = std::hash<std::string>{}(msg);
+  std::vector<std::uint64_t> all(static_cast<size_t>(world_size()));
+  MPI_Allgather(&h, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  for (int r = 0; r < world_size(); ++r) EXPECT_EQ(all[size_t(r)], h) << name << ": rank " << r << " has another message";
+  return msg;
 }
 
 /// Random X (fixed seed), B = A X.
@@ -308,6 +367,131 @@ TEST(SparseMpi, BadArgumentsAreNamedOnEveryRank) {
     }
     EXPECT_THROW(ok.factorize(D), kspd::InvalidArgument);
   }
+}
+
+// ---- Collective argument checks (issue 12, row 4): a problem found on one rank makes every
+// rank throw the same error naming it and that rank; no rank waits in a collective.
+
+TEST(SparseMpi, InconsistentMatrixOnRankZeroFailsOnEveryRank) {
+  const auto A = ks::laplacian_2d<double>(6, 5);
+  const auto on_rank0 = [&](ks::CscMatrix<double> M) { return world_rank() == 0 ? M : ks::CscMatrix<double>{}; };
+  {
+    auto M = A;
+    M.values.pop_back();  // values shorter than rowind
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
+    expect_collective_error<kspd::InvalidArgument>("values size", [&] { dist.factorize(on_rank0(M)); }, 0, "values");
+  }
+  {
+    auto M = A;
+    M.colptr.push_back(M.colptr.back());  // colptr of n + 2 entries
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
+    expect_collective_error<kspd::InvalidArgument>("colptr size", [&] { dist.analyze(on_rank0(M)); }, 0, "colptr");
+  }
+  {
+    auto M = A;
+    M.colptr[3] = M.colptr[4] + 1;  // not ascending
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
+    expect_collective_error<kspd::InvalidArgument>("colptr order", [&] { dist.analyze(on_rank0(M)); }, 0, "colptr");
+  }
+  {
+    auto M = A;
+    M.rowind.back() = M.n;  // a row out of range
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
+    expect_collective_error<kspd::InvalidArgument>("row range", [&] { dist.factorize(on_rank0(M)); }, 0, "row");
+  }
+  {
+    // Analysed with A, factored with another pattern (found on rank 0 only).
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
+    dist.analyze(on_rank0(A));
+    const auto G = ks::laplacian_2d<double>(5, 6);
+    expect_collective_error<kspd::InvalidArgument>("pattern", [&] { dist.factorize(on_rank0(G)); }, 0, "pattern");
+    // The object is usable afterwards.
+    dist.factorize(on_rank0(A));
+    std::vector<double> X;
+    auto B = make_rhs(A, 1, X);
+    dist.solve(B, 1);
+    if (world_rank() == 0) EXPECT_LE(relative_residual(A, std::vector<double>(B), make_rhs(A, 1, X)), 1e-10);
+  }
+}
+
+TEST(SparseMpi, WrongUserPermutationFailsOnEveryRank) {
+  const auto A = ks::laplacian_2d<double>(6, 5);
+  ks::DistributedOptions opt;
+  opt.ordering = ks::Ordering::User;
+  opt.user_permutation.resize(size_t(A.n - 1));  // one entry short
+  for (size_type i = 0; i + 1 < A.n; ++i) opt.user_permutation[size_t(i)] = i;
+  {
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+    expect_collective_error<kspd::InvalidArgument>(
+        "short permutation", [&] { dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{}); }, 0,
+        "user_permutation");
+  }
+  opt.user_permutation.push_back(0);  // n entries, 0 twice
+  {
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+    expect_collective_error<kspd::InvalidArgument>(
+        "not a permutation", [&] { dist.factorize(my_columns(A)); }, 0, "user_permutation");
+  }
+}
+
+TEST(SparseMpi, InconsistentColumnsOnOneRankFailOnEveryRank) {
+  const auto A = ks::laplacian_2d<double>(7, 6);
+  const int bad = world_size() - 1;  // the last rank's columns are wrong
+  struct Variant {
+    const char* name;
+    const char* what;
+    std::function<void(ks::DistributedColumns<double>&)> spoil;
+  };
+  const Variant variants[] = {
+      {"colptr size", "colptr", [](auto& D) { D.colptr.push_back(D.colptr.back()); }},
+      {"values size", "values", [](auto& D) { D.values.push_back(1.0); }},
+      {"row out of range", "row", [&](auto& D) { D.rowind.back() = A.n + 5; }},
+      {"row above the diagonal", "row", [](auto& D) { D.rowind[size_t(D.colptr[1] - 1)] = D.col_begin - 1; }},
+      {"gap in the ranges", "column range", [](auto& D) {  // drop this rank's first column
+         const size_type p = D.colptr[1];
+         D.col_begin += 1;
+         D.rowind.erase(D.rowind.begin(), D.rowind.begin() + p);
+         D.values.erase(D.values.begin(), D.values.begin() + p);
+         D.colptr.erase(D.colptr.begin());
+         for (auto& c : D.colptr) c -= p;
+       }},
+      {"n differs", "n", [](auto& D) { D.n += 1; }},
+      {"empty colptr", "colptr", [](auto& D) { D.colptr.clear(); }},
+  };
+  for (const auto& v : variants) {
+    auto D = my_columns(A);
+    if (world_rank() == bad) v.spoil(D);
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
+    expect_collective_error<kspd::InvalidArgument>(v.name, [&] { dist.factorize(D); }, bad, v.what);
+  }
+  // After all of that, the same columns factor and solve.
+  ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
+  dist.factorize(my_columns(A));
+  std::vector<double> X;
+  const auto B = make_rhs(A, 2, X);
+  auto Xd = B;
+  dist.solve(Xd, 2);
+  if (world_rank() == 0)
+    for (size_type c = 0; c < 2; ++c) {
+      std::vector<double> xc(Xd.begin() + c * A.n, Xd.begin() + (c + 1) * A.n), bc(B.begin() + c * A.n, B.begin() + (c + 1) * A.n);
+      EXPECT_LE(relative_residual(A, xc, bc), 1e-10);
+    }
+}
+
+TEST(SparseMpi, WrongRightHandSideOnRankZeroFailsOnEveryRank) {
+  const auto A = ks::laplacian_2d<double>(6, 5);
+  ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
+  dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{});
+  std::vector<double> B(size_t(A.n * 2 - 1), 1.0);  // n * 2 expected on rank 0
+  expect_collective_error<kspd::DimensionMismatch>("B size", [&] { dist.solve(B, 2); }, 0, "B has");
+  expect_collective_error<kspd::InvalidArgument>("nrhs < 0", [&] { dist.solve(B, world_rank() == 0 ? -1 : 1); }, 0,
+                                                 "nrhs");
+  // A good solve afterwards: nothing was left in flight.
+  std::vector<double> X;
+  const auto G = make_rhs(A, 1, X);
+  auto Xd = G;
+  dist.solve(Xd, 1);
+  if (world_rank() == 0) EXPECT_LE(relative_residual(A, Xd, std::vector<double>(G)), 1e-10);
 }
 
 /// Device offload settings: everything on the device (thresholds 0), or mixed: supernodes
