@@ -132,6 +132,8 @@ class MpiFactor {
         poll(false);
         progress_fetches();
         collect(false);
+        KSPD_REQUIRE(fault.rank != L_.rank || done_ < fault.after_tasks, Error,
+                     "kspd::sparse (MPI): injected failure after " << done_ << " tasks");
         if (failed_ || done_ == ntasks_local_) break;  // the last task may have just finished
         // Dispatch: host tasks to the workers (a few more than there are workers, so that a
         // worker finding its next task does not wait for this thread), then one task here (a
@@ -146,8 +148,6 @@ class MpiFactor {
           const size_type t = mine.top().second;
           mine.pop();
           run_task(t);
-          KSPD_REQUIRE(fault.rank != L_.rank || done_ < fault.after_tasks, Error,
-                       "kspd::sparse (MPI): injected failure after " << done_ << " tasks");
           continue;
         }
         const bool idle = in_flight_ == 0;  // (both ready queues are empty here)

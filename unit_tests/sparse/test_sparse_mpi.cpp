@@ -462,7 +462,8 @@ TEST(SparseMpi, InconsistentColumnsOnOneRankFailOnEveryRank) {
     auto D = my_columns(A);
     if (world_rank() == bad) v.spoil(D);
     ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
-    expect_collective_error<kspd::InvalidArgument>(v.name, [&] { dist.factorize(D); }, bad, v.what);
+    const std::string msg = expect_collective_error<kspd::InvalidArgument>(v.name, [&] { dist.factorize(D); }, bad, v.what);
+    if (world_rank() == 0) std::printf("  [np=%d] %s: %s\n", world_size(), v.name, msg.c_str());
   }
   // After all of that, the same columns factor and solve.
   ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
@@ -492,6 +493,123 @@ TEST(SparseMpi, WrongRightHandSideOnRankZeroFailsOnEveryRank) {
   auto Xd = G;
   dist.solve(Xd, 1);
   if (world_rank() == 0) EXPECT_LE(relative_residual(A, Xd, std::vector<double>(G)), 1e-10);
+}
+
+// ---- 64-bit counts (issue 12 row 9 / item 2): with a tiny piece size every transfer whose
+// size depends on the problem is split, on every path (rank 0's matrix and columns, MPI_Get
+// and request/reply pulls, host workers, solve messages), and the answer is unchanged.
+TEST(SparseMpi, ChunkedTransfersAtSmallChunkSizes) {
+  namespace KI = kspd::sparse::Impl;
+  Watchdog wd("chunked transfers", 200);
+  const std::int64_t saved = KI::mpi_chunk_elements();
+  const int P = world_size();
+  auto& stats = KI::mpi_chunk_stats();
+  struct Case {
+    std::int64_t chunk;
+    bool by_columns, one_sided;
+    int threads;
+    size_type nrhs;
+  };
+  const Case cases[] = {{1000, false, true, 1, 3},   // MPI_Get pieces, scatter/gather
+                        {1000, true, false, 3, 3},   // request/reply pieces with workers, all-gather, all-to-all
+                        {97, true, true, 1, 2},
+                        {97, false, false, 1, 1}};
+  const auto A = ks::laplacian_3d<double>(12, 11, 10);  // n = 1320: colptr and rowind are split too
+  for (const Case& c : cases) {
+    stats.reset();
+    KI::mpi_chunk_elements() = c.chunk;
+    ks::DistributedOptions opt;
+    opt.one_sided = c.one_sided;
+    opt.threads = c.threads;
+    opt.subtree_granularity = 0;  // pure 2D: many blocks move
+    const Check ck = run_case(A, c.nrhs, opt, c.by_columns);
+    KI::mpi_chunk_elements() = saved;
+    SCOPED_TRACE(::testing::Message() << "chunk " << c.chunk << ", columns " << c.by_columns << ", one-sided "
+                                      << c.one_sided << ", threads " << c.threads);
+    EXPECT_LE(ck.max_resid, 1e-10);
+    EXPECT_LE(ck.max_diff, 1e-12);
+    double split[KI::MpiChunkStats::Count];
+    for (int k = 0; k < KI::MpiChunkStats::Count; ++k) split[k] = sum_all(double(stats.split[k].load()));
+    if (world_rank() == 0)
+      std::printf("  [np=%d] chunk %lld: split bcast %.0f send %.0f recv %.0f get %.0f scatter %.0f gather %.0f "
+                  "allgather %.0f alltoall %.0f\n",
+                  P, (long long)c.chunk, split[0], split[1], split[2], split[3], split[4], split[5], split[6], split[7]);
+    EXPECT_GT(split[KI::MpiChunkStats::Bcast], 0);
+    if (P == 1) continue;
+    EXPECT_GT(split[KI::MpiChunkStats::Send], 0);
+    EXPECT_GT(split[KI::MpiChunkStats::Recv], 0);
+    EXPECT_GT(split[KI::MpiChunkStats::Scatter], 0);
+    EXPECT_GT(split[KI::MpiChunkStats::Gather], 0);
+    if (c.one_sided) EXPECT_GT(split[KI::MpiChunkStats::Get], 0);
+    if (c.by_columns) EXPECT_GT(split[KI::MpiChunkStats::Allgather], 0);
+    if (c.by_columns && c.chunk < 1000) EXPECT_GT(split[KI::MpiChunkStats::Alltoall], 0);
+  }
+  // Pieces smaller than a solve message's header (the header itself arrives in pieces).
+  stats.reset();
+  KI::mpi_chunk_elements() = 5;
+  ks::DistributedOptions opt;
+  opt.one_sided = false;
+  const Check ck = run_case(ks::laplacian_2d<double>(7, 6), 2, opt, true);
+  KI::mpi_chunk_elements() = saved;
+  EXPECT_LE(ck.max_resid, 1e-10);
+  EXPECT_LE(ck.max_diff, 1e-12);
+}
+
+// ---- An error inside the factorization on one rank (here injected) ends every rank's
+// factorization with the same error; the object factors afterwards.
+TEST(SparseMpi, ErrorInsideTheFactorizationIsThrownOnEveryRank) {
+  namespace KI = kspd::sparse::Impl;
+  const auto A = ks::laplacian_3d<double>(6, 5, 7);
+  const int bad = world_size() - 1;
+  for (int variant = 0; variant < 3; ++variant) {
+    ks::DistributedOptions opt;
+    opt.max_supernode = 8;
+    opt.threads = variant == 1 ? 3 : 1;
+    opt.one_sided = variant != 2;
+    opt.subtree_granularity = 0;
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+    KI::mpi_fault_injection() = {bad, size_type(1 + variant)};
+    const std::string msg = expect_collective_error<kspd::Error>(
+        "injected", [&] { dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{}); }, bad, "injected failure");
+    if (world_rank() == 0 && variant == 0) std::printf("  [np=%d] every rank: %s\n", world_size(), msg.c_str());
+    KI::mpi_fault_injection() = {};
+    std::vector<double> x(size_t(A.n), 1.0);
+    EXPECT_THROW(dist.solve(x, 1), kspd::InvalidArgument);  // no factor after a failure
+    dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{});
+    std::vector<double> X;
+    const auto B = make_rhs(A, 1, X);
+    auto Xd = B;
+    dist.solve(Xd, 1);
+    if (world_rank() == 0) EXPECT_LE(relative_residual(A, Xd, std::vector<double>(B)), 1e-10) << "variant " << variant;
+  }
+}
+
+// ---- factorize_info: the failing column as LAPACK's info, the same on every rank.
+TEST(SparseMpi, FactorizeInfoIsAgreedOnEveryRank) {
+  for (size_type bad : {size_type(0), size_type(41), size_type(95)}) {
+    auto A = ks::laplacian_2d<double>(12, 8);
+    for (size_type p = A.colptr[size_t(bad)]; p < A.colptr[size_t(bad + 1)]; ++p)
+      if (A.rowind[size_t(p)] == bad) A.values[size_t(p)] = -3.0;
+    ks::DistributedOptions opt;
+    opt.max_supernode = 6;
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+    const size_type info = dist.factorize_info(my_columns(A));
+    EXPECT_EQ(info, bad + 1);
+    EXPECT_LT(dist.failure_pivot(), 0.0);
+    EXPECT_NE(dist.failure_message().find("column " + std::to_string(bad) + " "), std::string::npos) << dist.failure_message();
+    const double got[2] = {double(info), dist.failure_pivot()};
+    std::vector<double> all(size_t(2 * world_size()));
+    MPI_Allgather(got, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, MPI_COMM_WORLD);
+    for (int r = 0; r < world_size(); ++r) {
+      EXPECT_EQ(all[size_t(2 * r)], got[0]) << "rank " << r;
+      EXPECT_EQ(all[size_t(2 * r + 1)], got[1]) << "rank " << r;
+    }
+    std::vector<double> x(size_t(A.n), 1.0);
+    EXPECT_THROW(dist.solve(x, 1), kspd::InvalidArgument);
+    // require_spd turns it into the usual exception.
+    EXPECT_THROW(kspd::require_spd(info, "test"), kspd::NotPositiveDefinite);
+    EXPECT_EQ(dist.factorize_info(my_columns(ks::laplacian_2d<double>(12, 8))), 0);
+  }
 }
 
 /// Device offload settings: everything on the device (thresholds 0), or mixed: supernodes
