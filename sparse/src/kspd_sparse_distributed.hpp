@@ -7,6 +7,7 @@
 ///   kspd::sparse::DistributedCholesky<double> chol(MPI_COMM_WORLD);  // collective
 ///   chol.factorize(A);            // A whole on rank 0 (ignored elsewhere), or
 ///   chol.factorize(Acols);        // DistributedColumns: each rank its column range
+///   size_type info = chol.factorize_info(A);  // or: info > 0 (not SPD) instead of a throw
 ///   chol.solve(B, nrhs);          // B (n x nrhs, col-major) on rank 0, overwritten by X
 ///   chol.solve_local(Xloc, nrhs); // or rows distributed: local_rows() says which
 /// \endcode
@@ -16,7 +17,15 @@
 /// is duplicated so the library's messages never meet the application's.
 /// A matrix that is not positive definite makes every rank throw the same
 /// kspd::NotPositiveDefinite (1-based column in the input's numbering, pivot, failing rank
-/// in the message); no rank hangs and the job is not aborted.
+/// in the message); no rank hangs and the job is not aborted. factorize_info returns that
+/// column instead (LAPACK's info, MIN over the ranks' nonzero values: the same on every
+/// rank; 0 on success).
+/// Errors are collective: a bad argument found on one rank (rank 0's CscMatrix or B, the
+/// user permutation, one rank's DistributedColumns) or an exception inside the
+/// factorization on one rank makes every rank throw the same exception, whose message
+/// names the rank where it was found. Every MPI call is checked (KSPD_MPI_SAFE_CALL:
+/// kspd::sparse::MpiError), and counts past 2^31 travel in int-sized pieces
+/// (kspd_sparse_mpi_chunked.hpp).
 /// With DistributedOptions::offload on (one rank per GPU), the big supernodes' blocks of a
 /// rank live on its device (DevExec's memory) and their potrf/trsm/updates run there; see
 /// DistributedOptions for the rule. On host builds DevExec is a host space and the same path
