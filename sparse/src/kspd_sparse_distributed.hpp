@@ -347,6 +347,30 @@ class DistributedCholesky {
     check_rows(A.n, A.col_begin, A.col_end, A.colptr.data(), A.rowind.data());
   }
 
+  /// The options that shape the analysis and the block map are the same on every rank
+  /// (rank 0's ordering is the one used); else every rank throws, naming the option and
+  /// the lowest rank whose value differs from rank 0's.
+  void check_options_agree() const {
+    const char* names[] = {"relax.nrelax[0]", "relax.nrelax[1]", "relax.nrelax[2]", "relax.zrelax[0]",
+                           "relax.zrelax[1]", "relax.zrelax[2]", "relax.enabled",   "max_supernode",
+                           "max_trsm_rows",   "subtree_granularity", "map (given or not)"};
+    constexpr int K = 11;
+    const Relaxation& r = opt_.relax;
+    const double mine[K] = {double(r.nrelax[0]), double(r.nrelax[1]), double(r.nrelax[2]), r.zrelax[0],
+                            r.zrelax[1],         r.zrelax[2],         double(r.enabled),   double(opt_.max_supernode),
+                            double(opt_.max_trsm_rows), opt_.subtree_granularity, double(bool(opt_.map))};
+    double root[K];
+    std::copy(mine, mine + K, root);
+    KSPD_MPI_SAFE_CALL(MPI_Bcast(root, K, MPI_DOUBLE, 0, comm_));
+    Impl::agree(comm_, [&] {
+      for (int k = 0; k < K; ++k)
+        KSPD_REQUIRE(mine[k] == root[k] || (mine[k] != mine[k] && root[k] != root[k]), InvalidArgument,
+                     "kspd::sparse::DistributedCholesky: DistributedOptions::" << names[k] << " = " << mine[k]
+                                                                               << " differs from rank 0's " << root[k]
+                                                                               << " (it must be the same on every rank)");
+    });
+  }
+
   /// Rank 0 orders, every rank runs the same analysis with that ordering. A failure on any
   /// rank (ordering, user permutation, analysis, block map) throws on every rank and
   /// leaves no analysis.
@@ -354,6 +378,7 @@ class DistributedCholesky {
     const auto t0 = MPI_Wtime();
     symbolic_.reset();
     factored_ = false;
+    check_options_agree();
     Impl::PatternRef P{n, colptr.data(), rowind.data()};
     std::vector<size_type> perm;
     Impl::agree(comm_, [&] {

@@ -479,6 +479,25 @@ TEST(SparseMpi, InconsistentColumnsOnOneRankFailOnEveryRank) {
     }
 }
 
+TEST(SparseMpi, DifferentOptionsOnOneRankFailOnEveryRank) {
+  if (world_size() < 2) GTEST_SKIP() << "needs two ranks";
+  const auto A = ks::laplacian_2d<double>(6, 5);
+  const int bad = world_size() - 1;
+  for (int v = 0; v < 3; ++v) {
+    ks::DistributedOptions opt;
+    opt.max_supernode = 8;
+    if (world_rank() == bad) {
+      if (v == 0) opt.max_supernode = 7;  // another analysis: other blocks, other messages
+      if (v == 1) opt.relax.enabled = false;
+      if (v == 2) opt.subtree_granularity = 0;  // another block map
+    }
+    const char* what = v == 0 ? "max_supernode" : v == 1 ? "relax.enabled" : "subtree_granularity";
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+    expect_collective_error<kspd::InvalidArgument>(
+        what, [&] { dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{}); }, bad, what);
+  }
+}
+
 TEST(SparseMpi, WrongRightHandSideOnRankZeroFailsOnEveryRank) {
   const auto A = ks::laplacian_2d<double>(6, 5);
   ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
