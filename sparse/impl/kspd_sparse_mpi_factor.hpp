@@ -124,43 +124,8 @@ class MpiFactor {
       else if (ok) KSPD_MPI_SAFE_CALL(MPI_Win_free(&win_));  // a window on every rank or on none
     }
     st_.one_sided = rma_;
-    const MpiFaultInjection fault = mpi_fault_injection();
     try {
-      start_workers(threads);
-      done_ = 0;
-      while (done_ < ntasks_local_ && !failed_) {
-        poll(false);
-        progress_fetches();
-        collect(false);
-        KSPD_REQUIRE(fault.rank != L_.rank || done_ < fault.after_tasks, Error,
-                     "kspd::sparse (MPI): injected failure after " << done_ << " tasks");
-        if (failed_ || done_ == ntasks_local_) break;  // the last task may have just finished
-        // Dispatch: host tasks to the workers (a few more than there are workers, so that a
-        // worker finding its next task does not wait for this thread), then one task here (a
-        // device task first; else a host task the workers have no room for), then progress.
-        while (!workers_.empty() && !ready_.empty() && in_flight_ < 2 * int(workers_.size()) + 2) {
-          const size_type t = ready_.top().second;
-          ready_.pop();
-          submit(t);
-        }
-        auto& mine = !ready_dev_.empty() ? ready_dev_ : ready_;
-        if (!mine.empty()) {
-          const size_type t = mine.top().second;
-          mine.pop();
-          run_task(t);
-          continue;
-        }
-        const bool idle = in_flight_ == 0;  // (both ready queues are empty here)
-        const auto w0 = clock::now();
-        if (idle && fetches_.empty()) {
-          poll(true);  // nothing under way here: wait for a message
-        } else if (in_flight_ > 0) {
-          collect(true);  // wait briefly for a worker, then poll again
-        } else {
-          std::this_thread::yield();  // only blocks in flight: their receives are posted
-        }
-        if (idle) st_.wait_seconds += since(w0);
-      }
+      loop(threads);
     } catch (...) {
       local_failure(LocalError::current());
     }
@@ -193,6 +158,46 @@ class MpiFactor {
   }
 
  private:
+  /// The task loop of run(): until every local task is done or a failure is known.
+  void loop(int threads) {
+    const MpiFaultInjection fault = mpi_fault_injection();
+    start_workers(threads);
+    done_ = 0;
+    while (done_ < ntasks_local_ && !failed_) {
+      poll(false);
+      progress_fetches();
+      collect(false);
+      KSPD_REQUIRE(fault.rank != L_.rank || done_ < fault.after_tasks, Error,
+                   "kspd::sparse (MPI): injected failure after " << done_ << " tasks");
+      if (failed_ || done_ == ntasks_local_) break;  // the last task may have just finished
+      // Dispatch: host tasks to the workers (a few more than there are workers, so that a
+      // worker finding its next task does not wait for this thread), then one task here (a
+      // device task first; else a host task the workers have no room for), then progress.
+      while (!workers_.empty() && !ready_.empty() && in_flight_ < 2 * int(workers_.size()) + 2) {
+        const size_type t = ready_.top().second;
+        ready_.pop();
+        submit(t);
+      }
+      auto& mine = !ready_dev_.empty() ? ready_dev_ : ready_;
+      if (!mine.empty()) {
+        const size_type t = mine.top().second;
+        mine.pop();
+        run_task(t);
+        continue;
+      }
+      const bool idle = in_flight_ == 0;  // (both ready queues are empty here)
+      const auto w0 = clock::now();
+      if (idle && fetches_.empty()) {
+        poll(true);  // nothing under way here: wait for a message
+      } else if (in_flight_ > 0) {
+        collect(true);  // wait briefly for a worker, then poll again
+      } else {
+        std::this_thread::yield();  // only blocks in flight: their receives are posted
+      }
+      if (idle) st_.wait_seconds += since(w0);
+    }
+  }
+
   struct UTask {
     size_type s, b1, b2, tblock;
   };
