@@ -395,6 +395,16 @@ class DistributedCholesky {
       sym = std::make_unique<Impl::Symbolic>(Impl::analyse(P, o));
       layout.build(*sym, opt_, rank_, nranks_);
     });
+    // The same owners on every rank (a given map must not depend on the calling rank).
+    std::uint64_t h = 1469598103934665603ull, h0 = 0;
+    for (int o : layout.owner) h = (h ^ std::uint64_t(o)) * 1099511628211ull;
+    h0 = h;
+    KSPD_MPI_SAFE_CALL(MPI_Bcast(&h0, 1, MPI_UINT64_T, 0, comm_));
+    Impl::agree(comm_, [&] {
+      KSPD_REQUIRE(h == h0, InvalidArgument,
+                   "kspd::sparse::DistributedCholesky: the block map gives other owners here than on rank 0 (a "
+                   "DistributedOptions::map must give the same rank for a block on every rank)");
+    });
     symbolic_ = std::move(sym);
     layout_ = std::move(layout);
     Impl::Symbolic& S = *symbolic_;

@@ -1,7 +1,10 @@
 // Distributed supernodal Cholesky over MPI (run by CTest under mpiexec at 1, 2, 3, 4 ranks):
 // generated and real matrices against the one-process solver and the residual, matrix on
 // rank 0 or distributed by columns, many right-hand sides, float, a mapping that puts every
-// factor block away from its consumers, collective not-SPD errors, bad arguments; the device
+// factor block away from its consumers, collective not-SPD errors, bad arguments (found on
+// one rank: every rank throws the same error naming it and the rank; a watchdog turns a hang
+// into a failure), errors inside one rank's factorization, every transfer split into small
+// pieces (64-bit counts), factorize_info; the device
 // offload path (forced for everything, and mixed: only some supernodes on the device), its
 // not-SPD report and its memory limit (on host builds the "device" is host memory).
 #include <gtest/gtest.h>
@@ -496,6 +499,17 @@ TEST(SparseMpi, DifferentOptionsOnOneRankFailOnEveryRank) {
     expect_collective_error<kspd::InvalidArgument>(
         what, [&] { dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{}); }, bad, what);
   }
+}
+
+TEST(SparseMpi, BlockMapDependingOnTheRankFailsOnEveryRank) {
+  if (world_size() < 2) GTEST_SKIP() << "needs two ranks";
+  const auto A = ks::laplacian_2d<double>(6, 5);
+  ks::DistributedOptions opt;
+  const int me = world_rank();
+  opt.map = [me](size_type s, size_type, int np) { return int((s + size_type(me)) % np); };  // every rank its own map
+  ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+  expect_collective_error<kspd::InvalidArgument>(
+      "rank-dependent map", [&] { dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{}); }, 1, "block map");
 }
 
 TEST(SparseMpi, WrongRightHandSideOnRankZeroFailsOnEveryRank) {
