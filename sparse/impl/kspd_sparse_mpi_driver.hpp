@@ -19,6 +19,7 @@
 
 #include "kspd_compat.hpp"
 #include "kspd_sparse_distributed.hpp"
+#include "kspd_sparse_mpi_error.hpp"
 #include "kspd_sparse_generate.hpp"
 #include "kspd_sparse_io.hpp"
 #include "kspd_sparse_device_factor.hpp"
@@ -38,10 +39,10 @@ inline int mpi_world_size_from_env() {
 /// This rank's index among the ranks of its node (MPI_COMM_TYPE_SHARED).
 inline int node_local_rank(MPI_Comm comm) {
   MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  KSPD_MPI_SAFE_CALL(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   int r = 0;
-  MPI_Comm_rank(node, &r);
-  MPI_Comm_free(&node);
+  KSPD_MPI_SAFE_CALL(MPI_Comm_rank(node, &r));
+  KSPD_MPI_SAFE_CALL(MPI_Comm_free(&node));
   return r;
 }
 
@@ -65,11 +66,11 @@ inline int device_for_rank(MPI_Comm comm) {
 inline int ranks_per_device(MPI_Comm comm) {
 #ifdef KOKKOS_ENABLE_CUDA
   MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  KSPD_MPI_SAFE_CALL(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   int r = 0, n = 1, count = 0;
-  MPI_Comm_rank(node, &r);
-  MPI_Comm_size(node, &n);
-  MPI_Comm_free(&node);
+  KSPD_MPI_SAFE_CALL(MPI_Comm_rank(node, &r));
+  KSPD_MPI_SAFE_CALL(MPI_Comm_size(node, &n));
+  KSPD_MPI_SAFE_CALL(MPI_Comm_free(&node));
   if (cudaGetDeviceCount(&count) != cudaSuccess || count <= 0) return 1;
   return n / count + (r % count < n % count ? 1 : 0);
 #else
@@ -91,8 +92,8 @@ inline void mpi_gpu_run_defaults(MPI_Comm comm, Options& opt, bool max_supernode
 /// support (reported only: blocks move through host memory).
 inline void print_rank_devices(MPI_Comm comm, const char* prefix = "") {
   int rank = 0, P = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &P);
+  KSPD_MPI_SAFE_CALL(MPI_Comm_rank(comm, &rank));
+  KSPD_MPI_SAFE_CALL(MPI_Comm_size(comm, &P));
   char mine[160];
   int dev = -1;
 #ifdef KOKKOS_ENABLE_CUDA
@@ -100,7 +101,7 @@ inline void print_rank_devices(MPI_Comm comm, const char* prefix = "") {
 #endif
   std::snprintf(mine, sizeof mine, "node rank %d, device %d: %s", node_local_rank(comm), dev, offload_device_name().c_str());
   std::vector<char> all(size_t(160 * P));
-  MPI_Gather(mine, 160, MPI_CHAR, all.data(), 160, MPI_CHAR, 0, comm);
+  KSPD_MPI_SAFE_CALL(MPI_Gather(mine, 160, MPI_CHAR, all.data(), 160, MPI_CHAR, 0, comm));
   if (rank != 0) return;
   for (int r = 0; r < P; ++r) std::printf("%srank %d: %s\n", prefix, r, all.data() + 160 * r);
   std::printf("%sCUDA-aware MPI: %s (blocks are staged through host memory)\n", prefix, cuda_aware_mpi() ? "yes" : "no");
@@ -112,8 +113,8 @@ inline void print_rank_devices(MPI_Comm comm, const char* prefix = "") {
 inline void print_rank_device_stats(MPI_Comm comm, const DistributedStats& st, const char* prefix = "") {
   if (!st.offload) return;
   int rank = 0, P = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &P);
+  KSPD_MPI_SAFE_CALL(MPI_Comm_rank(comm, &rank));
+  KSPD_MPI_SAFE_CALL(MPI_Comm_size(comm, &P));
   const int K = 13;
   const double mine[K] = {double(st.device_blocks),  double(st.device_ops[0]), double(st.host_ops[0]),
                           double(st.device_ops[1]), double(st.host_ops[1]),   double(st.device_ops[2]),
@@ -121,7 +122,7 @@ inline void print_rank_device_stats(MPI_Comm comm, const DistributedStats& st, c
                           double(st.device_peak_bytes), st.device_seconds,    double(st.device_fallback),
                           double(st.device_evictions)};
   std::vector<double> all(size_t(K * P));
-  MPI_Gather(mine, K, MPI_DOUBLE, all.data(), K, MPI_DOUBLE, 0, comm);
+  KSPD_MPI_SAFE_CALL(MPI_Gather(mine, K, MPI_DOUBLE, all.data(), K, MPI_DOUBLE, 0, comm));
   if (rank != 0) return;
   std::printf("%sdevice offload: %ld device supernodes; tasks device/host per kind; fallback 1: the rank ran on the host%s\n", prefix, long(st.device_supernodes),
               st.gpu_direct ? "; gpu_direct requested, not implemented: host staging" : "");
@@ -148,14 +149,14 @@ inline void print_rank_device_stats(MPI_Comm comm, const DistributedStats& st, c
 inline void print_rank_stats(MPI_Comm comm, const DistributedStats& st, const char* prefix = "", int scalar_bytes = 8) {
   const double mb = scalar_bytes * 1e-6;
   int rank = 0, P = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &P);
+  KSPD_MPI_SAFE_CALL(MPI_Comm_rank(comm, &rank));
+  KSPD_MPI_SAFE_CALL(MPI_Comm_size(comm, &P));
   const int K = 11;
   const double mine[K] = {double(st.local_blocks), st.local_values, double(st.local_tasks), st.flops, double(st.gets),
                           st.bytes_get,           double(st.messages_sent), st.wait_seconds, st.factor_seconds,
                           double(st.solve_messages_sent), st.solve_wait_seconds};
   std::vector<double> all(size_t(K * P));
-  MPI_Gather(mine, K, MPI_DOUBLE, all.data(), K, MPI_DOUBLE, 0, comm);
+  KSPD_MPI_SAFE_CALL(MPI_Gather(mine, K, MPI_DOUBLE, all.data(), K, MPI_DOUBLE, 0, comm));
   if (rank != 0) return print_rank_device_stats(comm, st, prefix);
   std::printf("%s%4s %7s %9s %7s %9s %7s %10s %7s %8s %8s %7s %8s\n", prefix, "rank", "blocks", "L MB", "tasks", "GFLOP",
               "gets", "pulled MB", "notices", "wait s", "factor s", "solvmsg", "swait s");
@@ -182,8 +183,8 @@ struct MpiDriverProblem {
 template <class Scalar>
 int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
   int rank = 0, P = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  KSPD_MPI_SAFE_CALL(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  KSPD_MPI_SAFE_CALL(MPI_Comm_size(MPI_COMM_WORLD, &P));
   CscMatrix<Scalar> A;
   int bad = 0;
   if (rank == 0) {
@@ -203,7 +204,7 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
                   P, "2D block-cyclic", A.name.c_str(), long(A.n), long(A.nnz()), sizeof(Scalar) == 4 ? "float" : "double",
                   opt.offload.any() ? "on" : "off");
   }
-  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  KSPD_MPI_SAFE_CALL(MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD));
   if (bad) return 2;
   print_rank_devices(MPI_COMM_WORLD, "  ");
   DistributedOptions dopt;
@@ -218,7 +219,7 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
   const auto& as = chol.symbolic().stats;
   if (rank == 0) std::printf("analyse  %8.3f s  %s\n", t_an, as.summary().c_str());
   for (int round = 0; round <= pb.refactor; ++round) {
-    MPI_Barrier(MPI_COMM_WORLD);
+    KSPD_MPI_SAFE_CALL(MPI_Barrier(MPI_COMM_WORLD));
     t = MPI_Wtime();
     try {
       chol.factorize(A);
@@ -230,7 +231,7 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
       return 5;
     }
     double tf = MPI_Wtime() - t, tmax = 0;
-    MPI_Allreduce(&tf, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    KSPD_MPI_SAFE_CALL(MPI_Allreduce(&tf, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
     if (rank == 0)
       std::printf("%-8s %8.3f s  %.3e flops, %.2f GFLOP/s on %d ranks x %d threads (distribute %.3f s)\n",
                   round ? "refactor" : "factor", tmax, as.flops, as.flops / tmax * 1e-9, P, chol.stats().host_threads,
@@ -244,7 +245,7 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
     B = known_solution_rhs(A, X, k);
     W = B;
   }
-  MPI_Barrier(MPI_COMM_WORLD);
+  KSPD_MPI_SAFE_CALL(MPI_Barrier(MPI_COMM_WORLD));
   t = MPI_Wtime();
   chol.solve(W, k);
   const double t_solve = MPI_Wtime() - t;
@@ -272,14 +273,14 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
     std::printf("solve    %8.3f s  %ld rhs; residual ||Ax-b||/(||A|| ||x||+||b||) = %.2e\n", t_solve, long(k), worst);
     rc = worst <= (sizeof(Scalar) == 4 ? 1e-4 : 1e-10) ? 0 : 4;
   }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  KSPD_MPI_SAFE_CALL(MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
   return rc;
 }
 
 /// kspd-solve's distributed mode: MPI and Kokkos set up around mpi_driver_run.
 inline int mpi_driver_main(const MpiDriverProblem& pb, const Options& opt, bool use_float) {
   int provided = 0;
-  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  KSPD_MPI_SAFE_CALL(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided));
   int rc = 0;
   {
     Kokkos::ScopeGuard guard(kspd::compat::init_settings(device_for_rank(MPI_COMM_WORLD)));
@@ -290,8 +291,11 @@ inline int mpi_driver_main(const MpiDriverProblem& pb, const Options& opt, bool 
       rc = 1;
     }
   }
-  if (rc == 1) MPI_Abort(MPI_COMM_WORLD, 1);  // a local error other ranks cannot know of
-  MPI_Finalize();
+  if (rc == 1) (void)MPI_Abort(MPI_COMM_WORLD, 1);  // a local error other ranks cannot know of (does not return)
+  if (MPI_Finalize() != MPI_SUCCESS) {
+    std::fprintf(stderr, "kspd-solve: MPI_Finalize failed\n");
+    if (rc == 0) rc = 1;
+  }
   return rc;
 }
 

@@ -24,7 +24,11 @@
 /// lock on their scatter (the products run concurrently). MPI_THREAD_FUNNELED suffices.
 /// Errors: a failing potrf sends an abort notice to every rank; after the loop, message
 /// counts are exchanged (so every message is received: no stray traffic) and the failure
-/// with the smallest column is agreed with MPI_Allreduce; every rank throws the same error.
+/// with the smallest column is agreed with MPI_Allreduce: run() returns the same info on
+/// every rank. Any other exception on a rank (an MPI call's error, a worker's or the
+/// device's) sends an abort notice too, the loop ends on every rank the same way, and every
+/// rank throws the lowest failing rank's error (agree_error). Every MPI call is checked
+/// (KSPD_MPI_SAFE_CALL); block transfers are split into int-sized pieces (kspd_sparse_mpi_chunked.hpp).
 ///
 /// Device offload (DistributedOptions, kspd_sparse_mpi_device.hpp): the blocks this rank
 /// owns of "device" supernodes (big by the offload thresholds, closed upwards: a supernode
@@ -48,6 +52,7 @@
 #include <mutex>
 #include <queue>
 #include <sstream>
+#include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -58,6 +63,25 @@
 #include "kspd_sparse_mpi_layout.hpp"
 
 namespace kspd::sparse::Impl {
+
+/// The outcome of a distributed factorization, the same on every rank: info 0, or the
+/// 1-based column (input's numbering) of the failing pivot with the smallest column.
+struct MpiFactorResult {
+  size_type info = 0;
+  double pivot = 0;
+  std::string message;  ///< names the column, the pivot and the rank that found it
+};
+
+/// Fault injection for tests (internal): the rank `rank` throws kspd::Error from its
+/// factorization loop once it has run `after_tasks` tasks; -1: off.
+struct MpiFaultInjection {
+  int rank = -1;
+  size_type after_tasks = 0;
+};
+inline MpiFaultInjection& mpi_fault_injection() {
+  static MpiFaultInjection f;
+  return f;
+}
 
 template <class Scalar, class DevExec = Kokkos::DefaultExecutionSpace>
 class MpiFactor {
@@ -79,31 +103,72 @@ class MpiFactor {
   MpiFactor& operator=(const MpiFactor&) = delete;
 
   /// Factors the local blocks in place (values hold A's entries of the owned blocks).
-  void run() {
+  /// Returns the agreed outcome; any other failure throws the same error on every rank.
+  MpiFactorResult run() {
     const auto t0 = clock::now();
-    const int threads = resolve_threads();  // may throw (thread level): before any state or window
-    setup();
+    const int threads = resolve_threads();  // may throw (thread level) on every rank: before any state or window
+    agree(comm_, [&] { setup(); });
     plan_device();  // collective: may throw OutOfDeviceMemory on every rank
     for (size_type s = 0; s < ns(); ++s)  // after plan_device: the queue depends on the side
       if (L_.local(S_.snodes[size_t(s)].block_begin) && deps_[size_t(s)] == 0) push(s);
     // One rank needs no window (and some one-sided components refuse a singleton).
     rma_ = false;
     if (L_.nranks > 1 && want_rma_) {
+      // A window that cannot be created is no error: the two-sided pulls replace it.
       int ok = MPI_Win_create(v_.data(), MPI_Aint(v_.size() * sizeof(Scalar)), int(sizeof(Scalar)), MPI_INFO_NULL, comm_,
                               &win_) == MPI_SUCCESS;
       int all = 0;
-      MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm_);
+      KSPD_MPI_SAFE_CALL(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm_));
       rma_ = all == 1;
-      if (rma_) MPI_Win_lock_all(MPI_MODE_NOCHECK, win_);
-      else if (ok) MPI_Win_free(&win_);  // a window on every rank or on none
+      if (rma_) KSPD_MPI_SAFE_CALL(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
+      else if (ok) KSPD_MPI_SAFE_CALL(MPI_Win_free(&win_));  // a window on every rank or on none
     }
     st_.one_sided = rma_;
+    try {
+      loop(threads);
+    } catch (...) {
+      local_failure(LocalError::current());
+    }
+    // After a failure: the workers finish the tasks they hold (they use this rank's
+    // blocks), the blocks in flight arrive (their owners serve every request).
+    try {
+      while (in_flight_ > 0) collect(true);
+      stop_workers();
+      while (!fetches_.empty()) {
+        progress_fetches();
+        drain_one();
+      }
+      if (dev_) {
+        dev_->fence();  // queued device work (after a failure) done before the exchange
+        st_.bytes_to_device = dev_->bytes_to_device();
+        st_.bytes_from_device = dev_->bytes_from_device();
+        st_.device_peak_bytes = dev_->peak_bytes();
+        st_.device_evictions = dev_->evictions();
+      }
+    } catch (...) {
+      local_failure(LocalError::current());
+    }
+    finish();
+    if (rma_) {
+      KSPD_MPI_SAFE_CALL(MPI_Win_unlock_all(win_));
+      KSPD_MPI_SAFE_CALL(MPI_Win_free(&win_));
+    }
+    st_.factor_seconds = since(t0);
+    return agree_on_outcome();
+  }
+
+ private:
+  /// The task loop of run(): until every local task is done or a failure is known.
+  void loop(int threads) {
+    const MpiFaultInjection fault = mpi_fault_injection();
     start_workers(threads);
     done_ = 0;
     while (done_ < ntasks_local_ && !failed_) {
       poll(false);
       progress_fetches();
       collect(false);
+      KSPD_REQUIRE(fault.rank != L_.rank || done_ < fault.after_tasks, Error,
+                   "kspd::sparse (MPI): injected failure after " << done_ << " tasks");
       if (failed_ || done_ == ntasks_local_) break;  // the last task may have just finished
       // Dispatch: host tasks to the workers (a few more than there are workers, so that a
       // worker finding its next task does not wait for this thread), then one task here (a
@@ -131,31 +196,8 @@ class MpiFactor {
       }
       if (idle) st_.wait_seconds += since(w0);
     }
-    // After a failure: the workers finish the tasks they hold (they use this rank's
-    // blocks), the blocks in flight arrive (their owners serve every request).
-    while (in_flight_ > 0) collect(true);
-    stop_workers();
-    while (!fetches_.empty()) {
-      progress_fetches();
-      drain_one();
-    }
-    if (dev_) {
-      dev_->fence();  // queued device work (after a failure) done before the exchange
-      st_.bytes_to_device = dev_->bytes_to_device();
-      st_.bytes_from_device = dev_->bytes_from_device();
-      st_.device_peak_bytes = dev_->peak_bytes();
-      st_.device_evictions = dev_->evictions();
-    }
-    finish();
-    if (rma_) {
-      MPI_Win_unlock_all(win_);
-      MPI_Win_free(&win_);
-    }
-    st_.factor_seconds = since(t0);
-    agree_on_error();
   }
 
- private:
   struct UTask {
     size_type s, b1, b2, tblock;
   };
@@ -173,7 +215,7 @@ class MpiFactor {
   struct Fetch {
     size_type b;
     int src;
-    MPI_Request req;
+    std::vector<MPI_Request> reqs;  ///< one per piece (kspd_sparse_mpi_chunked.hpp)
   };
   struct Cached {
     std::vector<Scalar> data;
@@ -227,6 +269,8 @@ class MpiFactor {
     recv_from_.assign(size_t(L_.nranks), 0);
     failed_ = false;
     fail_col_ = std::numeric_limits<std::int64_t>::max();
+    local_error_ = LocalError{};
+    told_error_ = false;
   }
 
   void push(size_type t) {
@@ -309,10 +353,10 @@ class MpiFactor {
     st_.device_need_bytes = need;
     const bool ok = nblocks == 0 || dev_->allocate(resident, work, cache, S_.rows, off_.device_memory_limit);
     std::int64_t over = ok ? 0 : need, worst = 0;
-    MPI_Allreduce(&over, &worst, 1, MPI_INT64_T, MPI_MAX, comm_);
+    KSPD_MPI_SAFE_CALL(MPI_Allreduce(&over, &worst, 1, MPI_INT64_T, MPI_MAX, comm_));
     if (worst > 0 && off_.fallback == OffloadFallback::Fail) {
       int me = over == worst ? L_.rank : L_.nranks, who = 0;
-      MPI_Allreduce(&me, &who, 1, MPI_INT, MPI_MIN, comm_);
+      KSPD_MPI_SAFE_CALL(MPI_Allreduce(&me, &who, 1, MPI_INT, MPI_MIN, comm_));
       std::ostringstream os;
       os << "kspd::sparse::DistributedCholesky::factorize: rank " << who << " of " << L_.nranks << " needs " << worst
          << " bytes of device memory (its blocks of device supernodes, workspace and cache), over "
@@ -489,21 +533,23 @@ class MpiFactor {
   // ---- worker threads ----
   int resolve_threads() const {
     int level = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&level);
-    // Workers need at least "funneled". The level is the process's, the same on every rank
-    // started alike, so every rank throws here (before any collective of the factorization).
-    KSPD_REQUIRE(threads_ <= 1 || level >= MPI_THREAD_FUNNELED, InvalidArgument,
-                 "kspd::sparse::DistributedCholesky: Options::threads = "
-                     << threads_ << " needs MPI initialized with at least MPI_THREAD_FUNNELED (MPI_Init_thread); "
-                        "this process has level "
-                     << level << " (set threads = 1, or 0 to fall back to one thread)");
+    KSPD_MPI_SAFE_CALL(MPI_Query_thread(&level));
+    // Workers need at least "funneled". The level is the process's: agreed, so that every
+    // rank throws here (before any collective of the factorization).
+    agree(comm_, [&] {
+      KSPD_REQUIRE(threads_ <= 1 || level >= MPI_THREAD_FUNNELED, InvalidArgument,
+                   "kspd::sparse::DistributedCholesky: Options::threads = "
+                       << threads_ << " needs MPI initialized with at least MPI_THREAD_FUNNELED (MPI_Init_thread); "
+                          "this process has level "
+                       << level << " (set threads = 1, or 0 to fall back to one thread)");
+    });
     if (level < MPI_THREAD_FUNNELED) return 1;  // threads = 0 (automatic): one thread
     if (threads_ > 0) return threads_;
     MPI_Comm node;
-    mpi_check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, L_.rank, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+    KSPD_MPI_SAFE_CALL(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, L_.rank, MPI_INFO_NULL, &node));
     int local = 1;
-    MPI_Comm_size(node, &local);
-    MPI_Comm_free(&node);
+    KSPD_MPI_SAFE_CALL(MPI_Comm_size(node, &local));
+    KSPD_MPI_SAFE_CALL(MPI_Comm_free(&node));
     const int cores = int(std::thread::hardware_concurrency());
     return std::max(1, cores / std::max(1, local));
   }
@@ -642,14 +688,14 @@ class MpiFactor {
   void send(int r, int tag, double a, double c, double d) {
     sends_.push_back(Outgoing{{a, c, d}, MPI_REQUEST_NULL});
     Outgoing& o = sends_.back();
-    mpi_check(MPI_Isend(o.buf, 3, MPI_DOUBLE, r, tag, comm_, &o.req), "MPI_Isend");
+    KSPD_MPI_SAFE_CALL(MPI_Isend(o.buf, 3, MPI_DOUBLE, r, tag, comm_, &o.req));
     ++sent_to_[size_t(r)];
     ++st_.messages_sent;
     st_.bytes_sent += 3 * sizeof(double);
     // Retire completed sends from the front.
     while (!sends_.empty()) {
       int flag = 0;
-      MPI_Test(&sends_.front().req, &flag, MPI_STATUS_IGNORE);
+      KSPD_MPI_SAFE_CALL(MPI_Test(&sends_.front().req, &flag, MPI_STATUS_IGNORE));
       if (!flag) break;
       sends_.pop_front();
     }
@@ -677,19 +723,15 @@ class MpiFactor {
     const int src = L_.owner[size_t(b)];
     st_.bytes_get += double(c.data.size() * sizeof(Scalar));
     ++st_.gets;
-    if (!rma_) {  // the receive is posted before the request leaves: the reply matches it
-      fetches_.push_back(Fetch{b, src, MPI_REQUEST_NULL});
-      mpi_check(MPI_Irecv(c.data.data(), int(c.data.size()), mpi_type<Scalar>(), src, kTagData, comm_,
-                          &fetches_.back().req),
-                "MPI_Irecv");
+    if (!rma_) {  // the receives are posted before the request leaves: the reply's pieces match them
+      fetches_.push_back(Fetch{b, src, {}});
+      irecv_n(c.data.data(), std::int64_t(c.data.size()), src, kTagData, comm_, fetches_.back().reqs);
       send(src, kTagRequest, double(b), 0, 0);
       return;
     }
     const auto w0 = clock::now();
-    mpi_check(MPI_Get(c.data.data(), int(c.data.size()), mpi_type<Scalar>(), src, MPI_Aint(L_.offset[size_t(b)]),
-                      int(c.data.size()), mpi_type<Scalar>(), win_),
-              "MPI_Get");
-    mpi_check(MPI_Win_flush(src, win_), "MPI_Win_flush");
+    get_n(c.data.data(), std::int64_t(c.data.size()), src, L_.offset[size_t(b)], win_);
+    KSPD_MPI_SAFE_CALL(MPI_Win_flush(src, win_));
     st_.wait_seconds += since(w0);
     arrived(b);
   }
@@ -710,14 +752,15 @@ class MpiFactor {
   void progress_fetches() {
     for (size_t i = 0; i < fetches_.size();) {
       int flag = 0;
-      mpi_check(MPI_Test(&fetches_[i].req, &flag, MPI_STATUS_IGNORE), "MPI_Test");
+      auto& reqs = fetches_[i].reqs;
+      KSPD_MPI_SAFE_CALL(MPI_Testall(int(reqs.size()), reqs.data(), &flag, MPI_STATUSES_IGNORE));
       if (!flag) {
         ++i;
         continue;
       }
-      const Fetch f = fetches_[i];
+      const size_type b = fetches_[i].b;
       fetches_.erase(fetches_.begin() + std::ptrdiff_t(i));
-      if (!failed_) arrived(f.b);
+      if (!failed_) arrived(b);
     }
   }
 
@@ -727,11 +770,11 @@ class MpiFactor {
       MPI_Status status;
       int flag = 0;
       if (block) {
-        mpi_check(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &status), "MPI_Probe");
+        KSPD_MPI_SAFE_CALL(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &status));
         flag = 1;
         block = false;
       } else {
-        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, &status);
+        KSPD_MPI_SAFE_CALL(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, &status));
       }
       if (!flag) return;
       receive(status, true);
@@ -741,9 +784,11 @@ class MpiFactor {
 
   void receive(const MPI_Status& status, bool act) {
     double buf[3];
-    mpi_check(MPI_Recv(buf, 3, MPI_DOUBLE, status.MPI_SOURCE, status.MPI_TAG, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+    KSPD_MPI_SAFE_CALL(MPI_Recv(buf, 3, MPI_DOUBLE, status.MPI_SOURCE, status.MPI_TAG, comm_, MPI_STATUS_IGNORE));
     ++recv_from_[size_t(status.MPI_SOURCE)];
-    if (status.MPI_TAG == kTagAbort) {
+    if (status.MPI_TAG == kTagAbort && buf[0] < 0) {
+      failed_ = true;  // an error on another rank: agreed (and thrown) after the loop
+    } else if (status.MPI_TAG == kTagAbort) {
       record_failure(std::int64_t(buf[0]), buf[1], int(buf[2]));
     } else if (status.MPI_TAG == kTagRequest) {
       serve(size_type(buf[0]), status.MPI_SOURCE);  // always, even after a failure
@@ -754,10 +799,7 @@ class MpiFactor {
 
   /// Owner side of a two-sided pull: the factor block is final, send it from the storage.
   void serve(size_type b, int dst) {
-    data_reqs_.emplace_back();
-    mpi_check(MPI_Isend(v_.data() + L_.offset[size_t(b)], int(L_.block_size(S_, b)), mpi_type<Scalar>(), dst, kTagData,
-                        comm_, &data_reqs_.back()),
-              "MPI_Isend");
+    isend_n(v_.data() + L_.offset[size_t(b)], L_.block_size(S_, b), dst, kTagData, comm_, data_reqs_);
     ++st_.messages_sent;  // not in sent_to_: replies are matched by posted receives, waited for
   }
 
@@ -768,6 +810,20 @@ class MpiFactor {
       fail_rank_ = rank;
     }
     failed_ = true;
+  }
+
+  /// An exception on this rank (inside a catch block): the loop ends here, and every other
+  /// rank is told (once) to end its loop too; the error is agreed after the exchange.
+  void local_failure(LocalError e) {
+    if (!local_error_) local_error_ = std::move(e);
+    failed_ = true;
+    if (told_error_) return;
+    told_error_ = true;
+    try {
+      for (int r = 0; r < L_.nranks; ++r)
+        if (r != L_.rank) send(r, kTagAbort, -1.0, 0, double(L_.rank));
+    } catch (...) {  // the ranks not told wait in their loops: nothing better to do here
+    }
   }
 
   /// A failed potrf: find the pivot again (unblocked, long double), tell every rank.
@@ -792,45 +848,51 @@ class MpiFactor {
     std::vector<std::int64_t> sent(sent_to_.begin(), sent_to_.end());
     // Complete the sends while draining (a peer may wait for us to receive).
     MPI_Request req;
-    MPI_Ialltoall(sent.data(), 1, MPI_INT64_T, expect.data(), 1, MPI_INT64_T, comm_, &req);
+    KSPD_MPI_SAFE_CALL(MPI_Ialltoall(sent.data(), 1, MPI_INT64_T, expect.data(), 1, MPI_INT64_T, comm_, &req));
     for (;;) {
       int flag = 0;
-      MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+      KSPD_MPI_SAFE_CALL(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
       if (flag) break;
       drain_one();
     }
     for (int r = 0; r < L_.nranks; ++r)
       while (recv_from_[size_t(r)] < expect[size_t(r)]) {
         MPI_Status status;
-        MPI_Probe(r, MPI_ANY_TAG, comm_, &status);
+        KSPD_MPI_SAFE_CALL(MPI_Probe(r, MPI_ANY_TAG, comm_, &status));
         receive(status, false);
       }
-    for (auto& o : sends_) MPI_Wait(&o.req, MPI_STATUS_IGNORE);
+    for (auto& o : sends_) KSPD_MPI_SAFE_CALL(MPI_Wait(&o.req, MPI_STATUS_IGNORE));
     sends_.clear();
-    for (auto& r : data_reqs_) MPI_Wait(&r, MPI_STATUS_IGNORE);
-    data_reqs_.clear();
+    wait_all(data_reqs_);
   }
   void drain_one() {
     MPI_Status status;
     int flag = 0;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, &status);
+    KSPD_MPI_SAFE_CALL(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, &status));
     if (flag) receive(status, false);
   }
 
-  void agree_on_error() {
+  /// Collective, after finish(): an exception on any rank is thrown on every rank (the
+  /// lowest failing rank's); else the pivot failure with the smallest column, if any.
+  MpiFactorResult agree_on_outcome() {
+    agree_error(comm_, local_error_);
+    MpiFactorResult res;
     std::int64_t col = failed_ ? fail_col_ : std::numeric_limits<std::int64_t>::max(), mincol = 0;
-    MPI_Allreduce(&col, &mincol, 1, MPI_INT64_T, MPI_MIN, comm_);
-    if (mincol == std::numeric_limits<std::int64_t>::max()) return;
+    KSPD_MPI_SAFE_CALL(MPI_Allreduce(&col, &mincol, 1, MPI_INT64_T, MPI_MIN, comm_));
+    if (mincol == std::numeric_limits<std::int64_t>::max()) return res;
     // The lowest rank that knows the failure with the smallest column tells the pivot.
     int me = failed_ && fail_col_ == mincol ? L_.rank : L_.nranks, root = 0;
-    MPI_Allreduce(&me, &root, 1, MPI_INT, MPI_MIN, comm_);
+    KSPD_MPI_SAFE_CALL(MPI_Allreduce(&me, &root, 1, MPI_INT, MPI_MIN, comm_));
     double info[2] = {fail_pivot_, double(fail_rank_)};
-    MPI_Bcast(info, 2, MPI_DOUBLE, root, comm_);
+    KSPD_MPI_SAFE_CALL(MPI_Bcast(info, 2, MPI_DOUBLE, root, comm_));
     std::ostringstream os;
     os << "kspd::sparse::DistributedCholesky::factorize: the matrix is not positive definite: pivot " << info[0]
        << " at column " << mincol << " (0-based, the input's numbering), found on rank " << int(info[1]) << " of "
        << L_.nranks;
-    throw NotPositiveDefinite(os.str(), size_type(mincol + 1), info[0]);
+    res.info = size_type(mincol + 1);
+    res.pivot = info[0];
+    res.message = os.str();
+    return res;
   }
 
   struct Outgoing {
@@ -860,6 +922,8 @@ class MpiFactor {
   std::vector<char> marks_;
   std::vector<Scalar> dsave_;
   bool failed_ = false;
+  LocalError local_error_;   ///< an exception on this rank (not a pivot failure)
+  bool told_error_ = false;  ///< the other ranks were sent the error's abort notice
   std::int64_t fail_col_ = 0;
   double fail_pivot_ = 0;
   int fail_rank_ = -1;

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "kspd_error.hpp"
+#include "kspd_sparse_mpi_chunked.hpp"
+#include "kspd_sparse_mpi_error.hpp"
 #include "kspd_sparse_options.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
@@ -111,21 +113,9 @@ enum MpiTag : int { kTagNotice = 101, kTagAbort = 102, kTagRequest = 103, kTagDa
 
 template <class T>
 inline MPI_Datatype mpi_type() {
-  if constexpr (std::is_same<T, double>::value) return MPI_DOUBLE;
-  else if constexpr (std::is_same<T, float>::value) return MPI_FLOAT;
-  else {
-    static_assert(std::is_same<T, std::int64_t>::value, "kspd::sparse: unsupported MPI type");
-    return MPI_INT64_T;
-  }
-}
-
-/// Throws kspd::Error when an MPI call fails (the communicators return errors).
-inline void mpi_check(int rc, const char* what) {
-  if (rc == MPI_SUCCESS) return;
-  char msg[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, msg, &len);
-  throw Error(std::string("kspd::sparse (MPI): ") + what + " failed: " + std::string(msg, size_t(len)));
+  static_assert(std::is_same<T, double>::value || std::is_same<T, float>::value || std::is_same<T, std::int64_t>::value,
+                "kspd::sparse: unsupported MPI type");
+  return mpi_datatype<T>();
 }
 
 /// Owners and storage offsets of every block, the same on every rank.

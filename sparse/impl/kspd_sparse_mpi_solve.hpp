@@ -12,6 +12,9 @@
 /// Backward (L^T X = Y): the owner of diag(s) waits for L(b)^T x_{target(b)} from each
 /// off-diagonal block b of s, solves with L(s, s)^T, and sends x_s to the owners of the
 /// blocks targeting s. Message counts are exact, so no stray traffic is left.
+/// A message is a header (kind, id, total bytes) and the payload, sent in int-sized pieces
+/// (kspd_sparse_mpi_chunked.hpp); the receiver takes the first piece where it probed and
+/// the rest from the same source and tag (MPI keeps their order).
 
 #include <mpi.h>
 
@@ -75,21 +78,32 @@ class MpiSolve {
       }
       MPI_Status status;
       const auto w0 = std::chrono::steady_clock::now();
-      mpi_check(MPI_Probe(MPI_ANY_SOURCE, tag, comm_, &status), "MPI_Probe");
+      KSPD_MPI_SAFE_CALL(MPI_Probe(MPI_ANY_SOURCE, tag, comm_, &status));
       st_.solve_wait_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-      int bytes = 0;
-      MPI_Get_count(&status, MPI_BYTE, &bytes);
-      buf.resize(size_t(bytes));
-      mpi_check(MPI_Recv(buf.data(), bytes, MPI_BYTE, status.MPI_SOURCE, tag, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
-      std::int64_t hdr[2];
+      const int src = status.MPI_SOURCE;
+      size_t have = 0;
+      for (;;) {  // the pieces up to the end of the header
+        int bytes = 0;
+        KSPD_MPI_SAFE_CALL(MPI_Get_count(&status, MPI_BYTE, &bytes));
+        KSPD_REQUIRE(bytes >= 0 && bytes != MPI_UNDEFINED, Error, "kspd::sparse (MPI): internal error: bad solve message");
+        buf.resize(have + size_t(bytes));
+        KSPD_MPI_SAFE_CALL(MPI_Recv(buf.data() + have, bytes, MPI_BYTE, src, tag, comm_, MPI_STATUS_IGNORE));
+        have += size_t(bytes);
+        if (have >= kHeader) break;
+        KSPD_MPI_SAFE_CALL(MPI_Probe(src, tag, comm_, &status));
+      }
+      std::int64_t hdr[3];
       std::memcpy(hdr, buf.data(), sizeof(hdr));
-      const Scalar* data = reinterpret_cast<const Scalar*>(buf.data() + sizeof(hdr));
-      tmp_.assign(data, data + (size_t(bytes) - sizeof(hdr)) / sizeof(Scalar));
+      if (size_t(hdr[2]) > have) {  // the rest of the payload
+        buf.resize(size_t(hdr[2]));
+        recv_n(buf.data() + have, std::int64_t(hdr[2]) - std::int64_t(have), src, tag, comm_);
+      }
+      const Scalar* data = reinterpret_cast<const Scalar*>(buf.data() + kHeader);
+      tmp_.assign(data, data + (size_t(hdr[2]) - kHeader) / sizeof(Scalar));
       if (hdr[0] == 0) done += segment_arrived(size_type(hdr[1]), tmp_, forward, tag, ready);
       else apply(size_type(hdr[1]), tmp_.data(), forward, ready);
     }
-    for (auto& r : reqs_) MPI_Wait(&r, MPI_STATUS_IGNORE);
-    reqs_.clear();
+    wait_all(reqs_);
     out_.clear();
   }
 
@@ -179,16 +193,17 @@ class MpiSolve {
   }
 
   void send(int r, int tag, std::int64_t kind, size_type id, const Scalar* data, size_type n) {
-    out_.emplace_back(sizeof(std::int64_t) * 2 + size_t(n) * sizeof(Scalar));
+    out_.emplace_back(kHeader + size_t(n) * sizeof(Scalar));
     std::vector<char>& m = out_.back();
-    const std::int64_t hdr[2] = {kind, std::int64_t(id)};
+    const std::int64_t hdr[3] = {kind, std::int64_t(id), std::int64_t(m.size())};
     std::memcpy(m.data(), hdr, sizeof(hdr));
-    std::memcpy(m.data() + sizeof(hdr), data, size_t(n) * sizeof(Scalar));
-    reqs_.emplace_back();
-    mpi_check(MPI_Isend(m.data(), int(m.size()), MPI_BYTE, r, tag, comm_, &reqs_.back()), "MPI_Isend");
+    std::memcpy(m.data() + kHeader, data, size_t(n) * sizeof(Scalar));
+    isend_n(m.data(), std::int64_t(m.size()), r, tag, comm_, reqs_);
     st_.bytes_sent += double(m.size());
     ++st_.solve_messages_sent;
   }
+
+  static constexpr size_t kHeader = 3 * sizeof(std::int64_t);  ///< kind, id, message bytes
 
   const Symbolic& S_;
   const MpiLayout& L_;

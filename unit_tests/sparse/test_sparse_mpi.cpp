@@ -1,17 +1,25 @@
 // Distributed supernodal Cholesky over MPI (run by CTest under mpiexec at 1, 2, 3, 4 ranks):
 // generated and real matrices against the one-process solver and the residual, matrix on
 // rank 0 or distributed by columns, many right-hand sides, float, a mapping that puts every
-// factor block away from its consumers, collective not-SPD errors, bad arguments; the device
+// factor block away from its consumers, collective not-SPD errors, bad arguments (found on
+// one rank: every rank throws the same error naming it and the rank; a watchdog turns a hang
+// into a failure), errors inside one rank's factorization, every transfer split into small
+// pieces (64-bit counts), factorize_info; the device
 // offload path (forced for everything, and mixed: only some supernodes on the device), its
 // not-SPD report and its memory limit (on host builds the "device" is host memory).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <csignal>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 
 #include "kspd_sparse_distributed.hpp"
@@ -41,6 +49,60 @@ double sum_all(double x) {
   double y = 0;
   MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   return y;
+}
+
+/// A hang is a failure: SIGALRM after `seconds` prints the scope's name and ends the rank
+/// (mpiexec then ends the job) instead of waiting for CTest's timeout.
+class Watchdog {
+ public:
+  Watchdog(const char* what, unsigned seconds = 60) {
+    label() = what;
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_handler = [](int) {
+      const char pre[] = "\n*** watchdog: hang in ";
+      (void)!write(2, pre, sizeof pre - 1);
+      (void)!write(2, label(), std::strlen(label()));
+      (void)!write(2, "\n", 1);
+      _exit(124);
+    };
+    sigaction(SIGALRM, &sa, nullptr);
+    alarm(seconds);
+  }
+  ~Watchdog() { alarm(0); }
+
+ private:
+  static const char*& label() {
+    static const char* l = "";
+    return l;
+  }
+};
+
+/// Every rank runs f; every rank must throw E with the same message, which names the rank
+/// where the problem was found and contains `what`. Returns the message.
+template <class E, class F>
+std::string expect_collective_error(const char* name, F&& f, int found_on, const std::string& what) {
+  Watchdog wd(name);
+  std::string msg;
+  int threw = 0;
+  try {
+    f();
+    msg = "(no exception)";
+  } catch (const E& e) {
+    threw = 1;
+    msg = e.what();
+  } catch (const std::exception& e) {
+    msg = std::string("(another exception) ") + e.what();
+  }
+  EXPECT_EQ(threw, 1) << name << ": " << msg;
+  EXPECT_EQ(sum_all(threw), double(world_size())) << name << ": not every rank threw";
+  EXPECT_NE(msg.find(what), std::string::npos) << name << ": " << msg;
+  EXPECT_NE(msg.find("rank " + std::to_string(found_on)), std::string::npos) << name << ": " << msg;
+  const std::uint64_t h = std::hash<std::string>{}(msg);
+  std::vector<std::uint64_t> all(static_cast<size_t>(world_size()));
+  MPI_Allgather(&h, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  for (int r = 0; r < world_size(); ++r) EXPECT_EQ(all[size_t(r)], h) << name << ": rank " << r << " has another message";
+  return msg;
 }
 
 /// Random X (fixed seed), B = A X.
@@ -307,6 +369,279 @@ TEST(SparseMpi, BadArgumentsAreNamedOnEveryRank) {
       D.colptr = {0};
     }
     EXPECT_THROW(ok.factorize(D), kspd::InvalidArgument);
+  }
+}
+
+// ---- Collective argument checks (issue 12, row 4): a problem found on one rank makes every
+// rank throw the same error naming it and that rank; no rank waits in a collective.
+
+TEST(SparseMpi, InconsistentMatrixOnRankZeroFailsOnEveryRank) {
+  const auto A = ks::laplacian_2d<double>(6, 5);
+  const auto on_rank0 = [&](ks::CscMatrix<double> M) { return world_rank() == 0 ? M : ks::CscMatrix<double>{}; };
+  {
+    auto M = A;
+    M.values.pop_back();  // values shorter than rowind
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
+    expect_collective_error<kspd::InvalidArgument>("values size", [&] { dist.factorize(on_rank0(M)); }, 0, "values");
+  }
+  {
+    auto M = A;
+    M.colptr.push_back(M.colptr.back());  // colptr of n + 2 entries
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
+    expect_collective_error<kspd::InvalidArgument>("colptr size", [&] { dist.analyze(on_rank0(M)); }, 0, "colptr");
+  }
+  {
+    auto M = A;
+    M.colptr[3] = M.colptr[4] + 1;  // not ascending
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
+    expect_collective_error<kspd::InvalidArgument>("colptr order", [&] { dist.analyze(on_rank0(M)); }, 0, "colptr");
+  }
+  {
+    auto M = A;
+    M.rowind.back() = M.n;  // a row out of range
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
+    expect_collective_error<kspd::InvalidArgument>("row range", [&] { dist.factorize(on_rank0(M)); }, 0, "row");
+  }
+  {
+    // Analysed with A, factored with another pattern (found on rank 0 only).
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
+    dist.analyze(on_rank0(A));
+    const auto G = ks::laplacian_2d<double>(5, 6);
+    expect_collective_error<kspd::InvalidArgument>("pattern", [&] { dist.factorize(on_rank0(G)); }, 0, "pattern");
+    // The object is usable afterwards.
+    dist.factorize(on_rank0(A));
+    std::vector<double> X;
+    auto B = make_rhs(A, 1, X);
+    dist.solve(B, 1);
+    if (world_rank() == 0) EXPECT_LE(relative_residual(A, std::vector<double>(B), make_rhs(A, 1, X)), 1e-10);
+  }
+}
+
+TEST(SparseMpi, WrongUserPermutationFailsOnEveryRank) {
+  const auto A = ks::laplacian_2d<double>(6, 5);
+  ks::DistributedOptions opt;
+  opt.ordering = ks::Ordering::User;
+  opt.user_permutation.resize(size_t(A.n - 1));  // one entry short
+  for (size_type i = 0; i + 1 < A.n; ++i) opt.user_permutation[size_t(i)] = i;
+  {
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+    expect_collective_error<kspd::InvalidArgument>(
+        "short permutation", [&] { dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{}); }, 0,
+        "user_permutation");
+  }
+  opt.user_permutation.push_back(0);  // n entries, 0 twice
+  {
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+    expect_collective_error<kspd::InvalidArgument>(
+        "not a permutation", [&] { dist.factorize(my_columns(A)); }, 0, "user_permutation");
+  }
+}
+
+TEST(SparseMpi, InconsistentColumnsOnOneRankFailOnEveryRank) {
+  const auto A = ks::laplacian_2d<double>(7, 6);
+  const int bad = world_size() - 1;  // the last rank's columns are wrong
+  struct Variant {
+    const char* name;
+    const char* what;
+    std::function<void(ks::DistributedColumns<double>&)> spoil;
+  };
+  const Variant variants[] = {
+      {"colptr size", "colptr", [](auto& D) { D.colptr.push_back(D.colptr.back()); }},
+      {"values size", "values", [](auto& D) { D.values.push_back(1.0); }},
+      {"row out of range", "row", [&](auto& D) { D.rowind.back() = A.n + 5; }},
+      {"row above the diagonal", "row", [](auto& D) { D.rowind[size_t(D.colptr[1] - 1)] = D.col_begin - 1; }},
+      {"gap in the ranges", "column range", [](auto& D) {  // drop this rank's first column
+         const size_type p = D.colptr[1];
+         D.col_begin += 1;
+         D.rowind.erase(D.rowind.begin(), D.rowind.begin() + p);
+         D.values.erase(D.values.begin(), D.values.begin() + p);
+         D.colptr.erase(D.colptr.begin());
+         for (auto& c : D.colptr) c -= p;
+       }},
+      {"n differs", "n", [](auto& D) { D.n += 1; }},
+      {"empty colptr", "colptr", [](auto& D) { D.colptr.clear(); }},
+  };
+  for (const auto& v : variants) {
+    auto D = my_columns(A);
+    if (world_rank() == bad) v.spoil(D);
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
+    const std::string msg = expect_collective_error<kspd::InvalidArgument>(v.name, [&] { dist.factorize(D); }, bad, v.what);
+    if (world_rank() == 0) std::printf("  [np=%d] %s: %s\n", world_size(), v.name, msg.c_str());
+  }
+  // After all of that, the same columns factor and solve.
+  ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
+  dist.factorize(my_columns(A));
+  std::vector<double> X;
+  const auto B = make_rhs(A, 2, X);
+  auto Xd = B;
+  dist.solve(Xd, 2);
+  if (world_rank() == 0)
+    for (size_type c = 0; c < 2; ++c) {
+      std::vector<double> xc(Xd.begin() + c * A.n, Xd.begin() + (c + 1) * A.n), bc(B.begin() + c * A.n, B.begin() + (c + 1) * A.n);
+      EXPECT_LE(relative_residual(A, xc, bc), 1e-10);
+    }
+}
+
+TEST(SparseMpi, DifferentOptionsOnOneRankFailOnEveryRank) {
+  if (world_size() < 2) GTEST_SKIP() << "needs two ranks";
+  const auto A = ks::laplacian_2d<double>(6, 5);
+  const int bad = world_size() - 1;
+  for (int v = 0; v < 3; ++v) {
+    ks::DistributedOptions opt;
+    opt.max_supernode = 8;
+    if (world_rank() == bad) {
+      if (v == 0) opt.max_supernode = 7;  // another analysis: other blocks, other messages
+      if (v == 1) opt.relax.enabled = false;
+      if (v == 2) opt.subtree_granularity = 0;  // another block map
+    }
+    const char* what = v == 0 ? "max_supernode" : v == 1 ? "relax.enabled" : "subtree_granularity";
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+    expect_collective_error<kspd::InvalidArgument>(
+        what, [&] { dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{}); }, bad, what);
+  }
+}
+
+TEST(SparseMpi, BlockMapDependingOnTheRankFailsOnEveryRank) {
+  if (world_size() < 2) GTEST_SKIP() << "needs two ranks";
+  const auto A = ks::laplacian_2d<double>(6, 5);
+  ks::DistributedOptions opt;
+  const int me = world_rank();
+  opt.map = [me](size_type s, size_type, int np) { return int((s + size_type(me)) % np); };  // every rank its own map
+  ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+  expect_collective_error<kspd::InvalidArgument>(
+      "rank-dependent map", [&] { dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{}); }, 1, "block map");
+}
+
+TEST(SparseMpi, WrongRightHandSideOnRankZeroFailsOnEveryRank) {
+  const auto A = ks::laplacian_2d<double>(6, 5);
+  ks::DistributedCholesky<double> dist(MPI_COMM_WORLD);
+  dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{});
+  std::vector<double> B(size_t(A.n * 2 - 1), 1.0);  // n * 2 expected on rank 0
+  expect_collective_error<kspd::DimensionMismatch>("B size", [&] { dist.solve(B, 2); }, 0, "B has");
+  expect_collective_error<kspd::InvalidArgument>("nrhs < 0", [&] { dist.solve(B, world_rank() == 0 ? -1 : 1); }, 0,
+                                                 "nrhs");
+  // A good solve afterwards: nothing was left in flight.
+  std::vector<double> X;
+  const auto G = make_rhs(A, 1, X);
+  auto Xd = G;
+  dist.solve(Xd, 1);
+  if (world_rank() == 0) EXPECT_LE(relative_residual(A, Xd, std::vector<double>(G)), 1e-10);
+}
+
+// ---- 64-bit counts (issue 12 row 9 / item 2): with a tiny piece size every transfer whose
+// size depends on the problem is split, on every path (rank 0's matrix and columns, MPI_Get
+// and request/reply pulls, host workers, solve messages), and the answer is unchanged.
+TEST(SparseMpi, ChunkedTransfersAtSmallChunkSizes) {
+  namespace KI = kspd::sparse::Impl;
+  Watchdog wd("chunked transfers", 200);
+  const std::int64_t saved = KI::mpi_chunk_elements();
+  const int P = world_size();
+  auto& stats = KI::mpi_chunk_stats();
+  struct Case {
+    std::int64_t chunk;
+    bool by_columns, one_sided;
+    int threads;
+    size_type nrhs;
+  };
+  const Case cases[] = {{1000, false, true, 1, 3},   // MPI_Get pieces, scatter/gather
+                        {1000, true, false, 3, 3},   // request/reply pieces with workers, all-gather, all-to-all
+                        {97, true, true, 1, 2},
+                        {97, false, false, 1, 1}};
+  const auto A = ks::laplacian_3d<double>(12, 11, 10);  // n = 1320: colptr and rowind are split too
+  for (const Case& c : cases) {
+    stats.reset();
+    KI::mpi_chunk_elements() = c.chunk;
+    ks::DistributedOptions opt;
+    opt.one_sided = c.one_sided;
+    opt.threads = c.threads;
+    opt.subtree_granularity = 0;  // pure 2D: many blocks move
+    const Check ck = run_case(A, c.nrhs, opt, c.by_columns);
+    KI::mpi_chunk_elements() = saved;
+    SCOPED_TRACE(::testing::Message() << "chunk " << c.chunk << ", columns " << c.by_columns << ", one-sided "
+                                      << c.one_sided << ", threads " << c.threads);
+    EXPECT_LE(ck.max_resid, 1e-10);
+    EXPECT_LE(ck.max_diff, 1e-12);
+    double split[KI::MpiChunkStats::Count];
+    for (int k = 0; k < KI::MpiChunkStats::Count; ++k) split[k] = sum_all(double(stats.split[k].load()));
+    if (world_rank() == 0)
+      std::printf("  [np=%d] chunk %lld: split bcast %.0f send %.0f recv %.0f get %.0f scatter %.0f gather %.0f "
+                  "allgather %.0f alltoall %.0f\n",
+                  P, (long long)c.chunk, split[0], split[1], split[2], split[3], split[4], split[5], split[6], split[7]);
+    EXPECT_GT(split[KI::MpiChunkStats::Bcast], 0);
+    if (P == 1) continue;
+    EXPECT_GT(split[KI::MpiChunkStats::Send], 0);
+    EXPECT_GT(split[KI::MpiChunkStats::Recv], 0);
+    EXPECT_GT(split[KI::MpiChunkStats::Scatter], 0);
+    EXPECT_GT(split[KI::MpiChunkStats::Gather], 0);
+    if (c.one_sided) EXPECT_GT(split[KI::MpiChunkStats::Get], 0);
+    if (c.by_columns) EXPECT_GT(split[KI::MpiChunkStats::Allgather], 0);
+    if (c.by_columns && c.chunk < 1000) EXPECT_GT(split[KI::MpiChunkStats::Alltoall], 0);
+  }
+  // Pieces smaller than a solve message's header (the header itself arrives in pieces).
+  stats.reset();
+  KI::mpi_chunk_elements() = 5;
+  ks::DistributedOptions opt;
+  opt.one_sided = false;
+  const Check ck = run_case(ks::laplacian_2d<double>(7, 6), 2, opt, true);
+  KI::mpi_chunk_elements() = saved;
+  EXPECT_LE(ck.max_resid, 1e-10);
+  EXPECT_LE(ck.max_diff, 1e-12);
+}
+
+// ---- An error inside the factorization on one rank (here injected) ends every rank's
+// factorization with the same error; the object factors afterwards.
+TEST(SparseMpi, ErrorInsideTheFactorizationIsThrownOnEveryRank) {
+  namespace KI = kspd::sparse::Impl;
+  const auto A = ks::laplacian_3d<double>(6, 5, 7);
+  const int bad = world_size() - 1;
+  for (int variant = 0; variant < 3; ++variant) {
+    ks::DistributedOptions opt;
+    opt.max_supernode = 8;
+    opt.threads = variant == 1 ? 3 : 1;
+    opt.one_sided = variant != 2;
+    opt.subtree_granularity = 0;
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+    KI::mpi_fault_injection() = {bad, size_type(1 + variant)};
+    const std::string msg = expect_collective_error<kspd::Error>(
+        "injected", [&] { dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{}); }, bad, "injected failure");
+    if (world_rank() == 0 && variant == 0) std::printf("  [np=%d] every rank: %s\n", world_size(), msg.c_str());
+    KI::mpi_fault_injection() = {};
+    std::vector<double> x(size_t(A.n), 1.0);
+    EXPECT_THROW(dist.solve(x, 1), kspd::InvalidArgument);  // no factor after a failure
+    dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{});
+    std::vector<double> X;
+    const auto B = make_rhs(A, 1, X);
+    auto Xd = B;
+    dist.solve(Xd, 1);
+    if (world_rank() == 0) EXPECT_LE(relative_residual(A, Xd, std::vector<double>(B)), 1e-10) << "variant " << variant;
+  }
+}
+
+// ---- factorize_info: the failing column as LAPACK's info, the same on every rank.
+TEST(SparseMpi, FactorizeInfoIsAgreedOnEveryRank) {
+  for (size_type bad : {size_type(0), size_type(41), size_type(95)}) {
+    auto A = ks::laplacian_2d<double>(12, 8);
+    for (size_type p = A.colptr[size_t(bad)]; p < A.colptr[size_t(bad + 1)]; ++p)
+      if (A.rowind[size_t(p)] == bad) A.values[size_t(p)] = -3.0;
+    ks::DistributedOptions opt;
+    opt.max_supernode = 6;
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+    const size_type info = dist.factorize_info(my_columns(A));
+    EXPECT_EQ(info, bad + 1);
+    EXPECT_LT(dist.failure_pivot(), 0.0);
+    EXPECT_NE(dist.failure_message().find("column " + std::to_string(bad) + " "), std::string::npos) << dist.failure_message();
+    const double got[2] = {double(info), dist.failure_pivot()};
+    std::vector<double> all(size_t(2 * world_size()));
+    MPI_Allgather(got, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, MPI_COMM_WORLD);
+    for (int r = 0; r < world_size(); ++r) {
+      EXPECT_EQ(all[size_t(2 * r)], got[0]) << "rank " << r;
+      EXPECT_EQ(all[size_t(2 * r + 1)], got[1]) << "rank " << r;
+    }
+    std::vector<double> x(size_t(A.n), 1.0);
+    EXPECT_THROW(dist.solve(x, 1), kspd::InvalidArgument);
+    // require_spd turns it into the usual exception.
+    EXPECT_THROW(kspd::require_spd(info, "test"), kspd::NotPositiveDefinite);
+    EXPECT_EQ(dist.factorize_info(my_columns(ks::laplacian_2d<double>(12, 8))), 0);
   }
 }
 
