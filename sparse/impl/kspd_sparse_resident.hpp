@@ -290,17 +290,19 @@ class ResidentFactor {
   /// their own, each with an update buffer for up to side_rows_ rows; the taller ones go
   /// to stream 0, exec itself); host spaces run everything on exec.
   void make_streams(const Exec& exec) {
-    streams_.assign(1, exec);
+    if (streams_.empty()) {
+      streams_.assign(1, exec);
 #ifdef KOKKOS_ENABLE_CUDA
-    if constexpr (std::is_same<Exec, Kokkos::Cuda>::value) {
-      auto side = Kokkos::Experimental::partition_space(exec, std::vector<int>(kSideStreams, 1));
-      streams_.insert(streams_.end(), side.begin(), side.end());
-      side_rows_ = std::min<size_type>(kSideRows, sched_.max_large_below);
-      if (side_cbuf_.extent(0) == 0)
+      if constexpr (std::is_same<Exec, Kokkos::Cuda>::value) {  // created once: their handles stay
+        auto side = Kokkos::Experimental::partition_space(exec, std::vector<int>(kSideStreams, 1));
+        streams_.insert(streams_.end(), side.begin(), side.end());
+        side_rows_ = std::min<size_type>(kSideRows, sched_.max_large_below);
         side_cbuf_ = DView<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::resident::side_update"),
                                    size_t(std::max<size_type>(side_rows_ * side_rows_ * kSideStreams, 1)));
-    }
+      }
 #endif
+    }
+    streams_[0] = exec;
   }
   static constexpr int kSideStreams = 4;
   static constexpr size_type kSideRows = 4096;
