@@ -6,8 +6,8 @@
 /// all its supernodes, small or large (not a vendor call per supernode, whose launches
 /// would dominate):
 ///  - forward L Y = B, levels from the leaves up: (1) one team per supernode solves its
-///    diagonal block (blocks of 32 columns: a thread per right-hand side solves the block,
-///    the team updates the rows below it); (2) one team per chunk of kSolveChunk rows below
+///    diagonal block (blocks of 32 columns staged in team scratch and swept column by
+///    column, then the team updates the rows below the block); (2) one team per chunk of kSolveChunk rows below
 ///    a diagonal block: a thread per row, its dot product with the solved part, subtracted
 ///    from the ancestors' rows (atomically: chunks of one level may share rows);
 ///  - backward L^T X = Y, levels from the root down: (1) per chunk, the rows' contribution
@@ -40,26 +40,59 @@ struct LevelSolve {
   std::int64_t ldw;
   int nr;
 
-  /// L11 x = b for the supernodes order[b, e).
+  using Scratch = Kokkos::View<Scalar*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  static size_t scratch_bytes() { return Scratch::shmem_size(2 * kBlock * kBlock); }
+
+  /// Stages the diagonal block [jb, je) of L and of X's right-hand sides [c0, c0 + nc) in
+  /// team scratch (the serial sweep over its columns then reads no global memory).
+  template <class M>
+  KOKKOS_INLINE_FUNCTION static void stage(const M& t, const Scalar* p, int ld, const Scalar* X, std::int64_t ldw,
+                                           int jb, int bs, int c0, int nc, Scalar* Lb, Scalar* Xb) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * bs), [&](const int q) {
+      const int i = q % bs, j = q / bs;
+      Lb[i + kBlock * j] = p[jb + i + std::int64_t(jb + j) * ld];
+    });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
+      const int i = q % bs, c = q / bs;
+      Xb[i + kBlock * c] = X[jb + i + (c0 + c) * ldw];
+    });
+    t.team_barrier();
+  }
+
+  /// L11 x = b for the supernodes order[b, e): per block of 32 columns, a column sweep over
+  /// the staged block (one barrier per column), then the team updates the rows below it.
   void diag_forward(const Exec& exec, size_type b, size_type e) const {
     const LevelSolve me = *this;
     Kokkos::parallel_for(
-        "kspd::sparse::resident::forward_diag", Team(exec, int(e - b), Kokkos::AUTO), KOKKOS_LAMBDA(const Member& t) {
+        "kspd::sparse::resident::forward_diag",
+        Team(exec, int(e - b), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(scratch_bytes())),
+        KOKKOS_LAMBDA(const Member& t) {
           const DevSnode sn = me.sns[me.order[b + t.league_rank()]];
           const Scalar* p = me.vals + sn.voff;
           const int k = sn.ncols, ld = sn.nrows;
           Scalar* X = me.W + sn.first_col;
+          Scratch scratch(t.team_scratch(0), 2 * kBlock * kBlock);
+          Scalar* Lb = scratch.data();
+          Scalar* Xb = Lb + kBlock * kBlock;
           for (int jb = 0; jb < k; jb += kBlock) {
-            const int je = jb + kBlock < k ? jb + kBlock : k;
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(t, me.nr), [&](const int c) {
-              Scalar* x = X + c * me.ldw;
-              for (int j = jb; j < je; ++j) {
-                const Scalar xj = x[j] / p[j + std::int64_t(j) * ld];
-                x[j] = xj;
-                for (int i = j + 1; i < je; ++i) x[i] -= p[i + std::int64_t(j) * ld] * xj;
+            const int je = jb + kBlock < k ? jb + kBlock : k, bs = je - jb;
+            for (int c0 = 0; c0 < me.nr; c0 += kBlock) {
+              const int nc = me.nr - c0 < kBlock ? me.nr - c0 : kBlock;
+              stage(t, p, ld, X, me.ldw, jb, bs, c0, nc, Lb, Xb);
+              for (int j = 0; j + 1 < bs; ++j) {
+                const int rows = bs - j - 1;
+                Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * nc), [&](const int q) {
+                  const int i = j + 1 + q % rows, c = q / rows;
+                  Xb[i + kBlock * c] -= Lb[i + kBlock * j] * (Xb[j + kBlock * c] / Lb[j + kBlock * j]);
+                });
+                t.team_barrier();
               }
-            });
-            t.team_barrier();
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
+                const int i = q % bs, c = q / bs;
+                X[jb + i + (c0 + c) * me.ldw] = Xb[i + kBlock * c] / Lb[i + kBlock * i];
+              });
+              t.team_barrier();
+            }
             const int rest = k - je;
             Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rest * me.nr), [&](const int q) {
               const int i = je + q % rest, c = q / rest;
@@ -125,26 +158,39 @@ struct LevelSolve {
         });
   }
 
-  /// L11^T x = y for the supernodes order[b, e), blocks of 32 from the bottom.
+  /// L11^T x = y for the supernodes order[b, e), blocks of 32 from the bottom, each swept
+  /// in team scratch.
   void diag_backward(const Exec& exec, size_type b, size_type e) const {
     const LevelSolve me = *this;
     Kokkos::parallel_for(
-        "kspd::sparse::resident::backward_diag", Team(exec, int(e - b), Kokkos::AUTO), KOKKOS_LAMBDA(const Member& t) {
+        "kspd::sparse::resident::backward_diag",
+        Team(exec, int(e - b), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(scratch_bytes())),
+        KOKKOS_LAMBDA(const Member& t) {
           const DevSnode sn = me.sns[me.order[b + t.league_rank()]];
           const Scalar* p = me.vals + sn.voff;
           const int k = sn.ncols, ld = sn.nrows;
           Scalar* X = me.W + sn.first_col;
+          Scratch scratch(t.team_scratch(0), 2 * kBlock * kBlock);
+          Scalar* Lb = scratch.data();
+          Scalar* Xb = Lb + kBlock * kBlock;
           for (int jb = ((k - 1) / kBlock) * kBlock; jb >= 0; jb -= kBlock) {
-            const int je = jb + kBlock < k ? jb + kBlock : k;
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(t, me.nr), [&](const int c) {
-              Scalar* x = X + c * me.ldw;
-              for (int j = je - 1; j >= jb; --j) {
-                const Scalar xj = x[j] / p[j + std::int64_t(j) * ld];
-                x[j] = xj;
-                for (int i = jb; i < j; ++i) x[i] -= p[j + std::int64_t(i) * ld] * xj;
+            const int je = jb + kBlock < k ? jb + kBlock : k, bs = je - jb;
+            for (int c0 = 0; c0 < me.nr; c0 += kBlock) {
+              const int nc = me.nr - c0 < kBlock ? me.nr - c0 : kBlock;
+              stage(t, p, ld, X, me.ldw, jb, bs, c0, nc, Lb, Xb);
+              for (int j = bs - 1; j > 0; --j) {
+                Kokkos::parallel_for(Kokkos::TeamThreadRange(t, j * nc), [&](const int q) {
+                  const int i = q % j, c = q / j;
+                  Xb[i + kBlock * c] -= Lb[j + kBlock * i] * (Xb[j + kBlock * c] / Lb[j + kBlock * j]);
+                });
+                t.team_barrier();
               }
-            });
-            t.team_barrier();
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
+                const int i = q % bs, c = q / bs;
+                X[jb + i + (c0 + c) * me.ldw] = Xb[i + kBlock * c] / Lb[i + kBlock * i];
+              });
+              t.team_barrier();
+            }
             Kokkos::parallel_for(Kokkos::TeamThreadRange(t, jb * me.nr), [&](const int q) {
               const int i = q % jb, c = q / jb;
               const Scalar* x = X + c * me.ldw;
