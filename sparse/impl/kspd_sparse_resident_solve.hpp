@@ -29,7 +29,8 @@ struct LevelSolve {
   using Team = Kokkos::TeamPolicy<Exec>;
   using Member = typename Team::member_type;
   static constexpr int kBlock = 32;  ///< diagonal-block columns per step
-  static constexpr int kRhs = 4;     ///< right-hand sides per pass over a row of L
+  static constexpr int kRhs = 8;     ///< right-hand sides per pass over a row of L
+  static constexpr int kRhsStage = 16;  ///< backward, several rhs: W's rows of a chunk staged per 16 rhs
 
   const Scalar* vals;
   const DevSnode* sns;
@@ -132,29 +133,61 @@ struct LevelSolve {
         });
   }
 
-  /// x -= L21^T W(rows below) for the chunks [b, e).
+  /// x -= L21^T W(rows below) for the chunks [b, e). One right-hand side: vector lanes over
+  /// the chunk's rows (coalesced reads of a column of L), a reduction per column. Several:
+  /// the chunk's rows of W staged in team scratch, a thread per (column, rhs) pair, the
+  /// lanes of a warp sharing the column (L read once per 16 right-hand sides).
   void below_backward(const Exec& exec, size_type b, size_type e) const {
     const LevelSolve me = *this;
-    const int vec = int(Team::vector_length_max());
+    if (nr == 1) {
+      const int vec = int(Team::vector_length_max());
+      Kokkos::parallel_for(
+          "kspd::sparse::resident::backward_below", Team(exec, int(e - b), Kokkos::AUTO, vec),
+          KOKKOS_LAMBDA(const Member& t) {
+            const SolveChunk ch = me.chunks[b + t.league_rank()];
+            const DevSnode sn = me.sns[ch.snode];
+            const Scalar* p = me.vals + sn.voff + sn.ncols;
+            const std::int64_t* r = me.rows + sn.row_begin + sn.ncols;
+            const int k = sn.ncols, ld = sn.nrows;
+            Scalar* X = me.W + sn.first_col;
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(t, k), [&](const int j) {
+              const Scalar* lj = p + std::int64_t(j) * ld;
+              Scalar acc = 0;
+              Kokkos::parallel_reduce(
+                  Kokkos::ThreadVectorRange(t, ch.i0, ch.i1), [&](const int i, Scalar& a) { a += lj[i] * me.W[r[i]]; }, acc);
+              Kokkos::single(Kokkos::PerThread(t), [&]() { Kokkos::atomic_add(&X[j], -acc); });
+            });
+          });
+      return;
+    }
+    const size_t bytes = Scratch::shmem_size(size_t(kSolveChunk) * kRhsStage);
     Kokkos::parallel_for(
-        "kspd::sparse::resident::backward_below", Team(exec, int(e - b), Kokkos::AUTO, vec),
+        "kspd::sparse::resident::backward_below_rhs",
+        Team(exec, int(e - b), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
         KOKKOS_LAMBDA(const Member& t) {
           const SolveChunk ch = me.chunks[b + t.league_rank()];
           const DevSnode sn = me.sns[ch.snode];
-          const Scalar* p = me.vals + sn.voff + sn.ncols;
-          const std::int64_t* r = me.rows + sn.row_begin + sn.ncols;
-          const int k = sn.ncols, ld = sn.nrows;
+          const Scalar* p = me.vals + sn.voff + sn.ncols + ch.i0;
+          const std::int64_t* r = me.rows + sn.row_begin + sn.ncols + ch.i0;
+          const int k = sn.ncols, ld = sn.nrows, rows = ch.i1 - ch.i0;
           Scalar* X = me.W + sn.first_col;
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, k), [&](const int j) {
-            const Scalar* lj = p + std::int64_t(j) * ld;
-            for (int c = 0; c < me.nr; ++c) {
-              const Scalar* w = me.W + c * me.ldw;
+          Scratch Ws(t.team_scratch(0), size_t(kSolveChunk) * kRhsStage);
+          for (int c0 = 0; c0 < me.nr; c0 += kRhsStage) {
+            const int nc = me.nr - c0 < kRhsStage ? me.nr - c0 : kRhsStage;
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * nc), [&](const int q) {
+              const int i = q % rows, c = q / rows;
+              Ws(i + kSolveChunk * c) = me.W[r[i] + (c0 + c) * me.ldw];
+            });
+            t.team_barrier();
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(t, k * nc), [&](const int q) {
+              const int c = q % nc, j = q / nc;
+              const Scalar* lj = p + std::int64_t(j) * ld;
               Scalar acc = 0;
-              Kokkos::parallel_reduce(
-                  Kokkos::ThreadVectorRange(t, ch.i0, ch.i1), [&](const int i, Scalar& a) { a += lj[i] * w[r[i]]; }, acc);
-              Kokkos::single(Kokkos::PerThread(t), [&]() { Kokkos::atomic_add(&X[j + c * me.ldw], -acc); });
-            }
-          });
+              for (int i = 0; i < rows; ++i) acc += lj[i] * Ws(i + kSolveChunk * c);
+              Kokkos::atomic_add(&X[j + (c0 + c) * me.ldw], -acc);
+            });
+            t.team_barrier();
+          }
         });
   }
 
