@@ -3,7 +3,8 @@
 // The two calls alternate (kspd first on even repetitions, LAPACK first on odd ones) so that
 // both see the same machine load; medians are reported.
 // Usage: perf_rfp_cpu_pftrf [--n 1000,2000,4000] [--prec d,z] [--variants all|NL,NU,TL,TU]
-//                           [--reps 7] [--k 256] [--smoke]
+//                           [--reps 7] [--k 256] [--algo auto|vendor|recursive|native] [--leaf 0]
+//                           [--smoke]
 // ratio = t_LAPACK / t_kspd: kspd's speed relative to LAPACK's (>= 1: kspd at least as fast).
 #include <complex>
 
@@ -44,6 +45,7 @@ struct Config {
   std::vector<std::string> precs = {"d", "z"}, variants = {"NL", "NU", "TL", "TU"};
   int reps = 7;
   long k = 256;
+  kspd::DenseOptions opt;  // --algo / --leaf: what kspd's block operations run
 };
 
 template <class T>
@@ -68,7 +70,7 @@ void run(const Config& c, const char* prec) {
           Kokkos::deep_copy(exec, W.data(), A0.data());
           exec.fence();
           Kokkos::Timer t;
-          ik = kspd::rfp::pftrf(exec, W);
+          ik = kspd::rfp::pftrf(exec, W, c.opt);
           tk.push_back(t.seconds());
         };
         auto time_l = [&] {
@@ -127,6 +129,11 @@ int main(int argc, char* argv[]) {
       if (v != "all") c.variants = parse_words(v);
     } else if (arg("--reps")) c.reps = std::stoi(argv[++i]);
     else if (arg("--k")) c.k = std::stol(argv[++i]);
+    else if (arg("--algo")) {
+      const std::string a = argv[++i];
+      c.opt.algo = a == "vendor" ? kspd::Algo::Vendor : a == "recursive" ? kspd::Algo::Recursive
+                   : a == "native"  ? kspd::Algo::Native : kspd::Algo::Auto;
+    } else if (arg("--leaf")) c.opt.leaf_size = std::stol(argv[++i]);
     else {
       std::fprintf(stderr, "perf_rfp_cpu_pftrf: unknown argument %s\n", argv[i]);
       return 2;
@@ -134,8 +141,9 @@ int main(int argc, char* argv[]) {
   }
   const char* nt = std::getenv("OPENBLAS_NUM_THREADS");
   std::printf("perf_rfp_cpu_pftrf: backend %s, kspd %d.%d (git %s), OPENBLAS_NUM_THREADS=%s, k %ld, reps %d "
-              "(median); ratio = t_LAPACK / t_kspd\n",
-              Exec::name(), KSPD_VERSION_MAJOR, KSPD_VERSION_MINOR, KSPD_GIT_HASH, nt ? nt : "(unset)", c.k, c.reps);
+              "(median), algo %d leaf %lld; ratio = t_LAPACK / t_kspd\n",
+              Exec::name(), KSPD_VERSION_MAJOR, KSPD_VERSION_MINOR, KSPD_GIT_HASH, nt ? nt : "(unset)", c.k, c.reps,
+              int(c.opt.algo), c.opt.leaf_size);
   for (const auto& p : c.precs) {
     if (p == "s") run<float>(c, "s");
     if (p == "d") run<double>(c, "d");
