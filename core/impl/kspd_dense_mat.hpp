@@ -42,6 +42,16 @@ KOKKOS_INLINE_FUNCTION T conj_if(bool c, const T& x) {
     return x;
   }
 }
+/// Re(x) as a T when `r` (complex scalars), x otherwise: a Hermitian diagonal.
+template <class T>
+KOKKOS_INLINE_FUNCTION T real_if(bool r, const T& x) {
+  if constexpr (is_complex_v<T>) {
+    return r ? T(x.real()) : x;
+  } else {
+    (void)r;
+    return x;
+  }
+}
 template <class T>
 KOKKOS_INLINE_FUNCTION real_t<T> real_part(const T& x) {
   if constexpr (is_complex_v<T>) return x.real();

@@ -150,12 +150,11 @@ void syrk_leaf(const ExecSpace& exec, T alpha, CMat<T> A, CMat<T> B, bool two, T
           for (size_type l = 0; l < k; ++l) s += A(i, l) * B(j, l) + B(i, l) * A(j, l);
         else
           for (size_type l = 0; l < k; ++l) s += A(i, l) * conj_if(true, A(j, l));
-        if constexpr (is_complex_v<T>) {
-          if (i == j) s = T(s.real());  // herk: the diagonal stays real
-          C(i, j) = beta == T(0) ? alpha * s : alpha * s + beta * (i == j ? T(C(i, j).real()) : C(i, j));
-        } else {
-          C(i, j) = beta == T(0) ? alpha * s : alpha * s + beta * C(i, j);
-        }
+        // herk: the diagonal stays real (no constexpr-if here: CUDA's extended lambdas
+        // cannot first-capture in one)
+        const bool d = !two && i == j;
+        s = real_if(d, s);
+        C(i, j) = beta == T(0) ? alpha * s : alpha * s + beta * real_if(d, C(i, j));
       });
 }
 
@@ -199,7 +198,7 @@ void potrf_leaf(const ExecSpace& exec, Mat<T> A, int* info) {
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j + 1, n), [&](const size_type c) {
             const T acj = conj_if(true, A(c, j));
             for (size_type i = c; i < n; ++i) A(i, c) -= A(i, j) * acj;
-            if constexpr (is_complex_v<T>) A(c, c) = T(A(c, c).real());
+            A(c, c) = real_if(true, A(c, c));  // a Hermitian diagonal stays real
           });
           team.team_barrier();
         }

@@ -48,19 +48,14 @@ void trttf(const ExecSpace& exec, const FV& A, const Matrix<T, Mem>& ARF) {
   Impl::check_full<ExecSpace>("kspd::rfp::trttf", "A", A, ARF.n());
   compat::ScopedRegion region("kspd::rfp::trttf");
   const Layout L = ARF.layout();
-  const bool lower = L.uplo == Uplo::Lower;
+  const bool herm = is_complex_v<T>;
   auto arf = ARF.data();
   Kokkos::parallel_for(
       "kspd::rfp::trttf", Impl::Range64<ExecSpace>(exec, 0, L.size()), KOKKOS_LAMBDA(std::int64_t p) {
         size_type i, j;
-        if constexpr (is_complex_v<T>) {  // the `uplo` triangle's value, conjugated where ?trttf does
-          bool cj;
-          L.decode_herm(p, i, j, cj);
-          arf(p) = kspd::Impl::conj_if(cj, T(A(i, j)));
-        } else {
-          L.decode(p, i, j);
-          arf(p) = lower ? A(i, j) : A(j, i);
-        }
+        bool cj;  // the `uplo` triangle's value, conjugated where c/ztrttf does
+        L.decode_uplo(p, herm, i, j, cj);
+        arf(p) = kspd::Impl::conj_if(cj, T(A(i, j)));
       });
 }
 
@@ -71,20 +66,14 @@ void tfttr(const ExecSpace& exec, const Matrix<T, Mem>& ARF, const FV& A) {
   Impl::check_full<ExecSpace>("kspd::rfp::tfttr", "A", A, ARF.n());
   compat::ScopedRegion region("kspd::rfp::tfttr");
   const Layout L = ARF.layout();
-  const bool lower = L.uplo == Uplo::Lower;
+  const bool herm = is_complex_v<T>;
   auto arf = ARF.data();
   Kokkos::parallel_for(
       "kspd::rfp::tfttr", Impl::Range64<ExecSpace>(exec, 0, L.size()), KOKKOS_LAMBDA(std::int64_t p) {
         size_type i, j;
-        if constexpr (is_complex_v<T>) {
-          bool cj;
-          L.decode_herm(p, i, j, cj);
-          A(i, j) = kspd::Impl::conj_if(cj, arf(p));
-        } else {
-          L.decode(p, i, j);
-          if (lower) A(i, j) = arf(p);
-          else A(j, i) = arf(p);
-        }
+        bool cj;
+        L.decode_uplo(p, herm, i, j, cj);
+        A(i, j) = kspd::Impl::conj_if(cj, arf(p));
       });
 }
 
@@ -95,19 +84,14 @@ void tpttf(const ExecSpace& exec, const PV& AP, const Matrix<T, Mem>& ARF) {
   Impl::check_packed<ExecSpace>("kspd::rfp::tpttf", "AP", AP, ARF.n());
   compat::ScopedRegion region("kspd::rfp::tpttf");
   const Layout L = ARF.layout();
-  const bool lower = L.uplo == Uplo::Lower;
+  const bool lower = L.uplo == Uplo::Lower, herm = is_complex_v<T>;
   auto arf = ARF.data();
   Kokkos::parallel_for(
       "kspd::rfp::tpttf", Impl::Range64<ExecSpace>(exec, 0, L.size()), KOKKOS_LAMBDA(std::int64_t p) {
         size_type i, j;
-        if constexpr (is_complex_v<T>) {
-          bool cj;
-          L.decode_herm(p, i, j, cj);
-          arf(p) = kspd::Impl::conj_if(cj, T(AP(Impl::packed_index(lower, L.n, i, j))));
-        } else {
-          L.decode(p, i, j);
-          arf(p) = lower ? AP(Impl::packed_index(true, L.n, i, j)) : AP(Impl::packed_index(false, L.n, j, i));
-        }
+        bool cj;
+        L.decode_uplo(p, herm, i, j, cj);
+        arf(p) = kspd::Impl::conj_if(cj, T(AP(Impl::packed_index(lower, L.n, i, j))));
       });
 }
 
@@ -118,20 +102,14 @@ void tfttp(const ExecSpace& exec, const Matrix<T, Mem>& ARF, const PV& AP) {
   Impl::check_packed<ExecSpace>("kspd::rfp::tfttp", "AP", AP, ARF.n());
   compat::ScopedRegion region("kspd::rfp::tfttp");
   const Layout L = ARF.layout();
-  const bool lower = L.uplo == Uplo::Lower;
+  const bool lower = L.uplo == Uplo::Lower, herm = is_complex_v<T>;
   auto arf = ARF.data();
   Kokkos::parallel_for(
       "kspd::rfp::tfttp", Impl::Range64<ExecSpace>(exec, 0, L.size()), KOKKOS_LAMBDA(std::int64_t p) {
         size_type i, j;
-        if constexpr (is_complex_v<T>) {
-          bool cj;
-          L.decode_herm(p, i, j, cj);
-          AP(Impl::packed_index(lower, L.n, i, j)) = kspd::Impl::conj_if(cj, arf(p));
-        } else {
-          L.decode(p, i, j);
-          if (lower) AP(Impl::packed_index(true, L.n, i, j)) = arf(p);
-          else AP(Impl::packed_index(false, L.n, j, i)) = arf(p);
-        }
+        bool cj;
+        L.decode_uplo(p, herm, i, j, cj);
+        AP(Impl::packed_index(lower, L.n, i, j)) = kspd::Impl::conj_if(cj, arf(p));
       });
 }
 

@@ -132,6 +132,20 @@ struct Layout {
     }
   }
 
+  /// The entry at `pos` holds A(i,j) of the `uplo` triangle, conjugated when `cj`:
+  /// decode_herm for complex Hermitian matrices (herm), decode oriented to `uplo` otherwise.
+  KOKKOS_INLINE_FUNCTION void decode_uplo(offset_type pos, bool herm, size_type& i, size_type& j, bool& cj) const {
+    if (herm) {
+      decode_herm(pos, i, j, cj);
+      return;
+    }
+    size_type a, b;
+    decode(pos, a, b);
+    cj = false;
+    i = uplo == Uplo::Lower ? a : b;
+    j = uplo == Uplo::Lower ? b : a;
+  }
+
  private:
   KOKKOS_INLINE_FUNCTION offset_type tri_index(const Block& t, size_type a, size_type b) const {
     const bool swap = t.uplo == Uplo::Lower ? a < b : a > b;
