@@ -47,6 +47,11 @@ Algo resolve(Algo requested, DenseOp op, size_type size) {
     return Algo::Native;
   } else if constexpr (compat::is_host_exec_v<ExecSpace>) {
     return Algo::Vendor;
+  } else if constexpr (is_complex_v<T>) {
+    // CUDA, complex: not measured yet; the recursion reaches Upper and transposed operands
+    // through transposed views, which cuBLAS cannot take for Hermitian operations (they fall
+    // back to the native leaves), so the vendor call wherever one exists
+    return op == DenseOp::Lauum ? Algo::Recursive : Algo::Vendor;
   } else {  // CUDA: the recursive kernels win on large triangular work, and CUDA has no lauum
     switch (op) {
       case DenseOp::Trxm: return size >= 4096 ? Algo::Recursive : Algo::Vendor;
