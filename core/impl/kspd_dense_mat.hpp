@@ -32,6 +32,37 @@ struct Mat {
   KOKKOS_INLINE_FUNCTION bool empty() const { return m == 0 || n == 0; }
 };
 
+/// conj(x) when `c` (complex scalars), x otherwise: the reads of op(A) = A^H.
+template <class T>
+KOKKOS_INLINE_FUNCTION T conj_if(bool c, const T& x) {
+  if constexpr (is_complex_v<T>) {
+    return c ? Kokkos::conj(x) : x;
+  } else {
+    (void)c;
+    return x;
+  }
+}
+/// Re(x) as a T when `r` (complex scalars), x otherwise: a Hermitian diagonal.
+template <class T>
+KOKKOS_INLINE_FUNCTION T real_if(bool r, const T& x) {
+  if constexpr (is_complex_v<T>) {
+    return r ? T(x.real()) : x;
+  } else {
+    (void)r;
+    return x;
+  }
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION real_t<T> real_part(const T& x) {
+  if constexpr (is_complex_v<T>) return x.real();
+  else return x;
+}
+/// The transpose of the Hermitian algorithms: A^H for complex scalars, A^T for real ones.
+template <class T>
+constexpr Trans herm_trans() {
+  return is_complex_v<T> ? Trans::ConjTranspose : Trans::Transpose;
+}
+
 /// Mat<const T> with T in a non-deduced context, so a Mat<T> argument converts to it.
 template <class T>
 struct NonDeduced {

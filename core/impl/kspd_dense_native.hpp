@@ -36,6 +36,40 @@ void scale(const ExecSpace& exec, T beta, Mat<T> C) {
       });
 }
 
+/// B = conj(B) (complex scalars; nothing for real ones).
+template <class ExecSpace, class T>
+void conj_inplace(const ExecSpace& exec, Mat<T> B) {
+  if constexpr (is_complex_v<T>) {
+    if (B.empty()) return;
+    const size_type m = B.m;
+    Kokkos::parallel_for(
+        "kspd::native::conj", Kokkos::RangePolicy<ExecSpace>(exec, 0, B.m * B.n), KOKKOS_LAMBDA(const size_type idx) {
+          T& b = B(idx % m, idx / m);
+          b = Kokkos::conj(b);
+        });
+  } else {
+    (void)exec;
+    (void)B;
+  }
+}
+/// The lower triangle of the square C conjugated: the lower triangle of a Hermitian matrix
+/// seen through a transposed view is the conjugate of what the algorithms expect.
+template <class ExecSpace, class T>
+void conj_lower(const ExecSpace& exec, Mat<T> C) {
+  if constexpr (is_complex_v<T>) {
+    if (C.empty()) return;
+    const size_type n = C.n;
+    Kokkos::parallel_for(
+        "kspd::native::conj_lower", Kokkos::RangePolicy<ExecSpace>(exec, 0, n * n), KOKKOS_LAMBDA(const size_type idx) {
+          const size_type i = idx % n, j = idx / n;
+          if (i >= j) C(i, j) = Kokkos::conj(C(i, j));
+        });
+  } else {
+    (void)exec;
+    (void)C;
+  }
+}
+
 /// C = alpha op(A) op(B) + beta C on KokkosBlas::gemm.
 template <class ExecSpace, class T>
 void gemm(const ExecSpace& exec, Trans ta, Trans tb, T alpha, CMat<T> A, CMat<T> B, T beta,
@@ -47,8 +81,9 @@ void gemm(const ExecSpace& exec, Trans ta, Trans tb, T alpha, CMat<T> A, CMat<T>
     return;
   }
   if (beta == T(0)) scale(exec, T(0), C);  // so that poison in C never reaches beta * C
-  const char* sa = is_trans(ta) ? "T" : "N";
-  const char* sb = is_trans(tb) ? "T" : "N";
+  auto op = [](Trans t) { return !is_trans(t) ? "N" : (is_complex_v<T> && is_conj(t)) ? "C" : "T"; };
+  const char* sa = op(ta);
+  const char* sb = op(tb);
   compat::gemm(exec, sa, sb, alpha, as_view<ExecSpace, const T>(A), as_view<ExecSpace, const T>(B),
                beta, as_view<ExecSpace, T>(C));
 }
@@ -62,6 +97,7 @@ void trxm_leaf(const ExecSpace& exec, bool solve, Trans trans, Diag diag, T alph
   const size_type m = B.m;
   const bool unit = diag == Diag::Unit;
   const bool tr = is_trans(trans);
+  const bool cj = is_conj(trans);  // op(A) = A^H reads conj(A) (complex scalars)
   Kokkos::parallel_for(
       solve ? "kspd::native::trsm_leaf" : "kspd::native::trmm_leaf",
       Kokkos::RangePolicy<ExecSpace>(exec, 0, B.n), KOKKOS_LAMBDA(const size_type j) {
@@ -72,11 +108,11 @@ void trxm_leaf(const ExecSpace& exec, bool solve, Trans trans, Diag diag, T alph
               for (size_type k = 0; k < i; ++k) s -= A(i, k) * B(k, j);
               B(i, j) = unit ? s : s / A(i, i);
             }
-          } else {  // L^T x = alpha b, backward
+          } else {  // L^T x = alpha b (L^H: conjugated reads), backward
             for (size_type i = m - 1; i >= 0; --i) {
               T s = alpha * B(i, j);
-              for (size_type k = i + 1; k < m; ++k) s -= A(k, i) * B(k, j);
-              B(i, j) = unit ? s : s / A(i, i);
+              for (size_type k = i + 1; k < m; ++k) s -= conj_if(cj, A(k, i)) * B(k, j);
+              B(i, j) = unit ? s : s / conj_if(cj, A(i, i));
             }
           }
         } else {
@@ -86,10 +122,10 @@ void trxm_leaf(const ExecSpace& exec, bool solve, Trans trans, Diag diag, T alph
               for (size_type k = 0; k < i; ++k) s += A(i, k) * B(k, j);
               B(i, j) = alpha * s;
             }
-          } else {  // b = alpha L^T b, top-down
+          } else {  // b = alpha L^T b (L^H), top-down
             for (size_type i = 0; i < m; ++i) {
-              T s = unit ? B(i, j) : A(i, i) * B(i, j);
-              for (size_type k = i + 1; k < m; ++k) s += A(k, i) * B(k, j);
+              T s = unit ? B(i, j) : conj_if(cj, A(i, i)) * B(i, j);
+              for (size_type k = i + 1; k < m; ++k) s += conj_if(cj, A(k, i)) * B(k, j);
               B(i, j) = alpha * s;
             }
           }
@@ -97,7 +133,8 @@ void trxm_leaf(const ExecSpace& exec, bool solve, Trans trans, Diag diag, T alph
       });
 }
 
-/// Lower triangle of C = alpha (A B^T [+ B A^T]) + beta C, A and B n-by-k. B == nullptr: syrk.
+/// Lower triangle of C = alpha (A B^T [+ B A^T]) + beta C, A and B n-by-k (A A^H, herk, for
+/// complex scalars; syr2k is real only).
 template <class ExecSpace, class T>
 void syrk_leaf(const ExecSpace& exec, T alpha, CMat<T> A, CMat<T> B, bool two, T beta,
                Mat<T> C) {
@@ -112,8 +149,12 @@ void syrk_leaf(const ExecSpace& exec, T alpha, CMat<T> A, CMat<T> B, bool two, T
         if (two)
           for (size_type l = 0; l < k; ++l) s += A(i, l) * B(j, l) + B(i, l) * A(j, l);
         else
-          for (size_type l = 0; l < k; ++l) s += A(i, l) * A(j, l);
-        C(i, j) = beta == T(0) ? alpha * s : alpha * s + beta * C(i, j);
+          for (size_type l = 0; l < k; ++l) s += A(i, l) * conj_if(true, A(j, l));
+        // herk: the diagonal stays real (no constexpr-if here: CUDA's extended lambdas
+        // cannot first-capture in one)
+        const bool d = !two && i == j;
+        s = real_if(d, s);
+        C(i, j) = beta == T(0) ? alpha * s : alpha * s + beta * real_if(d, C(i, j));
       });
 }
 
@@ -143,20 +184,21 @@ void potrf_leaf(const ExecSpace& exec, Mat<T> A, int* info) {
       "kspd::native::potrf_leaf", Policy(exec, 1, Kokkos::AUTO), KOKKOS_LAMBDA(const Member& team) {
         int failed = 0;
         for (size_type j = 0; j < n; ++j) {
-          const T ajj = A(j, j);
+          const auto ajj = real_part(A(j, j));  // LAPACK reads the real part of a Hermitian diagonal
           team.team_barrier();
-          if (!(ajj > T(0))) {  // also catches NaN
+          if (!(ajj > real_t<T>(0)) || A(j, j) != A(j, j)) {  // also catches NaN
             failed = int(j + 1);
             break;
           }
-          const T ljj = compat::sqrt(ajj);
+          const T ljj = T(compat::sqrt(ajj));
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j, n), [&](const size_type i) {
             A(i, j) = i == j ? ljj : A(i, j) / ljj;
           });
           team.team_barrier();
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j + 1, n), [&](const size_type c) {
-            const T acj = A(c, j);
+            const T acj = conj_if(true, A(c, j));
             for (size_type i = c; i < n; ++i) A(i, c) -= A(i, j) * acj;
+            A(c, c) = real_if(true, A(c, c));  // a Hermitian diagonal stays real
           });
           team.team_barrier();
         }
@@ -224,8 +266,8 @@ struct TrtriRow {
 template <class T>
 struct LauumRow {
   KOKKOS_INLINE_FUNCTION T operator()(const Mat<T>& A, size_type i, size_type j) const {
-    T s = 0;  // (L^T L)(i,j) = sum_{k >= i} L(k,i) L(k,j); rows >= i are untouched
-    for (size_type k = i; k < A.n; ++k) s += A(k, i) * A(k, j);
+    T s = 0;  // (L^H L)(i,j) = sum_{k >= i} conj(L(k,i)) L(k,j); rows >= i are untouched
+    for (size_type k = i; k < A.n; ++k) s += conj_if(true, A(k, i)) * A(k, j);
     return s;
   }
 };
@@ -301,8 +343,8 @@ void lauum_leaf(const ExecSpace& exec, Mat<T> A) {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, size_type(0), n * n), [&](const size_type idx) {
       const size_type i = idx % n, j = idx / n;
       if (i < j) return;
-      T s = 0;  // (L^T L)(i,j) = sum_{k >= i} L(k,i) L(k,j)
-      for (size_type k = i; k < n; ++k) s += L(k, i) * L(k, j);
+      T s = 0;  // (L^H L)(i,j) = sum_{k >= i} conj(L(k,i)) L(k,j)
+      for (size_type k = i; k < n; ++k) s += conj_if(true, L(k, i)) * L(k, j);
       A(i, j) = s;
     });
   });

@@ -70,6 +70,7 @@ struct Recursive {
     const size_type m1 = recursion_split(m), m2 = m - m1, n = B.n;
     auto A11 = A.sub(0, 0, m1, m1), A21 = A.sub(m1, 0, m2, m1), A22 = A.sub(m1, m1, m2, m2);
     auto B1 = B.sub(0, 0, m1, n), B2 = B.sub(m1, 0, m2, n);
+    // t is NoTranspose, Transpose or (complex) ConjTranspose: the off-diagonal GEMM takes it
     if (solve) {
       if (!is_trans(t)) {  // [L11 0; L21 L22] X = alpha B
         trxm(true, t, d, alpha, A11, B1);
@@ -77,7 +78,7 @@ struct Recursive {
         trxm(true, t, d, T(1), A22, B2);
       } else {  // [L11^T L21^T; 0 L22^T] X = alpha B
         trxm(true, t, d, alpha, A22, B2);
-        gemm(Trans::Transpose, Trans::NoTranspose, T(-1), A21, B2, alpha, B1);
+        gemm(t, Trans::NoTranspose, T(-1), A21, B2, alpha, B1);
         trxm(true, t, d, T(1), A11, B1);
       }
     } else {
@@ -87,27 +88,39 @@ struct Recursive {
         trxm(false, t, d, alpha, A11, B1);
       } else {  // B1 = a(L11^T B1 + L21^T B2) first, it needs the old B2
         trxm(false, t, d, alpha, A11, B1);
-        gemm(Trans::Transpose, Trans::NoTranspose, alpha, A21, B2, T(1), B1);
+        gemm(t, Trans::NoTranspose, alpha, A21, B2, T(1), B1);
         trxm(false, t, d, alpha, A22, B2);
       }
     }
   }
 
   /// Any side/uplo/trans onto Left/Lower.
+  /// For complex scalars op is (transpose?, conjugate?): a transposition keeps the conjugation,
+  /// and a conjugation left without a transpose (conj(A) X = alpha B) becomes
+  /// A conj(X) = conj(alpha) conj(B), solved on B conjugated in place (two O(mn) passes).
   void trxm(bool solve, Side side, Uplo uplo, Trans t, Diag d, T alpha, Mat<const T> A,
             Mat<T> B) const {
+    bool tr = is_trans(t);
+    const bool cj = is_complex_v<T> && is_conj(t);
     if (side == Side::Right) {  // X op(A) = B  <=>  op(A)^T X^T = B^T
       B = B.t();
-      t = toggle(t);
+      tr = !tr;
     }
     if (uplo == Uplo::Upper) {  // U = (U^T)^T and U^T is lower
       A = A.t();
-      t = toggle(t);
+      tr = !tr;
     }
-    trxm(solve, t, d, alpha, A, B);
+    if (cj && !tr) {
+      native::conj_inplace(exec, B);
+      trxm(solve, Trans::NoTranspose, d, conj_if(true, alpha), A, B);
+      native::conj_inplace(exec, B);
+      return;
+    }
+    trxm(solve, !tr ? Trans::NoTranspose : cj ? Trans::ConjTranspose : Trans::Transpose, d, alpha, A, B);
   }
 
   // ---- SYRK / SYR2K: lower C = alpha (A B^T [+ B A^T]) + beta C, A, B n-by-k ------------
+  // (HERK, A A^H, for complex scalars; SYR2K is real only)
   void syrk(T alpha, Mat<const T> A, Mat<const T> B, bool two, T beta, Mat<T> C) const {
     const size_type n = C.n;
     if (n == 0) return;
@@ -123,7 +136,7 @@ struct Recursive {
     auto A1 = A.sub(0, 0, n1, k), A2 = A.sub(n1, 0, n2, k);
     auto B1 = B.sub(0, 0, n1, k), B2 = B.sub(n1, 0, n2, k);
     syrk(alpha, A1, B1, two, beta, C.sub(0, 0, n1, n1));
-    gemm(Trans::NoTranspose, Trans::Transpose, alpha, A2, two ? B1 : A1, beta, C.sub(n1, 0, n2, n1));
+    gemm(Trans::NoTranspose, herm_trans<T>(), alpha, A2, two ? B1 : A1, beta, C.sub(n1, 0, n2, n1));
     if (two) gemm(Trans::NoTranspose, Trans::Transpose, alpha, B2, A1, T(1), C.sub(n1, 0, n2, n1));
     syrk(alpha, A2, B2, two, beta, C.sub(n1, n1, n2, n2));
   }
@@ -159,7 +172,7 @@ struct Recursive {
     const size_type n1 = recursion_split(n), n2 = n - n1;
     auto A11 = A.sub(0, 0, n1, n1), A21 = A.sub(n1, 0, n2, n1), A22 = A.sub(n1, n1, n2, n2);
     if (int i1 = potrf(A11, info)) return i1;
-    trxm(true, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, T(1), A11, A21);
+    trxm(true, Side::Right, Uplo::Lower, herm_trans<T>(), Diag::NonUnit, T(1), A11, A21);
     syrk(T(-1), A21, A21, false, T(1), A22);
     const int i2 = potrf(A22, info);
     return i2 ? int(n1) + i2 : 0;
@@ -212,8 +225,11 @@ struct Recursive {
     const size_type n1 = recursion_split(n), n2 = n - n1;
     auto A11 = A.sub(0, 0, n1, n1), A21 = A.sub(n1, 0, n2, n1), A22 = A.sub(n1, n1, n2, n2);
     lauum(A11);                                                   // L11^T L11
-    syrk(T(1), A21.t(), A21.t(), false, T(1), A11);               // + L21^T L21
-    trxm(false, Side::Left, Uplo::Lower, Trans::Transpose, Diag::NonUnit, T(1), A22, A21);  // L22^T L21
+    // + L21^T L21; complex: A21^T conj(A21) = conj(L21^H L21), added to conj(A11)
+    native::conj_lower(exec, A11);
+    syrk(T(1), A21.t(), A21.t(), false, T(1), A11);
+    native::conj_lower(exec, A11);
+    trxm(false, Side::Left, Uplo::Lower, herm_trans<T>(), Diag::NonUnit, T(1), A22, A21);  // L22^T L21
     lauum(A22);                                                   // L22^T L22
   }
 };

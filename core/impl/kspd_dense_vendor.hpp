@@ -19,7 +19,7 @@ namespace kspd::Impl {
 
 template <class ExecSpace, class T>
 inline constexpr bool has_vendor_v =
-    is_blas_scalar<std::remove_const_t<T>>::value &&
+    is_vendor_scalar<std::remove_const_t<T>>::value &&
     (compat::is_host_exec_v<ExecSpace>
 #ifdef KSPD_ENABLE_CUDA_TPLS
      || compat::is_cuda_exec_v<ExecSpace>
@@ -37,6 +37,15 @@ bool orient(Mat<T>& a, bool& transposed) {
     return true;
   }
   return false;
+}
+
+/// Toggles op for an operand seen through its transpose. For complex scalars A^H = conj(S)
+/// for the storage S = A^T, which BLAS cannot express: returns false (the caller falls back).
+template <class T>
+bool toggle_op(Trans& t) {
+  if (is_complex_v<T> && is_conj(t)) return false;
+  t = toggle(t);
+  return true;
 }
 
 #ifdef KSPD_ENABLE_CUDA_TPLS
@@ -63,13 +72,14 @@ bool vendor_gemm(const ExecSpace& exec, Trans ta, Trans tb, T alpha, CMat<T> A, 
     if (tC) {  // C^T = op(B)^T op(A)^T
       std::swap(A, B);
       Trans t = ta;
-      ta = toggle(tb);
-      tb = toggle(t);
+      ta = tb;
+      tb = t;
+      if (!toggle_op<T>(ta) || !toggle_op<T>(tb)) return false;
     }
     // With an operand stored transposed, its op toggles.
     if (!orient(A, tA) || !orient(B, tB)) return false;
-    if (tA) ta = toggle(ta);
-    if (tB) tb = toggle(tb);
+    if (tA && !toggle_op<T>(ta)) return false;
+    if (tB && !toggle_op<T>(tb)) return false;
     auto a = col_major(A);
     auto b = col_major(B);
     auto c = col_major(C);
@@ -80,7 +90,8 @@ bool vendor_gemm(const ExecSpace& exec, Trans ta, Trans tb, T alpha, CMat<T> A, 
   }
 }
 
-/// C(uplo) = alpha op(A) op(A)^T + beta C
+/// C(uplo) = alpha op(A) op(A)^T + beta C (complex: herk, alpha op(A) op(A)^H with real
+/// alpha and beta, op N or C)
 template <class ExecSpace, class T>
 bool vendor_syrk(const ExecSpace& exec, Uplo uplo, Trans trans, T alpha, CMat<T> A, T beta,
                  Mat<T> C) {
@@ -89,14 +100,25 @@ bool vendor_syrk(const ExecSpace& exec, Uplo uplo, Trans trans, T alpha, CMat<T>
   } else {
     bool tC, tA;
     if (!orient(C, tC) || !orient(A, tA)) return false;
-    if (tC) uplo = flip(uplo);
-    if (tA) trans = toggle(trans);
-    auto a = col_major(A);
-    auto c = col_major(C);
-    const size_type k = is_trans(trans) ? a.m : a.n;
-    KSPD_VENDOR_CALL(exec, syrk, to_char(uplo), to_char(trans), c.n, k, alpha, a.p, a.ld, beta, c.p,
-                     c.ld);
-    return true;
+    if constexpr (is_complex_v<T>) {
+      // herk: C's transpose is conj(C), A's storage conj(A^H): neither is a BLAS call
+      if (tC || tA) return false;
+      auto a = col_major(A);
+      auto c = col_major(C);
+      const size_type k = is_trans(trans) ? a.m : a.n;
+      KSPD_VENDOR_CALL(exec, herk, to_char(uplo), is_trans(trans) ? 'C' : 'N', c.n, k, alpha.real(), a.p, a.ld,
+                       beta.real(), c.p, c.ld);
+      return true;
+    } else {
+      if (tC) uplo = flip(uplo);
+      if (tA) trans = toggle(trans);
+      auto a = col_major(A);
+      auto c = col_major(C);
+      const size_type k = is_trans(trans) ? a.m : a.n;
+      KSPD_VENDOR_CALL(exec, syrk, to_char(uplo), to_char(trans), c.n, k, alpha, a.p, a.ld, beta, c.p,
+                       c.ld);
+      return true;
+    }
   }
 }
 
@@ -104,7 +126,7 @@ bool vendor_syrk(const ExecSpace& exec, Uplo uplo, Trans trans, T alpha, CMat<T>
 template <class ExecSpace, class T>
 bool vendor_syr2k(const ExecSpace& exec, Uplo uplo, Trans trans, T alpha, CMat<T> A,
                   CMat<T> B, T beta, Mat<T> C) {
-  if constexpr (!has_vendor_v<ExecSpace, T>) {
+  if constexpr (!has_vendor_v<ExecSpace, T> || is_complex_v<T>) {
     return false;
   } else {
     bool tC, tA, tB;
@@ -125,7 +147,7 @@ bool vendor_syr2k(const ExecSpace& exec, Uplo uplo, Trans trans, T alpha, CMat<T
 template <class ExecSpace, class T>
 bool vendor_symm(const ExecSpace& exec, Side side, Uplo uplo, T alpha, CMat<T> A,
                  CMat<T> B, T beta, Mat<T> C) {
-  if constexpr (!has_vendor_v<ExecSpace, T>) {
+  if constexpr (!has_vendor_v<ExecSpace, T> || is_complex_v<T>) {
     return false;
   } else {
     bool tA, tB, tC;
@@ -152,11 +174,11 @@ bool vendor_trxm(const ExecSpace& exec, bool is_solve, Side side, Uplo uplo, Tra
     if (!orient(A, tA) || !orient(B, tB)) return false;
     if (tA) {
       uplo = flip(uplo);
-      trans = toggle(trans);
+      if (!toggle_op<T>(trans)) return false;
     }
     if (tB) {  // op(A) X = B  <=>  X^T op(A)^T = B^T
       side = flip(side);
-      trans = toggle(trans);
+      if (!toggle_op<T>(trans)) return false;
     }
     auto a = col_major(A);
     auto b = col_major(B);
@@ -182,6 +204,8 @@ bool vendor_factor(const ExecSpace& exec, FactorOp fop, Uplo uplo, Diag diag, Ma
   } else {
     bool tA;
     if (!orient(A, tA)) return false;
+    // Complex too: the storage of a Hermitian A's transposed view is conj(A) = A^T, whose
+    // factor in the flipped triangle is the conjugate of A's (and inv, L^H L likewise).
     if (tA) uplo = flip(uplo);
     auto a = col_major(A);
     const char u = to_char(uplo);

@@ -2,7 +2,8 @@
 #define KSPD_DENSE_HPP
 /// \file kspd_dense.hpp
 /// Dense BLAS-3 and LAPACK operations on rank-2 Kokkos Views (column-major, row-major or
-/// strided; float and double), every one taking an execution-space instance first and
+/// strided; float, double, Kokkos::complex<float> and Kokkos::complex<double>: for complex
+/// scalars gemm, herk, trsm, trmm and the Hermitian factorizations), every one taking an execution-space instance first and
 /// enqueueing its work there. CUDA builds call cuBLAS/cuSOLVER on exec's stream (or the
 /// recursive kernels, where they are faster); host spaces call host BLAS/LAPACK; other
 /// backends run the recursive algorithms on KokkosBlas::gemm with portable leaves.
@@ -46,6 +47,11 @@ Algo resolve(Algo requested, DenseOp op, size_type size) {
     return Algo::Native;
   } else if constexpr (compat::is_host_exec_v<ExecSpace>) {
     return Algo::Vendor;
+  } else if constexpr (is_complex_v<T>) {
+    // CUDA, complex: not measured yet; the recursion reaches Upper and transposed operands
+    // through transposed views, which cuBLAS cannot take for Hermitian operations (they fall
+    // back to the native leaves), so the vendor call wherever one exists
+    return op == DenseOp::Lauum ? Algo::Recursive : Algo::Vendor;
   } else {  // CUDA: the recursive kernels win on large triangular work, and CUDA has no lauum
     switch (op) {
       case DenseOp::Trxm: return size >= 4096 ? Algo::Recursive : Algo::Vendor;
@@ -151,6 +157,7 @@ template <class ExecSpace, class AV, class CV>
 void syrk(const ExecSpace& exec, Uplo uplo, Trans trans, typename CV::const_value_type alpha, const AV& A,
           typename CV::const_value_type beta, const CV& C, const DenseOptions& opt = {}) {
   using T = typename CV::non_const_value_type;
+  static_assert(!is_complex_v<T>, "kspd::syrk: real scalars only; use kspd::herk for complex Hermitian C");
   Impl::check_matrix<ExecSpace>("kspd::syrk", "A", A);
   Impl::check_matrix<ExecSpace>("kspd::syrk", "C", C);
   Impl::require_square("kspd::syrk", "C", C);
@@ -168,11 +175,55 @@ void syrk(const ExecSpace& exec, Uplo uplo, Trans trans, typename CV::const_valu
   Impl::recursive<ExecSpace, T>(exec, algo, opt).syrk(alpha, a, a, false, beta, c);
 }
 
+/// C = alpha op(A) op(A)^H + beta C on the `uplo` triangle of the Hermitian C (?herk), alpha
+/// and beta real; trans = NoTranspose: A is n x k, ConjTranspose: k x n. As ?herk, the
+/// imaginary parts of C's diagonal come out zero. For real scalars this is syrk.
+template <class ExecSpace, class AV, class CV>
+void herk(const ExecSpace& exec, Uplo uplo, Trans trans, real_t<typename CV::non_const_value_type> alpha,
+          const AV& A, real_t<typename CV::non_const_value_type> beta, const CV& C,
+          const DenseOptions& opt = {}) {
+  using T = typename CV::non_const_value_type;
+  if constexpr (!is_complex_v<T>) {
+    syrk(exec, uplo, trans, alpha, A, beta, C, opt);
+  } else {
+    Impl::check_matrix<ExecSpace>("kspd::herk", "A", A);
+    Impl::check_matrix<ExecSpace>("kspd::herk", "C", C);
+    Impl::require_square("kspd::herk", "C", C);
+    KSPD_REQUIRE(trans != Trans::Transpose, InvalidArgument,
+                 "kspd::herk: trans must be NoTranspose or ConjTranspose for complex scalars");
+    const size_type an = is_trans(trans) ? A.extent(1) : A.extent(0);
+    KSPD_REQUIRE(an == size_type(C.extent(0)), DimensionMismatch,
+                 "kspd::herk: op(A) has " << an << " rows but C is " << C.extent(0) << " x " << C.extent(1));
+    compat::ScopedRegion region("kspd::herk");
+    const Algo algo = Impl::resolve<ExecSpace, T>(opt.algo, Impl::DenseOp::Syrk, C.extent(0));
+    auto a = Impl::make_mat(A);
+    auto c = Impl::make_mat(C);
+    if (algo == Algo::Vendor && Impl::vendor_syrk(exec, uplo, trans, T(alpha), Impl::Mat<const T>(a), T(beta), c))
+      return;
+    // The recursion computes lower(C) += a a^H. A^H A = conj(a a^H) with a = A^T, and the
+    // upper triangle seen transposed is the conjugate of the lower one: each conjugation is
+    // undone by conjugating C's triangle around the call (alpha and beta are real).
+    bool cj = false;
+    if (is_trans(trans)) {
+      a = a.t();
+      cj = !cj;
+    }
+    if (uplo == Uplo::Upper) {
+      c = c.t();
+      cj = !cj;
+    }
+    if (cj && beta != real_t<T>(0)) Impl::native::conj_lower(exec, c);
+    Impl::recursive<ExecSpace, T>(exec, algo, opt).syrk(T(alpha), a, a, false, T(beta), c);
+    if (cj) Impl::native::conj_lower(exec, c);
+  }
+}
+
 /// C = alpha (op(A) op(B)^T + op(B) op(A)^T) + beta C on the `uplo` triangle (?syr2k).
 template <class ExecSpace, class AV, class BV, class CV>
 void syr2k(const ExecSpace& exec, Uplo uplo, Trans trans, typename CV::const_value_type alpha, const AV& A,
            const BV& B, typename CV::const_value_type beta, const CV& C, const DenseOptions& opt = {}) {
   using T = typename CV::non_const_value_type;
+  static_assert(!is_complex_v<T>, "kspd::syr2k: real scalars only");
   Impl::check_matrix<ExecSpace>("kspd::syr2k", "A", A);
   Impl::check_matrix<ExecSpace>("kspd::syr2k", "B", B);
   Impl::check_matrix<ExecSpace>("kspd::syr2k", "C", C);
@@ -205,6 +256,7 @@ template <class ExecSpace, class AV, class BV, class CV>
 void symm(const ExecSpace& exec, Side side, Uplo uplo, typename CV::const_value_type alpha, const AV& A,
           const BV& B, typename CV::const_value_type beta, const CV& C, const DenseOptions& opt = {}) {
   using T = typename CV::non_const_value_type;
+  static_assert(!is_complex_v<T>, "kspd::symm: real scalars only");
   Impl::check_matrix<ExecSpace>("kspd::symm", "A", A);
   Impl::check_matrix<ExecSpace>("kspd::symm", "B", B);
   Impl::check_matrix<ExecSpace>("kspd::symm", "C", C);

@@ -1,8 +1,8 @@
 #ifndef KSPD_LAPACK_HPP
 #define KSPD_LAPACK_HPP
 /// \file kspd_lapack.hpp
-/// Cholesky and inversion: potrf, potrs, trtri, lauum, potri on rank-2 Views, float and
-/// double. The `int` overloads fence `exec` and return LAPACK's info; the overloads taking a
+/// Cholesky and inversion: potrf, potrs, trtri, lauum, potri on rank-2 Views, float,
+/// double and (Hermitian: A = L L^H, lauum L^H L) Kokkos::complex<float/double>. The `int` overloads fence `exec` and return LAPACK's info; the overloads taking a
 /// rank-0 info View are non-blocking where the backend allows (cuSOLVER writes info on the
 /// stream) and blocking otherwise.
 
@@ -130,9 +130,10 @@ void potrs(const ExecSpace& exec, Uplo uplo, const AV& A, const BV& B, const Den
                                     << " rows");
   compat::ScopedRegion region("kspd::potrs");
   using T = typename BV::non_const_value_type;
-  const Trans first = uplo == Uplo::Lower ? Trans::NoTranspose : Trans::Transpose;
-  trsm(exec, Side::Left, uplo, first, Diag::NonUnit, T(1), A, B, opt);
-  trsm(exec, Side::Left, uplo, toggle(first), Diag::NonUnit, T(1), A, B, opt);
+  // A = L L^H (Lower) or U^H U (Upper); ^H is ^T for real scalars
+  const Trans h = Impl::herm_trans<T>();
+  trsm(exec, Side::Left, uplo, uplo == Uplo::Lower ? Trans::NoTranspose : h, Diag::NonUnit, T(1), A, B, opt);
+  trsm(exec, Side::Left, uplo, uplo == Uplo::Lower ? h : Trans::NoTranspose, Diag::NonUnit, T(1), A, B, opt);
 }
 
 }  // namespace kspd

@@ -43,6 +43,7 @@ KOKKOS_INLINE_FUNCTION constexpr Trans toggle(Trans t) {
   return t == Trans::NoTranspose ? Trans::Transpose : Trans::NoTranspose;
 }
 KOKKOS_INLINE_FUNCTION constexpr bool is_trans(Trans t) { return t != Trans::NoTranspose; }
+KOKKOS_INLINE_FUNCTION constexpr bool is_conj(Trans t) { return t == Trans::ConjTranspose; }
 
 }  // namespace kspd
 

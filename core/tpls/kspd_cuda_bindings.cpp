@@ -124,6 +124,20 @@ int64_t ld(offset_type v) { return v < 1 ? 1 : v; }
 template <class T> cudaDataType dtype();
 template <> cudaDataType dtype<float>() { return CUDA_R_32F; }
 template <> cudaDataType dtype<double>() { return CUDA_R_64F; }
+template <> cudaDataType dtype<Kokkos::complex<float>>() { return CUDA_C_32F; }
+template <> cudaDataType dtype<Kokkos::complex<double>>() { return CUDA_C_64F; }
+
+// Kokkos::complex<R> is layout-compatible with cuComplex / cuDoubleComplex.
+template <class R> struct CuComplex;
+template <> struct CuComplex<float> { using type = cuComplex; };
+template <> struct CuComplex<double> { using type = cuDoubleComplex; };
+template <class R>
+typename CuComplex<R>::type* cu(Kokkos::complex<R>* p) { return reinterpret_cast<typename CuComplex<R>::type*>(p); }
+template <class R>
+const typename CuComplex<R>::type* cu(const Kokkos::complex<R>* p) {
+  return reinterpret_cast<const typename CuComplex<R>::type*>(p);
+}
+static_assert(sizeof(Kokkos::complex<double>) == sizeof(cuDoubleComplex), "complex layouts differ");
 
 // Stream-ordered scratch for cuSOLVER's workspaces (freed on the same stream).
 struct DeviceScratch {
@@ -264,6 +278,63 @@ int to_int(long long v, const char* what) {
 KSPD_CUDA_BLAS_DEF(float, S)
 KSPD_CUDA_BLAS_DEF(double, D)
 #undef KSPD_CUDA_BLAS_DEF
+
+#define KSPD_CUDA_BLAS_CDEF(T, R, P)                                                                \
+  void gemm(cudaStream_t s, char ta, char tb, size_type m, size_type n, size_type k, T alpha,       \
+            const T* A, offset_type lda, const T* B, offset_type ldb, T beta, T* C,                 \
+            offset_type ldc) {                                                                      \
+    if (m == 0 || n == 0) return;                                                                   \
+    KSPD_CUBLAS_SAFE_CALL(cublas##P##gemm_64(handles(s).blas, op(ta), op(tb), m, n, k, cu(&alpha),  \
+                                             cu(A), ld(lda), cu(B), ld(ldb), cu(&beta), cu(C),      \
+                                             ld(ldc)));                                             \
+  }                                                                                                 \
+  void herk(cudaStream_t s, char uplo, char trans, size_type n, size_type k, R alpha, const T* A,   \
+            offset_type lda, R beta, T* C, offset_type ldc) {                                       \
+    if (n == 0) return;                                                                             \
+    KSPD_CUBLAS_SAFE_CALL(cublas##P##herk_64(handles(s).blas, fill(uplo), op(trans), n, k, &alpha,  \
+                                             cu(A), ld(lda), &beta, cu(C), ld(ldc)));               \
+  }                                                                                                 \
+  void trsm(cudaStream_t s, char sd, char uplo, char ta, char dg, size_type m, size_type n,         \
+            T alpha, const T* A, offset_type lda, T* B, offset_type ldb) {                          \
+    if (m == 0 || n == 0) return;                                                                   \
+    KSPD_CUBLAS_SAFE_CALL(cublas##P##trsm_64(handles(s).blas, side(sd), fill(uplo), op(ta),         \
+                                             diag(dg), m, n, cu(&alpha), cu(A), ld(lda), cu(B),     \
+                                             ld(ldb)));                                             \
+  }                                                                                                 \
+  void trmm(cudaStream_t s, char sd, char uplo, char ta, char dg, size_type m, size_type n,         \
+            T alpha, const T* A, offset_type lda, T* B, offset_type ldb) {                          \
+    if (m == 0 || n == 0) return;                                                                   \
+    KSPD_CUBLAS_SAFE_CALL(cublas##P##trmm_64(handles(s).blas, side(sd), fill(uplo), op(ta),         \
+                                             diag(dg), m, n, cu(&alpha), cu(A), ld(lda), cu(B),     \
+                                             ld(ldb), cu(B), ld(ldb)));                             \
+  }                                                                                                 \
+  void potrf(cudaStream_t s, char uplo, size_type n, T* A, offset_type lda, int* info) {            \
+    xpotrf<T>(s, uplo, n, A, lda, info);                                                            \
+  }                                                                                                 \
+  void potrs(cudaStream_t s, char uplo, size_type n, size_type nrhs, const T* A, offset_type lda,   \
+             T* B, offset_type ldb, int* info) {                                                    \
+    xpotrs<T>(s, uplo, n, nrhs, A, lda, B, ldb, info);                                              \
+  }                                                                                                 \
+  void trtri(cudaStream_t s, char uplo, char dg, size_type n, T* A, offset_type lda, int* info) {   \
+    xtrtri<T>(s, uplo, dg, n, A, lda, info);                                                        \
+  }                                                                                                 \
+  void potri(cudaStream_t s, char uplo, size_type n, T* A, offset_type lda, int* info) {            \
+    if (n == 0) {                                                                                   \
+      KSPD_CUDA_SAFE_CALL(cudaMemsetAsync(info, 0, sizeof(int), s));                               \
+      return;                                                                                       \
+    }                                                                                               \
+    Handles& h = handles(s);                                                                        \
+    int N = to_int(n, "n"), LDA = to_int(ld(lda), "lda"), lwork = 0;                                \
+    KSPD_CUSOLVER_SAFE_CALL(                                                                        \
+        cusolverDn##P##potri_bufferSize(h.solver, fill(uplo), N, cu(A), LDA, &lwork));              \
+    DeviceScratch w(size_t(lwork) * sizeof(T), s);                                                  \
+    KSPD_CUSOLVER_SAFE_CALL(cusolverDn##P##potri(h.solver, fill(uplo), N, cu(A), LDA,               \
+                                                 cu(static_cast<T*>(w.p)), lwork, info));           \
+  }
+
+KSPD_CUDA_BLAS_CDEF(Kokkos::complex<float>, float, C)
+KSPD_CUDA_BLAS_CDEF(Kokkos::complex<double>, double, Z)
+#undef KSPD_CUDA_BLAS_CDEF
 
 void mem_get_info(size_type& free_bytes, size_type& total_bytes) {
   size_t f = 0, t = 0;

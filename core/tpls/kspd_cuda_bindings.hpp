@@ -46,6 +46,29 @@ KSPD_CUDA_BLAS_DECL(float)
 KSPD_CUDA_BLAS_DECL(double)
 #undef KSPD_CUDA_BLAS_DECL
 
+/// Complex (cuBLAS C/Z, cuSOLVER X-API with CUDA_C_32F/64F): the Hermitian set, herk in place
+/// of syrk (real alpha, beta; trans 'N' or 'C').
+#define KSPD_CUDA_BLAS_CDECL(T, R)                                                                \
+  void gemm(cudaStream_t s, char ta, char tb, size_type m, size_type n, size_type k, T alpha,     \
+            const T* A, offset_type lda, const T* B, offset_type ldb, T beta, T* C,               \
+            offset_type ldc);                                                                     \
+  void herk(cudaStream_t s, char uplo, char trans, size_type n, size_type k, R alpha, const T* A, \
+            offset_type lda, R beta, T* C, offset_type ldc);                                      \
+  void trsm(cudaStream_t s, char side, char uplo, char ta, char diag, size_type m, size_type n,   \
+            T alpha, const T* A, offset_type lda, T* B, offset_type ldb);                         \
+  void trmm(cudaStream_t s, char side, char uplo, char ta, char diag, size_type m, size_type n,   \
+            T alpha, const T* A, offset_type lda, T* B, offset_type ldb);                         \
+  void potrf(cudaStream_t s, char uplo, size_type n, T* A, offset_type lda, int* dev_info);       \
+  void potrs(cudaStream_t s, char uplo, size_type n, size_type nrhs, const T* A, offset_type lda, \
+             T* B, offset_type ldb, int* dev_info);                                               \
+  void trtri(cudaStream_t s, char uplo, char diag, size_type n, T* A, offset_type lda,            \
+             int* dev_info);                                                                      \
+  void potri(cudaStream_t s, char uplo, size_type n, T* A, offset_type lda, int* dev_info);
+
+KSPD_CUDA_BLAS_CDECL(Kokkos::complex<float>, float)
+KSPD_CUDA_BLAS_CDECL(Kokkos::complex<double>, double)
+#undef KSPD_CUDA_BLAS_CDECL
+
 /// Device memory currently free and total (cudaMemGetInfo), for memory reports.
 void mem_get_info(size_type& free_bytes, size_type& total_bytes);
 

@@ -33,5 +33,27 @@ KSPD_HOST_BLAS_DECL(float)
 KSPD_HOST_BLAS_DECL(double)
 #undef KSPD_HOST_BLAS_DECL
 
+/// Complex (c, z): the same Hermitian set, herk in place of syrk (real alpha and beta,
+/// trans 'N' or 'C'); Kokkos::complex pointers are passed to Fortran COMPLEX as they are.
+#define KSPD_HOST_BLAS_CDECL(T, R)                                                              \
+  void gemm(char ta, char tb, size_type m, size_type n, size_type k, T alpha, const T* A,       \
+            offset_type lda, const T* B, offset_type ldb, T beta, T* C, offset_type ldc);       \
+  void herk(char uplo, char trans, size_type n, size_type k, R alpha, const T* A, offset_type lda, \
+            R beta, T* C, offset_type ldc);                                                     \
+  void trsm(char side, char uplo, char ta, char diag, size_type m, size_type n, T alpha,        \
+            const T* A, offset_type lda, T* B, offset_type ldb);                                \
+  void trmm(char side, char uplo, char ta, char diag, size_type m, size_type n, T alpha,        \
+            const T* A, offset_type lda, T* B, offset_type ldb);                                \
+  int potrf(char uplo, size_type n, T* A, offset_type lda);                                     \
+  int potrs(char uplo, size_type n, size_type nrhs, const T* A, offset_type lda, T* B,          \
+            offset_type ldb);                                                                   \
+  int trtri(char uplo, char diag, size_type n, T* A, offset_type lda);                          \
+  int lauum(char uplo, size_type n, T* A, offset_type lda);                                     \
+  int potri(char uplo, size_type n, T* A, offset_type lda);
+
+KSPD_HOST_BLAS_CDECL(Kokkos::complex<float>, float)
+KSPD_HOST_BLAS_CDECL(Kokkos::complex<double>, double)
+#undef KSPD_HOST_BLAS_CDECL
+
 }  // namespace kspd::Impl::host
 #endif

@@ -45,6 +45,13 @@ Blocks<T, Mem> blocks(const Matrix<T, Mem>& A) {
   return b;
 }
 
+/// Real-only operations (the symmetric ones: sfrk, sfmm, lansf, pfcon, ...).
+template <class T>
+constexpr void require_real(const char*) {
+  static_assert(!is_complex_v<T>, "kspd::rfp: this operation is for real symmetric matrices; the complex "
+                                  "Hermitian ones are hfrk, lanhf, pftrf/pftrs/pftri, tfsm and the conversions");
+}
+
 /// Rows [r0, r0+nr) of a rank-2 View, as a LayoutStride subview.
 template <class V>
 auto rows(const V& B, size_type r0, size_type nr) {
@@ -59,7 +66,8 @@ template <class ExecSpace, class T, class Mem>
 void check_matrix(const char* op, const Matrix<T, Mem>&) {
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, Mem>::accessible,
                 "kspd::rfp: the execution space cannot access the RFP matrix's memory space");
-  static_assert(is_blas_scalar<T>::value, "kspd::rfp: the scalar type must be float or double");
+  static_assert(is_vendor_scalar<T>::value,
+                "kspd::rfp: the scalar type must be float, double or Kokkos::complex<float/double>");
   (void)op;
 }
 

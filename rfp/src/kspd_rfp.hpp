@@ -1,7 +1,8 @@
 #ifndef KSPD_RFP_HPP
 #define KSPD_RFP_HPP
 /// \file kspd_rfp.hpp
-/// Everything of kspd::rfp: symmetric matrices in Rectangular Full Packed format.
+/// Everything of kspd::rfp: symmetric and complex Hermitian matrices in Rectangular Full
+/// Packed format.
 #include "kspd_rfp_layout.hpp"
 #include "kspd_rfp_matrix.hpp"
 #include "kspd_rfp_convert.hpp"
@@ -12,4 +13,6 @@
 #include "kspd_rfp_sfmm.hpp"
 #include "kspd_rfp_lansf.hpp"
 #include "kspd_rfp_pfcon.hpp"
+#include "kspd_rfp_hfrk.hpp"
+#include "kspd_rfp_lanhf.hpp"
 #endif

@@ -2,7 +2,8 @@
 #define KSPD_RFP_CONVERT_HPP
 /// \file kspd_rfp_convert.hpp
 /// Conversions between RFP and full (?trttf, ?tfttr) or standard packed (?tpttf, ?tfttp)
-/// storage, the diagonal's indices and A += alpha I. One Kokkos kernel each, over the RFP
+/// storage, the diagonal's indices and A += alpha I. Complex Hermitian matrices follow
+/// LAPACK's c/z routines: an entry stored in the other triangle is the conjugate. One Kokkos kernel each, over the RFP
 /// entries (writes to the RFP array are contiguous), 64-bit indices throughout.
 
 #include <Kokkos_Core.hpp>
@@ -47,13 +48,14 @@ void trttf(const ExecSpace& exec, const FV& A, const Matrix<T, Mem>& ARF) {
   Impl::check_full<ExecSpace>("kspd::rfp::trttf", "A", A, ARF.n());
   compat::ScopedRegion region("kspd::rfp::trttf");
   const Layout L = ARF.layout();
-  const bool lower = L.uplo == Uplo::Lower;
+  const bool herm = is_complex_v<T>;
   auto arf = ARF.data();
   Kokkos::parallel_for(
       "kspd::rfp::trttf", Impl::Range64<ExecSpace>(exec, 0, L.size()), KOKKOS_LAMBDA(std::int64_t p) {
         size_type i, j;
-        L.decode(p, i, j);
-        arf(p) = lower ? A(i, j) : A(j, i);
+        bool cj;  // the `uplo` triangle's value, conjugated where c/ztrttf does
+        L.decode_uplo(p, herm, i, j, cj);
+        arf(p) = kspd::Impl::conj_if(cj, T(A(i, j)));
       });
 }
 
@@ -64,14 +66,14 @@ void tfttr(const ExecSpace& exec, const Matrix<T, Mem>& ARF, const FV& A) {
   Impl::check_full<ExecSpace>("kspd::rfp::tfttr", "A", A, ARF.n());
   compat::ScopedRegion region("kspd::rfp::tfttr");
   const Layout L = ARF.layout();
-  const bool lower = L.uplo == Uplo::Lower;
+  const bool herm = is_complex_v<T>;
   auto arf = ARF.data();
   Kokkos::parallel_for(
       "kspd::rfp::tfttr", Impl::Range64<ExecSpace>(exec, 0, L.size()), KOKKOS_LAMBDA(std::int64_t p) {
         size_type i, j;
-        L.decode(p, i, j);
-        if (lower) A(i, j) = arf(p);
-        else A(j, i) = arf(p);
+        bool cj;
+        L.decode_uplo(p, herm, i, j, cj);
+        A(i, j) = kspd::Impl::conj_if(cj, arf(p));
       });
 }
 
@@ -82,13 +84,14 @@ void tpttf(const ExecSpace& exec, const PV& AP, const Matrix<T, Mem>& ARF) {
   Impl::check_packed<ExecSpace>("kspd::rfp::tpttf", "AP", AP, ARF.n());
   compat::ScopedRegion region("kspd::rfp::tpttf");
   const Layout L = ARF.layout();
-  const bool lower = L.uplo == Uplo::Lower;
+  const bool lower = L.uplo == Uplo::Lower, herm = is_complex_v<T>;
   auto arf = ARF.data();
   Kokkos::parallel_for(
       "kspd::rfp::tpttf", Impl::Range64<ExecSpace>(exec, 0, L.size()), KOKKOS_LAMBDA(std::int64_t p) {
         size_type i, j;
-        L.decode(p, i, j);
-        arf(p) = lower ? AP(Impl::packed_index(true, L.n, i, j)) : AP(Impl::packed_index(false, L.n, j, i));
+        bool cj;
+        L.decode_uplo(p, herm, i, j, cj);
+        arf(p) = kspd::Impl::conj_if(cj, T(AP(Impl::packed_index(lower, L.n, i, j))));
       });
 }
 
@@ -99,14 +102,14 @@ void tfttp(const ExecSpace& exec, const Matrix<T, Mem>& ARF, const PV& AP) {
   Impl::check_packed<ExecSpace>("kspd::rfp::tfttp", "AP", AP, ARF.n());
   compat::ScopedRegion region("kspd::rfp::tfttp");
   const Layout L = ARF.layout();
-  const bool lower = L.uplo == Uplo::Lower;
+  const bool lower = L.uplo == Uplo::Lower, herm = is_complex_v<T>;
   auto arf = ARF.data();
   Kokkos::parallel_for(
       "kspd::rfp::tfttp", Impl::Range64<ExecSpace>(exec, 0, L.size()), KOKKOS_LAMBDA(std::int64_t p) {
         size_type i, j;
-        L.decode(p, i, j);
-        if (lower) AP(Impl::packed_index(true, L.n, i, j)) = arf(p);
-        else AP(Impl::packed_index(false, L.n, j, i)) = arf(p);
+        bool cj;
+        L.decode_uplo(p, herm, i, j, cj);
+        AP(Impl::packed_index(lower, L.n, i, j)) = kspd::Impl::conj_if(cj, arf(p));
       });
 }
 
@@ -124,15 +127,16 @@ void diagonal_indices(const ExecSpace& exec, const Matrix<T, Mem>& A, const IV& 
       KOKKOS_LAMBDA(std::int64_t i) { idx(i) = typename IV::non_const_value_type(L.diag(i)); });
 }
 
-/// A += alpha I, in place (the regularization of kernel ridge regression).
+/// A += alpha I, in place (the regularization of kernel ridge regression). alpha is real:
+/// a Hermitian matrix stays Hermitian.
 template <class ExecSpace, class T, class Mem>
-void add_to_diagonal(const ExecSpace& exec, const Matrix<T, Mem>& A, T alpha) {
+void add_to_diagonal(const ExecSpace& exec, const Matrix<T, Mem>& A, real_t<T> alpha) {
   Impl::check_matrix<ExecSpace>("kspd::rfp::add_to_diagonal", A);
   const Layout L = A.layout();
   auto a = A.data();
   Kokkos::parallel_for(
       "kspd::rfp::add_to_diagonal", Impl::Range64<ExecSpace>(exec, 0, L.n),
-      KOKKOS_LAMBDA(std::int64_t i) { a(L.diag(i)) += alpha; });
+      KOKKOS_LAMBDA(std::int64_t i) { a(L.diag(i)) += T(alpha); });
 }
 
 }  // namespace kspd::rfp

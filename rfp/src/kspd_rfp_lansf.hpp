@@ -15,6 +15,7 @@ namespace kspd::rfp {
 /// The `norm` of the symmetric matrix A (Norm::Max, One, Inf, Frobenius). Fences `exec`.
 template <class ExecSpace, class T, class Mem>
 [[nodiscard]] T lansf(const ExecSpace& exec, Norm norm, const Matrix<T, Mem>& A) {
+  Impl::require_real<T>("kspd::rfp::lansf");
   Impl::check_matrix<ExecSpace>("kspd::rfp::lansf", A);
   KSPD_REQUIRE(norm == Norm::Max || norm == Norm::One || norm == Norm::Inf || norm == Norm::Frobenius,
                InvalidArgument, "kspd::rfp::lansf: norm must be Max, One, Inf or Frobenius");

@@ -97,6 +97,55 @@ struct Layout {
     }
   }
 
+  /// Complex Hermitian (LAPACK's c/z RFP): the entry at `pos` holds A(i,j) of the `uplo`
+  /// triangle (i >= j for Lower, i <= j for Upper), conjugated when `cj`. Every entry holds
+  /// the value of its own position in the blocks (A11, A21 or A12, A22); the positions
+  /// outside the `uplo` triangle hold conjugates, and so do the diagonals of the blocks
+  /// stored in the other triangle (as ?trttf copies them).
+  KOKKOS_INLINE_FUNCTION void decode_herm(offset_type pos, size_type& i, size_type& j, bool& cj) const {
+    const size_type r = size_type(pos % ld), c = size_type(pos / ld);
+    size_type a, b, ri, ci;
+    bool other = false;
+    if (in_tri(t1, r, c, a, b)) {
+      ri = a;
+      ci = b;
+      other = t1.uplo != uplo;
+    } else if (in_tri(t2, r, c, a, b)) {
+      ri = n1 + a;
+      ci = n1 + b;
+      other = t2.uplo != uplo;
+    } else {
+      a = r - size_type(s.offset % ld);
+      b = c - size_type(s.offset / ld);
+      ri = s.holds_a12 ? a : n1 + a;
+      ci = s.holds_a12 ? n1 + b : b;
+    }
+    const bool inside = uplo == Uplo::Lower ? ri > ci : ri < ci;
+    if (ri == ci || inside) {
+      i = ri;
+      j = ci;
+      cj = ri == ci && other;
+    } else {
+      i = ci;
+      j = ri;
+      cj = true;
+    }
+  }
+
+  /// The entry at `pos` holds A(i,j) of the `uplo` triangle, conjugated when `cj`:
+  /// decode_herm for complex Hermitian matrices (herm), decode oriented to `uplo` otherwise.
+  KOKKOS_INLINE_FUNCTION void decode_uplo(offset_type pos, bool herm, size_type& i, size_type& j, bool& cj) const {
+    if (herm) {
+      decode_herm(pos, i, j, cj);
+      return;
+    }
+    size_type a, b;
+    decode(pos, a, b);
+    cj = false;
+    i = uplo == Uplo::Lower ? a : b;
+    j = uplo == Uplo::Lower ? b : a;
+  }
+
  private:
   KOKKOS_INLINE_FUNCTION offset_type tri_index(const Block& t, size_type a, size_type b) const {
     const bool swap = t.uplo == Uplo::Lower ? a < b : a > b;
@@ -110,8 +159,8 @@ struct Layout {
   }
 };
 
-/// The layout of an n x n matrix in RFP format (transr: NoTranspose or Transpose; real
-/// scalars treat ConjTranspose as Transpose).
+/// The layout of an n x n matrix in RFP format (transr: NoTranspose or Transpose, which is
+/// ConjTranspose for complex scalars: LAPACK's 'C'; the offsets are the same).
 inline Layout make_layout(size_type n, Trans transr, Uplo uplo) {
   KSPD_REQUIRE(n >= 0, InvalidArgument, "kspd::rfp: n must be >= 0, got " << n);
   KSPD_REQUIRE(uplo == Uplo::Lower || uplo == Uplo::Upper, InvalidArgument, "kspd::rfp: uplo must be Lower or Upper");

@@ -1,9 +1,11 @@
 #ifndef KSPD_RFP_MATRIX_HPP
 #define KSPD_RFP_MATRIX_HPP
 /// \file kspd_rfp_matrix.hpp
-/// kspd::rfp::Matrix: a cheap value handle on an n x n symmetric (or triangular) matrix in
+/// kspd::rfp::Matrix: a cheap value handle on an n x n symmetric, complex Hermitian (or
+/// triangular) matrix in
 /// Rectangular Full Packed format: n, transr, uplo and a 1D View of n(n+1)/2 entries laid
-/// out exactly as LAPACK's ?trttf writes them (see kspd_rfp_layout.hpp).
+/// out exactly as LAPACK's ?trttf writes them (see kspd_rfp_layout.hpp); Scalar is float,
+/// double or Kokkos::complex<float/double> (c/z RFP: transr N or C).
 
 #include <Kokkos_Core.hpp>
 
@@ -33,7 +35,10 @@ class Matrix {
       : layout_(make_layout(n, transr, uplo)), data_(label, size_t(layout_.size())) {}
 
   size_type n() const { return layout_.n; }
-  Trans transr() const { return layout_.transr; }
+  /// NoTranspose, or Transpose (real) / ConjTranspose (complex: LAPACK's transr = 'C').
+  Trans transr() const {
+    return is_complex_v<Scalar> && is_trans(layout_.transr) ? Trans::ConjTranspose : layout_.transr;
+  }
   Uplo uplo() const { return layout_.uplo; }
   const Layout& layout() const { return layout_; }
   const view_type& data() const { return data_; }

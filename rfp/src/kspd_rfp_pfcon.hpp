@@ -17,6 +17,7 @@ namespace kspd::rfp {
 /// \return the estimate of 1 / (||A||_1 ||inv(A)||_1); 0 when anorm is 0. Fences `exec`.
 template <class ExecSpace, class T, class Mem>
 [[nodiscard]] T pfcon(const ExecSpace& exec, const Matrix<T, Mem>& A, T anorm) {
+  Impl::require_real<T>("kspd::rfp::pfcon");
   Impl::check_matrix<ExecSpace>("kspd::rfp::pfcon", A);
   KSPD_REQUIRE(anorm >= T(0), InvalidArgument, "kspd::rfp::pfcon: anorm must be >= 0, got " << anorm);
   const size_type n = A.n();

@@ -7,11 +7,13 @@
 /// and no n x n workspace exists.
 
 #include "kspd_rfp_blocks_impl.hpp"
+#include "kspd_rfp_herm_impl.hpp"
 #include "kspd_rfp_tfsm.hpp"
 
 namespace kspd::rfp {
 
-/// A = L L^T (uplo Lower) or U^T U (Upper) in place, A SPD in RFP format (?pftrf).
+/// A = L L^T (uplo Lower) or U^T U (Upper) in place, A SPD in RFP format (?pftrf); for
+/// complex scalars A = L L^H or U^H U, A Hermitian positive definite (c/zpftrf).
 /// \return info: 0, or k > 0 when the leading minor of order k (1-based global column) is
 /// not positive definite; the factorization stops there. Fences `exec` once at the end
 /// (cuSOLVER writes info on the stream).
@@ -20,19 +22,24 @@ template <class ExecSpace, class T, class Mem>
   Impl::check_matrix<ExecSpace>("kspd::rfp::pftrf", A);
   if (A.n() == 0) return 0;
   compat::ScopedRegion region("kspd::rfp::pftrf");
-  const auto b = Impl::blocks(A);
   Kokkos::View<int*, Mem> info("kspd::rfp::pftrf::info", 2);
   auto info1 = Kokkos::subview(info, 0);
   auto info2 = Kokkos::subview(info, 1);
-  // L11 = chol(A11); L21 = A21 L11^{-T}; A22 -= L21 L21^T; L22 = chol(A22). If A11 fails the
-  // rest works on garbage but info1 is what is reported; no fence in between.
-  potrf(exec, Uplo::Lower, b.t1, info1, opt);
-  if (b.n2 > 0) {
-    if (b.n1 > 0) {
-      trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, T(1), b.t1, b.s, opt);
-      syrk(exec, Uplo::Lower, Trans::NoTranspose, T(-1), b.s, T(1), b.t2, opt);
+  const auto b = Impl::blocks(A);
+  if constexpr (is_complex_v<T>) {
+    // Hermitian: the blocks as stored (a transposed view would be a conjugate)
+    Impl::pftrf_stored(exec, Impl::stored_blocks(A), info1, info2, opt);
+  } else {
+    // L11 = chol(A11); L21 = A21 L11^{-T}; A22 -= L21 L21^T; L22 = chol(A22). If A11 fails the
+    // rest works on garbage but info1 is what is reported; no fence in between.
+    potrf(exec, Uplo::Lower, b.t1, info1, opt);
+    if (b.n2 > 0) {
+      if (b.n1 > 0) {
+        trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, T(1), b.t1, b.s, opt);
+        syrk(exec, Uplo::Lower, Trans::NoTranspose, T(-1), b.s, T(1), b.t2, opt);
+      }
+      potrf(exec, Uplo::Lower, b.t2, info2, opt);
     }
-    potrf(exec, Uplo::Lower, b.t2, info2, opt);
   }
   auto h = Kokkos::create_mirror_view(info);
   Kokkos::deep_copy(exec, h, info);
@@ -51,9 +58,15 @@ void pftrs(const ExecSpace& exec, const Matrix<T, Mem>& A, const BV& B, const De
   if (A.n() == 0 || B.extent(1) == 0) return;
   compat::ScopedRegion region("kspd::rfp::pftrs");
   // A = L L^T for both uplo (U = L^T): forward with L, backward with L^T.
-  const auto b = Impl::blocks(A);
-  Impl::tfsm_lower(exec, Side::Left, false, Diag::NonUnit, T(1), b, B, opt);
-  Impl::tfsm_lower(exec, Side::Left, true, Diag::NonUnit, T(1), b, B, opt);
+  if constexpr (is_complex_v<T>) {  // A = L L^H
+    const auto b = Impl::stored_blocks(A);
+    Impl::tfsm_stored(exec, Side::Left, false, Diag::NonUnit, T(1), b, B, opt);
+    Impl::tfsm_stored(exec, Side::Left, true, Diag::NonUnit, T(1), b, B, opt);
+  } else {
+    const auto b = Impl::blocks(A);
+    Impl::tfsm_lower(exec, Side::Left, false, Diag::NonUnit, T(1), b, B, opt);
+    Impl::tfsm_lower(exec, Side::Left, true, Diag::NonUnit, T(1), b, B, opt);
+  }
 }
 
 /// Factors A (pftrf) and, when it is positive definite, solves A X = B in place on B.

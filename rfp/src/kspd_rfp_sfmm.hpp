@@ -12,6 +12,7 @@ namespace kspd::rfp {
 /// (side Right: B and C m x n). beta == 0 does not read C.
 template <class ExecSpace, class T, class Mem, class BV, class CV>
 void sfmm(const ExecSpace& exec, Side side, T alpha, const Matrix<T, Mem>& A, const BV& B, T beta, const CV& C) {
+  Impl::require_real<T>("kspd::rfp::sfmm");
   Impl::check_matrix<ExecSpace>("kspd::rfp::sfmm", A);
   Impl::check_dense<ExecSpace>("kspd::rfp::sfmm", "B", B);
   Impl::check_dense<ExecSpace>("kspd::rfp::sfmm", "C", C);

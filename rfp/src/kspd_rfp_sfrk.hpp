@@ -46,6 +46,7 @@ auto part(const AV& A, Trans trans, size_type i0, size_type ni) {
 template <class ExecSpace, class AV, class T, class Mem>
 void sfrk(const ExecSpace& exec, Trans trans, T alpha, const AV& A, T beta, const Matrix<T, Mem>& C,
           const DenseOptions& opt = {}) {
+  Impl::require_real<T>("kspd::rfp::sfrk");
   Impl::check_matrix<ExecSpace>("kspd::rfp::sfrk", C);
   const size_type k = Impl::update_rank<ExecSpace>("kspd::rfp::sfrk", "A", trans, A, C);
   if (C.n() == 0) return;
@@ -67,6 +68,7 @@ void sfrk(const ExecSpace& exec, Trans trans, T alpha, const AV& A, T beta, cons
 template <class ExecSpace, class AV, class BV, class T, class Mem>
 void sfr2k(const ExecSpace& exec, Trans trans, T alpha, const AV& A, const BV& B, T beta, const Matrix<T, Mem>& C,
            const DenseOptions& opt = {}) {
+  Impl::require_real<T>("kspd::rfp::sfr2k");
   Impl::check_matrix<ExecSpace>("kspd::rfp::sfr2k", C);
   const size_type k = Impl::update_rank<ExecSpace>("kspd::rfp::sfr2k", "A", trans, A, C);
   const size_type kb = Impl::update_rank<ExecSpace>("kspd::rfp::sfr2k", "B", trans, B, C);

@@ -5,6 +5,7 @@
 /// the blocks.
 
 #include "kspd_rfp_blocks_impl.hpp"
+#include "kspd_rfp_herm_impl.hpp"
 
 namespace kspd::rfp {
 namespace Impl {
@@ -59,6 +60,7 @@ void tfsm_lower(const ExecSpace& exec, Side side, bool tl, Diag diag, T alpha, c
 /// Triangular solve with the `A.uplo()` triangle of the RFP matrix A (?tfsm), in place on
 /// the m x n View B: B = alpha op(A)^{-1} B (side Left, A is m x m) or B = alpha B op(A)^{-1}
 /// (side Right, A is n x n). diag = Unit takes the diagonal as ones without reading it.
+/// Complex scalars (c/ztfsm): trans NoTranspose or ConjTranspose.
 /// Non-blocking on `exec` where the backend is.
 template <class ExecSpace, class T, class Mem, class BV>
 void tfsm(const ExecSpace& exec, Side side, Trans trans, Diag diag, typename BV::const_value_type alpha,
@@ -71,9 +73,15 @@ void tfsm(const ExecSpace& exec, Side side, Trans trans, Diag diag, typename BV:
                                         << A.n() << " (side " << to_char(side) << ")");
   if (B.extent(0) == 0 || B.extent(1) == 0) return;
   compat::ScopedRegion region("kspd::rfp::tfsm");
-  // The upper triangle is L^T for the lower triangle L the blocks describe.
+  // The upper triangle is L^T (L^H) for the lower triangle L the blocks describe.
   const bool tl = is_trans(trans) != (A.uplo() == Uplo::Upper);
-  Impl::tfsm_lower(exec, side, tl, diag, T(alpha), Impl::blocks(A), B, opt);
+  if constexpr (is_complex_v<T>) {
+    KSPD_REQUIRE(trans != Trans::Transpose, InvalidArgument,
+                 "kspd::rfp::tfsm: trans must be NoTranspose or ConjTranspose for complex scalars");
+    Impl::tfsm_stored(exec, side, tl, diag, T(alpha), Impl::stored_blocks(A), B, opt);
+  } else {
+    Impl::tfsm_lower(exec, side, tl, diag, T(alpha), Impl::blocks(A), B, opt);
+  }
 }
 
 }  // namespace kspd::rfp

@@ -1,0 +1,154 @@
+// perf_rfp_cpu_pftrf: kspd::rfp::pftrf against LAPACK's own ?pftrf on the host, real and
+// complex (d, z; s, c), every RFP variant, on copies of the same buffer A = X X^H / k + I.
+// The two calls alternate (kspd first on even repetitions, LAPACK first on odd ones) so that
+// both see the same machine load; medians are reported.
+// Usage: perf_rfp_cpu_pftrf [--n 1000,2000,4000] [--prec d,z] [--variants all|NL,NU,TL,TU]
+//                           [--reps 7] [--k 256] [--algo auto|vendor|recursive|native] [--leaf 0]
+//                           [--smoke]
+// ratio = t_LAPACK / t_kspd: kspd's speed relative to LAPACK's (>= 1: kspd at least as fast).
+#include <complex>
+
+#include "perf_rfp_common.hpp"
+
+extern "C" {
+void spftrf_(const char*, const char*, const int*, float*, int*, size_t, size_t);
+void dpftrf_(const char*, const char*, const int*, double*, int*, size_t, size_t);
+void cpftrf_(const char*, const char*, const int*, std::complex<float>*, int*, size_t, size_t);
+void zpftrf_(const char*, const char*, const int*, std::complex<double>*, int*, size_t, size_t);
+}
+
+namespace {
+using namespace perf_rfp;
+
+template <class T>
+int lapack_pftrf(const kspd::rfp::Matrix<T, Mem>& A) {
+  const char t = kspd::is_trans(A.transr()) ? (kspd::is_complex_v<T> ? 'C' : 'T') : 'N', u = kspd::to_char(A.uplo());
+  const int n = int(A.n());
+  int info = 0;
+  T* p = A.data().data();
+  if constexpr (std::is_same<T, float>::value) spftrf_(&t, &u, &n, p, &info, 1, 1);
+  else if constexpr (std::is_same<T, double>::value) dpftrf_(&t, &u, &n, p, &info, 1, 1);
+  else if constexpr (std::is_same<T, Kokkos::complex<float>>::value)
+    cpftrf_(&t, &u, &n, reinterpret_cast<std::complex<float>*>(p), &info, 1, 1);
+  else zpftrf_(&t, &u, &n, reinterpret_cast<std::complex<double>*>(p), &info, 1, 1);
+  return info;
+}
+
+template <class T>
+double mag(const T& v) {
+  if constexpr (kspd::is_complex_v<T>) return std::hypot(double(v.real()), double(v.imag()));
+  else return std::fabs(double(v));
+}
+
+struct Config {
+  std::vector<long> ns = {1000, 2000, 4000};
+  std::vector<std::string> precs = {"d", "z"}, variants = {"NL", "NU", "TL", "TU"};
+  int reps = 7;
+  long k = 256;
+  kspd::DenseOptions opt;  // --algo / --leaf: what kspd's block operations run
+};
+
+template <class T>
+void run(const Config& c, const char* prec) {
+  using R = kspd::real_t<T>;
+  Exec exec;
+  for (long n : c.ns)
+    for (const auto& var : c.variants) {
+      const kspd::Trans transr = var[0] == 'N' ? kspd::Trans::NoTranspose : kspd::Trans::Transpose;
+      const kspd::Uplo uplo = var[1] == 'L' ? kspd::Uplo::Lower : kspd::Uplo::Upper;
+      kspd::rfp::Matrix<T, Mem> A0("A0", n, transr, uplo), W("W", n, transr, uplo), W2("W2", n, transr, uplo);
+      Dense<T> X("X", n, c.k);
+      Kokkos::Random_XorShift64_Pool<Exec> pool(1234 + unsigned(n));
+      Kokkos::fill_random(X, pool, T(-1), T(1));  // complex: real and imaginary parts in (-1, 1)
+      kspd::rfp::hfrk(exec, kspd::Trans::NoTranspose, R(1) / R(c.k), X, R(0), A0);
+      kspd::rfp::add_to_diagonal(exec, A0, R(1));
+      exec.fence();
+      std::vector<double> tk, tl;
+      int ik = 0, il = 0;
+      for (int r = 0; r < c.reps; ++r) {
+        auto time_k = [&] {
+          Kokkos::deep_copy(exec, W.data(), A0.data());
+          exec.fence();
+          Kokkos::Timer t;
+          ik = kspd::rfp::pftrf(exec, W, c.opt);
+          tk.push_back(t.seconds());
+        };
+        auto time_l = [&] {
+          Kokkos::deep_copy(exec, W2.data(), A0.data());
+          exec.fence();
+          Kokkos::Timer t;
+          il = lapack_pftrf(W2);
+          tl.push_back(t.seconds());
+        };
+        if (r % 2 == 0) {
+          time_k();
+          time_l();
+        } else {
+          time_l();
+          time_k();
+        }
+      }
+      // the two factors agree
+      double diff = 0, amax = 0;
+      auto w = W.data(), w2 = W2.data();
+      for (size_t p = 0; p < w.extent(0); ++p) {
+        diff = std::max(diff, mag(w(p) - w2(p)));
+        amax = std::max(amax, mag(w2(p)));
+      }
+      std::sort(tk.begin(), tk.end());
+      std::sort(tl.begin(), tl.end());
+      const double mk = tk[tk.size() / 2], ml = tl[tl.size() / 2];
+      const double flops = (kspd::is_complex_v<T> ? 4.0 : 1.0) * double(n) * n * n / 3.0;
+      std::printf("%s %s n=%5ld | kspd %9.2f ms %6.1f GF/s | LAPACK %cpftrf %9.2f ms %6.1f GF/s | ratio %.3f | "
+                  "min %.2f/%.2f ms | info %d/%d | factor rel diff %.1e\n",
+                  prec, var.c_str(), n, mk * 1e3, flops / mk * 1e-9, prec[0], ml * 1e3, flops / ml * 1e-9, ml / mk,
+                  tk.front() * 1e3, tl.front() * 1e3, ik, il, diff / (amax > 0 ? amax : 1));
+      std::fflush(stdout);
+    }
+}
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  Kokkos::ScopeGuard guard(argc, argv);
+  Config c;
+  if (!kspd::compat::is_host_exec_v<Exec>) {
+    std::printf("perf_rfp_cpu_pftrf: host builds only (LAPACK's ?pftrf is the peer)\n");
+    return 0;
+  }
+  for (int i = 1; i < argc; ++i) {
+    auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
+    if (std::strcmp(argv[i], "--smoke") == 0) {
+      c.ns = {97, 128};
+      c.k = 16;
+      c.reps = 1;
+      c.precs = {"s", "d", "c", "z"};
+    } else if (arg("--n")) c.ns = parse_list(argv[++i]);
+    else if (arg("--prec")) c.precs = parse_words(argv[++i]);
+    else if (arg("--variants")) {
+      const std::string v = argv[++i];
+      if (v != "all") c.variants = parse_words(v);
+    } else if (arg("--reps")) c.reps = std::stoi(argv[++i]);
+    else if (arg("--k")) c.k = std::stol(argv[++i]);
+    else if (arg("--algo")) {
+      const std::string a = argv[++i];
+      c.opt.algo = a == "vendor" ? kspd::Algo::Vendor : a == "recursive" ? kspd::Algo::Recursive
+                   : a == "native"  ? kspd::Algo::Native : kspd::Algo::Auto;
+    } else if (arg("--leaf")) c.opt.leaf_size = std::stol(argv[++i]);
+    else {
+      std::fprintf(stderr, "perf_rfp_cpu_pftrf: unknown argument %s\n", argv[i]);
+      return 2;
+    }
+  }
+  const char* nt = std::getenv("OPENBLAS_NUM_THREADS");
+  std::printf("perf_rfp_cpu_pftrf: backend %s, kspd %d.%d (git %s), OPENBLAS_NUM_THREADS=%s, k %ld, reps %d "
+              "(median), algo %d leaf %lld; ratio = t_LAPACK / t_kspd\n",
+              Exec::name(), KSPD_VERSION_MAJOR, KSPD_VERSION_MINOR, KSPD_GIT_HASH, nt ? nt : "(unset)", c.k, c.reps,
+              int(c.opt.algo), c.opt.leaf_size);
+  for (const auto& p : c.precs) {
+    if (p == "s") run<float>(c, "s");
+    if (p == "d") run<double>(c, "d");
+    if (p == "c") run<Kokkos::complex<float>>(c, "c");
+    if (p == "z") run<Kokkos::complex<double>>(c, "z");
+  }
+  return 0;
+}
