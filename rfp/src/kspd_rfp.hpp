@@ -12,4 +12,8 @@
 #include "kspd_rfp_sfmm.hpp"
 #include "kspd_rfp_lansf.hpp"
 #include "kspd_rfp_pfcon.hpp"
+#include "kspd_rfp_logdet.hpp"
+#include "kspd_rfp_inverse_diag.hpp"
+#include "kspd_rfp_pftrf_jitter.hpp"
+#include "kspd_rfp_pfsv_mixed.hpp"
 #endif
