@@ -60,7 +60,7 @@ BatchJitterSummary potrf_jitter_impl(const ExecSpace& exec, Uplo uplo, const AVi
       "kspd::batched::potrf_jitter::j1", Range(exec, 0, nb), KOKKOS_LAMBDA(const size_type b) {
         double s = 0;
         for (size_type i = 0; i < n; ++i) s += double(As(b, i, i));
-        j1(b) = absj > 0 ? absj : rel * (n > 0 ? s / double(n) : 0.0);
+        j1(b) = absj > 0 ? absj : rel * (n > 0 ? compat::fabs(s) / double(n) : 0.0);
         jitters(b) = 0;
       });
   potrf(exec, uplo, As, infos, bopt);

@@ -35,11 +35,12 @@ void potrf_logdet(const ExecSpace& exec, const AView& As, const InfoView& infos,
                                                            << " matrices");
   compat::ScopedRegion region("kspd::batched::potrf_logdet");
   using R = typename LView::non_const_value_type;
+  const double nan = std::numeric_limits<double>::quiet_NaN();  // captured: no host-only call in the kernel
   Kokkos::parallel_for(
       "kspd::batched::potrf_logdet", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, nb),
       KOKKOS_LAMBDA(const size_type b) {
         if (ip[b] != 0) {
-          logdets(b) = R(std::numeric_limits<double>::quiet_NaN());
+          logdets(b) = R(nan);
           return;
         }
         double s = 0;

@@ -4,7 +4,7 @@
 /// The jitter schedule of the retrying Cholesky factorizations (kspd::rfp::pftrf_jitter,
 /// kspd::batched::potrf_jitter), after GPyTorch's psd_safe_cholesky: the first attempt adds
 /// nothing; retry r = 1, 2, ..., max_retries factors A + j_r I with
-///   j_r = j_1 growth^(r-1),  j_1 = rel_jitter * mean(diag(A))  (or abs_jitter when > 0).
+///   j_r = j_1 growth^(r-1),  j_1 = rel_jitter * |mean(diag(A))|  (or abs_jitter when > 0).
 
 namespace kspd {
 

@@ -6,6 +6,7 @@
 /// copy of A: either the failed attempt is undone in place, or the caller's functor
 /// re-fills A.
 
+#include <cmath>
 #include <type_traits>
 
 #include "kspd_jitter.hpp"
@@ -39,7 +40,7 @@ template <class ExecSpace, class T, class Mem>
     return res;
   }
   compat::ScopedRegion region("kspd::rfp::pftrf_jitter");
-  const double j1 = jopt.abs_jitter > 0 ? jopt.abs_jitter : jopt.rel_jitter * Impl::mean_diagonal(exec, A);
+  const double j1 = jopt.abs_jitter > 0 ? jopt.abs_jitter : jopt.rel_jitter * std::fabs(Impl::mean_diagonal(exec, A));
   const auto b = Impl::blocks(A);
   Impl::UndoableCholesky<ExecSpace, T, Mem> chol(exec, opt, size_type(jopt.leaf_size), A.n());
   double added = 0;  // what the diagonal holds on top of A now
@@ -84,7 +85,7 @@ template <class ExecSpace, class T, class Mem, class Fill,
     return res;
   }
   compat::ScopedRegion region("kspd::rfp::pftrf_jitter");
-  const double j1 = jopt.abs_jitter > 0 ? jopt.abs_jitter : jopt.rel_jitter * Impl::mean_diagonal(exec, A);
+  const double j1 = jopt.abs_jitter > 0 ? jopt.abs_jitter : jopt.rel_jitter * std::fabs(Impl::mean_diagonal(exec, A));
   for (int r = 0; r <= jopt.max_retries; ++r) {
     const double j = r == 0 ? 0.0 : jitter_of_retry(jopt, j1, r);
     if (r > 0) {
