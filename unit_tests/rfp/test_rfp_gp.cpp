@@ -3,6 +3,9 @@
 // through pftri, pftrf with jitter retry (in-place undo and re-fill functor; the factor
 // equals LAPACK's factor of A + jitter I from scratch), and the fp32-factor / fp64-refinement
 // solve with its fp64 fallback.
+#include <cstdio>
+#include <cstdlib>
+
 #include "kspd_test_gp.hpp"
 #include "rfp_test_common.hpp"
 
@@ -240,8 +243,22 @@ TEST(RfpGpMixed, RefinementReachesFp64BackwardError) {
           auto dA = device_rfp<double>(arf, n, v);
           auto dB = device_dense<double>(B);
           auto dX = device_dense<double>(HostMat(n, nrhs, std::nan("")));
-          const auto res = kspd::rfp::pfsv_mixed(Exec(), dA, dB, dX);
           const std::string where = name(v, n) + " nrhs=" + std::to_string(nrhs) + " cond=" + std::to_string(cond);
+          {  // the default stopping test (dsposv's: sqrt(n) eps), no iteration bound
+            auto dX0 = device_dense<double>(HostMat(n, nrhs, std::nan("")));
+            const auto r0 = kspd::rfp::pfsv_mixed(Exec(), dA, dB, dX0);
+            ASSERT_EQ(r0.info, 0) << where;
+            EXPECT_LE(r0.backward_error, std::sqrt(double(n)) * eps<double>()) << where;
+            if (std::getenv("KSPD_TEST_VERBOSE"))
+              std::printf("%s: default tol: %d iterations, be %.2e, fell back %d\n", where.c_str(), r0.iterations,
+                          r0.backward_error, int(r0.fell_back));
+          }
+          kspd::rfp::MixedOptions mo;
+          mo.tolerance = 1e-14;  // the target
+          const auto res = kspd::rfp::pfsv_mixed(Exec(), dA, dB, dX, mo);
+          if (std::getenv("KSPD_TEST_VERBOSE"))
+            std::printf("%s: tol 1e-14: %d iterations, be %.2e, fell back %d\n", where.c_str(), res.iterations,
+                        res.backward_error, int(res.fell_back));
           ASSERT_EQ(res.info, 0) << where;
           // fp32 refinement contracts by about cond * eps(fp32): up to cond 1e6 it must converge
           // in <= 5 steps; at 1e8 (cond * eps32 > 1) it may fall back; the answer meets 1e-14 either way.
