@@ -10,7 +10,8 @@
 // --jitter fill: a retry re-fills K through the fill kernel (one plain pftrf per attempt);
 // undo: the failed attempt is undone in place (no re-fill); off: plain pftrf.
 // Usage: perf_rfp_krr [n,n,...] [--d 8] [--sigma 0.5] [--lambda 1e-3] [--prec s|d]
-//                     [--jitter fill|undo|off] [--max-retries 3] [--smoke]
+//                     [--jitter fill|undo|off] [--max-retries 3] [--mixed] [--smoke]
+// --mixed: the fp64 system by pfsv and by pfsv_mixed (fp32 factor, fp64 refinement), timed.
 // --smoke runs n = 300 as given, then in fp32 with d = 2, lambda = 0 (needs jitter: 3 attempts).
 #include <cmath>
 
@@ -115,6 +116,38 @@ void run(long n, long d, T sigma, T lambda, const std::string& jitter, int max_r
               std::sqrt(fit2 / double(n)), double(free0) / GiB);
   std::fflush(stdout);
 }
+
+/// The fp64 KRR system solved twice: pfsv (fp64 factor) and pfsv_mixed (fp32 factor + fp64
+/// refinement, K kept): times, the speedup, refinement steps, backward error, fallback.
+void run_mixed(long n, long d, double sigma, double lambda) {
+  Exec exec;
+  Dense<double> P("P", n, d);
+  Kokkos::Random_XorShift64_Pool<Exec> pool(2024);
+  Kokkos::fill_random(P, pool, 0.0, 1.0);
+  Dense<double> Y("Y", n, 1), X("X", n, 1), A1("alpha", n, 1);
+  Kokkos::fill_random(Y, pool, -1.0, 1.0);
+  kspd::rfp::Matrix<double, Mem> K("K", n, kspd::Trans::NoTranspose, kspd::Uplo::Lower);
+  fill_kernel(K, P, sigma);
+  kspd::rfp::add_to_diagonal(exec, K, lambda);
+  Kokkos::deep_copy(exec, A1, Y);
+  exec.fence();
+  Kokkos::Timer timer;
+  const int info = kspd::rfp::pfsv(exec, K, A1);
+  exec.fence();
+  const double t64 = timer.seconds();
+  fill_kernel(K, P, sigma);  // pfsv overwrote K with its factor
+  kspd::rfp::add_to_diagonal(exec, K, lambda);
+  exec.fence();
+  timer.reset();
+  const auto mr = kspd::rfp::pfsv_mixed(exec, K, Y, X);
+  exec.fence();
+  const double tmx = timer.seconds();
+  std::printf("m krr n=%7ld d=%ld sigma=%.3g lambda=%.1e | fp64 pfsv %.3f s (info %d) | mixed pfsv %.3f s = %.2fx | "
+              "%d refinement steps, backward error %.2e, fell back %s (fp32 info %d)\n",
+              n, d, sigma, lambda, t64, info, tmx, t64 / tmx, mr.iterations, mr.backward_error,
+              mr.fell_back ? "yes" : "no", mr.fp32_info);
+  std::fflush(stdout);
+}
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -124,13 +157,14 @@ int main(int argc, char* argv[]) {
   double sigma = 0.5, lambda = 1e-3;
   std::string prec = "d", jitter = "fill";
   int max_retries = 3;
-  bool smoke = false;
+  bool smoke = false, mixed = false;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
     if (std::strcmp(argv[i], "--smoke") == 0) {
       ns = {300};
       smoke = true;
-    } else if (arg("--jitter")) jitter = argv[++i];
+    } else if (std::strcmp(argv[i], "--mixed") == 0) mixed = true;
+    else if (arg("--jitter")) jitter = argv[++i];
     else if (arg("--max-retries")) max_retries = std::stoi(argv[++i]);
     else if (arg("--n")) ns = parse_list(argv[++i]);
     else if (arg("--d")) d = std::stol(argv[++i]);
@@ -149,12 +183,14 @@ int main(int argc, char* argv[]) {
     return 2;
   }
   for (long n : ns) {
-    if (prec == "s") run<float>(n, d, float(sigma), float(lambda), jitter, max_retries);
+    if (mixed) run_mixed(n, d, sigma, lambda);
+    else if (prec == "s") run<float>(n, d, float(sigma), float(lambda), jitter, max_retries);
     else run<double>(n, d, sigma, lambda, jitter, max_retries);
   }
   if (smoke) {  // a kernel matrix that needs jitter (fp32, d = 2, lambda = 0: info 19 without), both retry modes
     run<float>(300, 2, float(sigma), 0.0f, "fill", max_retries);
     run<float>(300, 2, float(sigma), 0.0f, "undo", max_retries);
+    run_mixed(300, d, sigma, lambda);
   }
   return 0;
 }
