@@ -43,6 +43,16 @@ struct MirrorFill {
   }
 };
 
+// FIXME_CUDA: no extended lambda in a function template with an unnamed enable_if parameter.
+template <class ExecSpace, class AView, class DView>
+void save_diagonal(const ExecSpace& exec, const AView& As, const DView& diag) {
+  Kokkos::parallel_for(
+      "kspd::batched::potrf_jitter::save_diag",
+      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>(exec, {0, 0},
+                                                        {std::int64_t(diag.extent(0)), std::int64_t(diag.extent(1))}),
+      KOKKOS_LAMBDA(const std::int64_t b, const std::int64_t i) { diag(b, i) = As(b, i, i); });
+}
+
 template <class ExecSpace, class AView, class InfoView, class JView, class Fill>
 BatchJitterSummary potrf_jitter_impl(const ExecSpace& exec, Uplo uplo, const AView& As, const InfoView& infos,
                                      const JView& jitters, const Fill& fill, const JitterOptions& jopt,
@@ -171,10 +181,7 @@ template <class ExecSpace, class AView, class InfoView, class JView,
   const size_type nb = As.extent(0), n = As.extent(1);
   Kokkos::View<T**, Kokkos::LayoutLeft, Mem> diag(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::batched::potrf_jitter::diag"), size_t(nb), size_t(n));
-  Kokkos::parallel_for(
-      "kspd::batched::potrf_jitter::save_diag",
-      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>(exec, {0, 0}, {std::int64_t(nb), std::int64_t(n)}),
-      KOKKOS_LAMBDA(const std::int64_t b, const std::int64_t i) { diag(b, i) = As(b, i, i); });
+  Impl::save_diagonal(exec, As, diag);
   return potrf_jitter(exec, uplo, As, infos, jitters, Impl::MirrorFill<AView, decltype(diag)>{As, diag}, jopt, bopt);
 }
 

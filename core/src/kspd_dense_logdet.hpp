@@ -22,6 +22,14 @@ void check_logdet_factor(const LV& L) {
   KSPD_REQUIRE(L.extent(0) == L.extent(1), DimensionMismatch,
                "kspd::potrf_logdet: L must be square, got " << L.extent(0) << " x " << L.extent(1));
 }
+// FIXME_CUDA: nvcc cannot compile an extended lambda in a function template with an unnamed
+// enable_if parameter (it names it __T<k>), so the kernel lives here.
+template <class ExecSpace, class LV, class RV>
+void logdet_into(const ExecSpace& exec, const LV& L, const RV& result) {
+  Kokkos::parallel_reduce(
+      "kspd::potrf_logdet", Kokkos::RangePolicy<ExecSpace>(exec, 0, L.extent(0)),
+      KOKKOS_LAMBDA(const int i, double& s) { s += 2.0 * compat::log(double(L(i, i))); }, result);
+}
 }  // namespace Impl
 
 /// \brief log det(A) = 2 sum_i log(L(i,i)) from the Cholesky factor of A computed by
@@ -36,9 +44,7 @@ void potrf_logdet(const ExecSpace& exec, const LV& L, const RV& result) {
   static_assert(RV::rank == 0 && std::is_same<typename RV::non_const_value_type, double>::value,
                 "kspd::potrf_logdet: result must be a rank-0 View<double>");
   compat::ScopedRegion region("kspd::potrf_logdet");
-  Kokkos::parallel_reduce(
-      "kspd::potrf_logdet", Kokkos::RangePolicy<ExecSpace>(exec, 0, L.extent(0)),
-      KOKKOS_LAMBDA(const int i, double& s) { s += 2.0 * compat::log(double(L(i, i))); }, result);
+  Impl::logdet_into(exec, L, result);
 }
 
 /// \brief log det(A) from the potrf factor L (see above); fences `exec`.

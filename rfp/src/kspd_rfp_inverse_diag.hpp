@@ -12,6 +12,25 @@
 #include "kspd_rfp_pftri.hpp"
 
 namespace kspd::rfp {
+namespace Impl {
+// FIXME_CUDA: no extended lambda in a function template with an unnamed enable_if parameter.
+template <class ExecSpace, class T, class Mem, class BV>
+double sftrace_dense(const ExecSpace& exec, const Matrix<T, Mem>& S, const BV& B) {
+  const Layout L = S.layout();
+  auto s = S.data();
+  double t = 0;
+  Kokkos::parallel_reduce(
+      "kspd::rfp::sftrace", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, L.size()),
+      KOKKOS_LAMBDA(const std::int64_t p, double& acc) {
+        size_type i, j;
+        L.decode(p, i, j);
+        acc += double(s(p)) * (i == j ? double(B(i, i)) : double(B(i, j)) + double(B(j, i)));
+      },
+      t);
+  compat::fence(exec, "kspd::rfp::sftrace");
+  return t;
+}
+}  // namespace Impl
 
 /// \brief d(i) = A(i,i), i < n, for an RFP matrix (e.g. A^{-1} after pftri). Non-blocking.
 template <class ExecSpace, class T, class Mem, class DV>
@@ -38,19 +57,7 @@ template <class ExecSpace, class T, class Mem, class BV, std::enable_if_t<Kokkos
                "kspd::rfp::sftrace: S is " << S.n() << " x " << S.n() << " but B is " << B.extent(0) << " x "
                                            << B.extent(1));
   compat::ScopedRegion region("kspd::rfp::sftrace");
-  const Layout L = S.layout();
-  auto s = S.data();
-  double t = 0;
-  Kokkos::parallel_reduce(
-      "kspd::rfp::sftrace", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, L.size()),
-      KOKKOS_LAMBDA(const std::int64_t p, double& acc) {
-        size_type i, j;
-        L.decode(p, i, j);
-        acc += double(s(p)) * (i == j ? double(B(i, i)) : double(B(i, j)) + double(B(j, i)));
-      },
-      t);
-  compat::fence(exec, "kspd::rfp::sftrace");
-  return t;
+  return Impl::sftrace_dense(exec, S, B);
 }
 
 /// \brief trace(S B) for two symmetric RFP matrices of the same n (any variants; equal

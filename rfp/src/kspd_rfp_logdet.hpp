@@ -13,6 +13,17 @@
 #include "kspd_rfp_blocks_impl.hpp"
 
 namespace kspd::rfp {
+namespace Impl {
+// FIXME_CUDA: no extended lambda in a function template with an unnamed enable_if parameter.
+template <class ExecSpace, class T, class Mem, class RV>
+void logdet_into(const ExecSpace& exec, const Matrix<T, Mem>& L, const RV& result) {
+  const Layout lay = L.layout();
+  auto a = L.data();
+  Kokkos::parallel_reduce(
+      "kspd::rfp::pftrf_logdet", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, lay.n),
+      KOKKOS_LAMBDA(const std::int64_t i, double& s) { s += 2.0 * compat::log(double(a(lay.diag(i)))); }, result);
+}
+}  // namespace Impl
 
 /// \brief log det(A) = 2 sum_i log L(i,i) from the factor of A computed by kspd::rfp::pftrf
 /// (any of the 8 variants). Non-blocking on `exec`.
@@ -24,11 +35,7 @@ void pftrf_logdet(const ExecSpace& exec, const Matrix<T, Mem>& L, const RV& resu
   static_assert(RV::rank == 0 && std::is_same<typename RV::non_const_value_type, double>::value,
                 "kspd::rfp::pftrf_logdet: result must be a rank-0 View<double>");
   compat::ScopedRegion region("kspd::rfp::pftrf_logdet");
-  const Layout lay = L.layout();
-  auto a = L.data();
-  Kokkos::parallel_reduce(
-      "kspd::rfp::pftrf_logdet", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, lay.n),
-      KOKKOS_LAMBDA(const std::int64_t i, double& s) { s += 2.0 * compat::log(double(a(lay.diag(i)))); }, result);
+  Impl::logdet_into(exec, L, result);
 }
 
 /// \brief log det(A) from pftrf's factor (see above); fences `exec`.
