@@ -7,6 +7,8 @@
 ///  - device level: Serial<Op>/Team<Op> ::invoke for use inside user kernels.
 #include "kspd_batched_gemm.hpp"
 #include "kspd_batched_potrf.hpp"
+#include "kspd_batched_potrf_jitter.hpp"
+#include "kspd_batched_potrf_logdet.hpp"
 #include "kspd_batched_potrs.hpp"
 #include "kspd_batched_serial_impl.hpp"
 #include "kspd_batched_team_impl.hpp"

@@ -5,6 +5,8 @@
 #include "KSPD_Config.hpp"
 #include "kspd_compat.hpp"
 #include "kspd_dense.hpp"
+#include "kspd_dense_inverse_diag.hpp"
+#include "kspd_dense_logdet.hpp"
 #include "kspd_error.hpp"
 #include "kspd_lapack.hpp"
 #include "kspd_tags.hpp"

@@ -1,10 +1,18 @@
 // perf_rfp_krr: kernel ridge regression with the kernel matrix in RFP format.
 // Points p_i uniform in [0,1]^d, targets y_i = sin(2 pi p_i0) + cos(pi p_i1) + noise; the
 // Gaussian kernel K_ij = exp(-|p_i - p_j|^2 / (2 s^2)) is written straight into the RFP
-// buffer by one Kokkos kernel (no dense matrix anywhere); K + lambda I; pfsv gives alpha.
-// Reports the times (fill, pftrf, pftrs), the solve's relative residual
-// |(K + lambda I) alpha - y| / |y| and the fit's training RMSE |K alpha - y| / sqrt(n).
-// Usage: perf_rfp_krr [n,n,...] [--d 8] [--sigma 0.5] [--lambda 1e-3] [--prec s|d] [--smoke]
+// buffer by one Kokkos kernel (no dense matrix anywhere); K + lambda I; pftrf with jitter
+// retry (kspd::rfp::pftrf_jitter: a numerically indefinite K, e.g. lambda = 0 in fp32, gets
+// K + (lambda + jitter) I), then pftrs gives alpha and pftrf_logdet log det(K + ...), the
+// marginal likelihood's term. Reports the times (fill, pftrf with its retries, log det,
+// pftrs), the attempts and jitter, the solve's relative residual
+// |(K + (lambda + jitter) I) alpha - y| / |y| and the fit's training RMSE |K alpha - y| / sqrt(n).
+// --jitter fill: a retry re-fills K through the fill kernel (one plain pftrf per attempt);
+// undo: the failed attempt is undone in place (no re-fill); off: plain pftrf.
+// Usage: perf_rfp_krr [n,n,...] [--d 8] [--sigma 0.5] [--lambda 1e-3] [--prec s|d]
+//                     [--jitter fill|undo|off] [--max-retries 3] [--mixed] [--smoke]
+// --mixed: the fp64 system by pfsv and by pfsv_mixed (fp32 factor, fp64 refinement), timed.
+// --smoke runs n = 300 as given, then in fp32 with d = 2, lambda = 0 (needs jitter: 3 attempts).
 #include <cmath>
 
 #include "perf_rfp_common.hpp"
@@ -33,7 +41,7 @@ void fill_kernel(const kspd::rfp::Matrix<T, Mem>& K, const Dense<T>& P, T sigma)
 }
 
 template <class T>
-void run(long n, long d, T sigma, T lambda) {
+void run(long n, long d, T sigma, T lambda, const std::string& jitter, int max_retries) {
   Exec exec;
   Dense<T> P("P", n, d);
   Kokkos::Random_XorShift64_Pool<Exec> pool(2024);
@@ -56,12 +64,33 @@ void run(long n, long d, T sigma, T lambda) {
   Kokkos::deep_copy(Kokkos::subview(alpha, Kokkos::ALL(), 0), y);
   exec.fence();
   timer.reset();
-  const int info = kspd::rfp::pftrf(exec, K);
+  kspd::JitterResult jr;
+  kspd::JitterOptions jo;
+  jo.max_retries = max_retries;
+  if (jitter == "undo") {
+    jr = kspd::rfp::pftrf_jitter(exec, K, jo);
+  } else if (jitter == "fill") {
+    jr = kspd::rfp::pftrf_jitter(
+        exec, K,
+        [&](const Exec& e, const kspd::rfp::Matrix<T, Mem>& M) {
+          fill_kernel(M, P, sigma);
+          kspd::rfp::add_to_diagonal(e, M, lambda);
+        },
+        jo);
+  } else {
+    jr.info = kspd::rfp::pftrf(exec, K);
+    jr.attempts = 1;
+  }
+  const int info = jr.info;
   const double tf = timer.seconds();
+  timer.reset();
+  const double logdet = info == 0 ? kspd::rfp::pftrf_logdet(exec, K) : std::nan("");
+  const double tl = timer.seconds();
   timer.reset();
   if (info == 0) kspd::rfp::pftrs(exec, K, alpha);
   exec.fence();
   const double ts = timer.seconds();
+  const T shift = lambda + T(jr.jitter);  // the diagonal shift of the matrix actually factored
   // Residuals: rebuild K (cheap next to the factorization) and apply it with sfmv.
   fill_kernel(K, P, sigma);
   auto a1 = Kokkos::subview(alpha, Kokkos::ALL(), 0);
@@ -73,16 +102,50 @@ void run(long n, long d, T sigma, T lambda) {
       KOKKOS_LAMBDA(long i, double& f, double& yy, double& rr) {
         f += double(r(i)) * r(i);
         yy += double(y(i)) * y(i);
-        const double s = double(r(i)) + double(lambda) * a1(i);  // (K + lambda I) alpha - y
+        const double s = double(r(i)) + double(shift) * a1(i);  // (K + (lambda + jitter) I) alpha - y
         rr += s * s;
       },
       fit2, y2, res2);
   const double bytes = double(kspd::rfp::packed_size(n)) * sizeof(T);
   std::printf("%s krr n=%7ld d=%ld sigma=%.3g lambda=%.1e | RFP %.3f GiB (dense %.3f) | fill %.3f s, pftrf %.3f s "
-              "(%.2f TF), pftrs %.4f s | info %d | solve residual %.2e | training RMSE %.3e | free before %.2f GiB\n",
+              "(%.2f TF; jitter %s: %d attempt%s, jitter %.2e), logdet %.4f s = %.6e, pftrs %.4f s | info %d | "
+              "solve residual %.2e | training RMSE %.3e | free before %.2f GiB\n",
               sizeof(T) == 4 ? "s" : "d", n, d, double(sigma), double(lambda), bytes / GiB,
-              double(n) * n * sizeof(T) / GiB, tfill, tf, double(n) * n * n / 3.0 / tf * 1e-12, ts, info,
-              std::sqrt(res2 / y2), std::sqrt(fit2 / double(n)), double(free0) / GiB);
+              double(n) * n * sizeof(T) / GiB, tfill, tf, double(n) * n * n / 3.0 / tf * 1e-12, jitter.c_str(),
+              jr.attempts, jr.attempts == 1 ? "" : "s", jr.jitter, tl, logdet, ts, info, std::sqrt(res2 / y2),
+              std::sqrt(fit2 / double(n)), double(free0) / GiB);
+  std::fflush(stdout);
+}
+
+/// The fp64 KRR system solved twice: pfsv (fp64 factor) and pfsv_mixed (fp32 factor + fp64
+/// refinement, K kept): times, the speedup, refinement steps, backward error, fallback.
+void run_mixed(long n, long d, double sigma, double lambda) {
+  Exec exec;
+  Dense<double> P("P", n, d);
+  Kokkos::Random_XorShift64_Pool<Exec> pool(2024);
+  Kokkos::fill_random(P, pool, 0.0, 1.0);
+  Dense<double> Y("Y", n, 1), X("X", n, 1), A1("alpha", n, 1);
+  Kokkos::fill_random(Y, pool, -1.0, 1.0);
+  kspd::rfp::Matrix<double, Mem> K("K", n, kspd::Trans::NoTranspose, kspd::Uplo::Lower);
+  fill_kernel(K, P, sigma);
+  kspd::rfp::add_to_diagonal(exec, K, lambda);
+  Kokkos::deep_copy(exec, A1, Y);
+  exec.fence();
+  Kokkos::Timer timer;
+  const int info = kspd::rfp::pfsv(exec, K, A1);
+  exec.fence();
+  const double t64 = timer.seconds();
+  fill_kernel(K, P, sigma);  // pfsv overwrote K with its factor
+  kspd::rfp::add_to_diagonal(exec, K, lambda);
+  exec.fence();
+  timer.reset();
+  const auto mr = kspd::rfp::pfsv_mixed(exec, K, Y, X);
+  exec.fence();
+  const double tmx = timer.seconds();
+  std::printf("m krr n=%7ld d=%ld sigma=%.3g lambda=%.1e | fp64 pfsv %.3f s (info %d) | mixed pfsv %.3f s = %.2fx | "
+              "%d refinement steps, backward error %.2e, fell back %s (fp32 info %d)\n",
+              n, d, sigma, lambda, t64, info, tmx, t64 / tmx, mr.iterations, mr.backward_error,
+              mr.fell_back ? "yes" : "no", mr.fp32_info);
   std::fflush(stdout);
 }
 }  // namespace
@@ -92,10 +155,17 @@ int main(int argc, char* argv[]) {
   std::vector<long> ns = {kspd::compat::is_host_exec_v<Exec> ? 2000L : 32768L};
   long d = 8;
   double sigma = 0.5, lambda = 1e-3;
-  std::string prec = "d";
+  std::string prec = "d", jitter = "fill";
+  int max_retries = 3;
+  bool smoke = false, mixed = false;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
-    if (std::strcmp(argv[i], "--smoke") == 0) ns = {300};
+    if (std::strcmp(argv[i], "--smoke") == 0) {
+      ns = {300};
+      smoke = true;
+    } else if (std::strcmp(argv[i], "--mixed") == 0) mixed = true;
+    else if (arg("--jitter")) jitter = argv[++i];
+    else if (arg("--max-retries")) max_retries = std::stoi(argv[++i]);
     else if (arg("--n")) ns = parse_list(argv[++i]);
     else if (arg("--d")) d = std::stol(argv[++i]);
     else if (arg("--sigma")) sigma = std::stod(argv[++i]);
@@ -108,9 +178,19 @@ int main(int argc, char* argv[]) {
     }
   }
   std::printf("perf_rfp_krr: device %s, backend %s, kspd git %s\n", device_name().c_str(), Exec::name(), KSPD_GIT_HASH);
+  if (jitter != "fill" && jitter != "undo" && jitter != "off") {
+    std::fprintf(stderr, "perf_rfp_krr: --jitter must be fill, undo or off\n");
+    return 2;
+  }
   for (long n : ns) {
-    if (prec == "s") run<float>(n, d, float(sigma), float(lambda));
-    else run<double>(n, d, sigma, lambda);
+    if (mixed) run_mixed(n, d, sigma, lambda);
+    else if (prec == "s") run<float>(n, d, float(sigma), float(lambda), jitter, max_retries);
+    else run<double>(n, d, sigma, lambda, jitter, max_retries);
+  }
+  if (smoke) {  // a kernel matrix that needs jitter (fp32, d = 2, lambda = 0: info 19 without), both retry modes
+    run<float>(300, 2, float(sigma), 0.0f, "fill", max_retries);
+    run<float>(300, 2, float(sigma), 0.0f, "undo", max_retries);
+    run_mixed(300, d, sigma, lambda);
   }
   return 0;
 }

@@ -15,4 +15,8 @@
 #include "kspd_rfp_pfcon.hpp"
 #include "kspd_rfp_hfrk.hpp"
 #include "kspd_rfp_lanhf.hpp"
+#include "kspd_rfp_logdet.hpp"
+#include "kspd_rfp_inverse_diag.hpp"
+#include "kspd_rfp_pftrf_jitter.hpp"
+#include "kspd_rfp_pfsv_mixed.hpp"
 #endif
