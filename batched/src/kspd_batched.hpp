@@ -5,7 +5,9 @@
 ///  - host level, per operation: strided rank-3 Views (batch first, either layout), arrays of
 ///    pointers, and variable-size batches (*_vbatched);
 ///  - device level: Serial<Op>/Team<Op> ::invoke for use inside user kernels.
+#include "kspd_batched_descriptor.hpp"
 #include "kspd_batched_gemm.hpp"
+#include "kspd_batched_infos.hpp"
 #include "kspd_batched_potrf.hpp"
 #include "kspd_batched_potrs.hpp"
 #include "kspd_batched_serial_impl.hpp"

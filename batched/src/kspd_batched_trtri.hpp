@@ -5,6 +5,7 @@
 /// (SPD inverse from the Cholesky factor = TRTRI + LAUUM fused in one kernel) and POTI
 /// (POTRF + POTRI in one kernel). None of them exists batched in cuBLAS/cuSOLVER.
 
+#include "kspd_batched_failed_internal.hpp"
 #include "kspd_batched_gemm.hpp"
 #include "kspd_batched_launch.hpp"
 #include "kspd_batched_potrf.hpp"
@@ -90,22 +91,45 @@ void lauum_rec(const ExecSpace& exec, size_type nbatch, size_type n, const Batch
              BatchMat<const T>(A.sub(n1, n1)), A.sub(n1, 0), opts);
   lauum_rec(exec, nbatch, n2, A.sub(n1, n1), opts);
 }
+template <class ExecSpace, class T>
+void invert_run(const ExecSpace& exec, InvOp op, Uplo uplo, Diag diag, size_type nbatch, size_type n,
+                const BatchMat<T>& A, int* infos, const BatchOptions& opts);
 /// TRTRI / LAUUM / POTRI / POTI on a fixed-size batch: recursive above the leaf size (Upper
 /// is Lower on the transposed descriptors: inv(U) = inv(U^T)^T, U U^T = (U^T)^T U^T).
 /// POTRI and POTI run the stages one after the other on the whole batch; infos keeps the
-/// first stage's report (trtri's for POTRI, potrf's for POTI).
+/// first stage's report (trtri's for POTRI, potrf's for POTI). POTRI's infos come in as
+/// potrf's: the matrices with infos(b) != 0 are kept aside and put back, infos included.
+/// POTI's failed matrices keep potrf's partial factor (the inversion stages skip them).
 template <class ExecSpace, class T>
 void invert_fixed(const ExecSpace& exec, InvOp op, Uplo uplo, Diag diag, size_type nbatch, size_type n,
                   const BatchMat<T>& A, int* infos, const BatchOptions& opts) {
   compat::ScopedRegion region(label(op));
+  if (op == InvOp::Potri && infos != nullptr) {
+    const FailedGuard<ExecSpace, T> keep(exec, infos, nbatch, A, n, n, true);
+    invert_run(exec, op, uplo, diag, nbatch, n, A, infos, opts);
+    keep.restore();
+    return;
+  }
+  invert_run(exec, op, uplo, diag, nbatch, n, A, infos, opts);
+}
+template <class ExecSpace, class T>
+void invert_run(const ExecSpace& exec, InvOp op, Uplo uplo, Diag diag, size_type nbatch, size_type n,
+                const BatchMat<T>& A, int* infos, const BatchOptions& opts) {
   if (!(use_recursion<ExecSpace>(opts, n) && A.splittable())) {
     invert_kernel(exec, op, uplo, diag, nbatch, n, A, infos, opts);
     return;
   }
   const BatchMat<T> L = uplo == Uplo::Upper ? A.t() : A;
-  if (op == InvOp::Poti) potrf_fixed(exec, uplo, nbatch, n, A, infos, opts);
+  if (op == InvOp::Poti) {  // the inversion must not touch the matrices potrf failed on
+    potrf_fixed(exec, uplo, nbatch, n, A, infos, opts);
+    const FailedGuard<ExecSpace, T> keep(exec, infos, nbatch, A, n, n);
+    trtri_rec(exec, Diag::NonUnit, nbatch, n, 0, L, RecInfo<ExecSpace>(nullptr, nbatch), opts);
+    lauum_rec(exec, nbatch, n, L, opts);
+    keep.restore();
+    return;
+  }
   if (op != InvOp::Lauum) {
-    const RecInfo<ExecSpace> info(op == InvOp::Poti ? nullptr : infos, nbatch);
+    const RecInfo<ExecSpace> info(infos, nbatch);
     trtri_rec(exec, op == InvOp::Trtri ? diag : Diag::NonUnit, nbatch, n, 0, L, info, opts);
   }
   if (op != InvOp::Trtri) lauum_rec(exec, nbatch, n, L, opts);
@@ -125,8 +149,7 @@ void invert_strided(const ExecSpace& exec, InvOp op, Uplo uplo, Diag diag, const
 template <class ExecSpace, class T, class InfoView>
 void invert_pointers(const ExecSpace& exec, InvOp op, Uplo uplo, Diag diag, size_type nbatch, size_type n,
                      T* const* Aptrs, offset_type lda, const InfoView* infos, const BatchOptions& opts) {
-  KSPD_REQUIRE(nbatch >= 0 && n >= 0, InvalidArgument, label(op) << ": nbatch and n must be >= 0");
-  KSPD_REQUIRE(lda >= (n > 1 ? n : 1), InvalidArgument, label(op) << ": lda = " << lda << " < n = " << n);
+  check_pointers<ExecSpace>(label(op), "Aptrs", Aptrs, nbatch, n, n, lda);
   int* ip = infos != nullptr ? info_ptr<ExecSpace>(*infos, nbatch, label(op)) : nullptr;
   invert_fixed<ExecSpace, T>(exec, op, uplo, diag, nbatch, n, pointer_batch(Aptrs, lda), ip, opts);
 }
@@ -157,7 +180,10 @@ void lauum(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, T* c
   Impl::invert_pointers<ExecSpace, T, Impl::NoInfo<ExecSpace>>(exec, Impl::InvOp::Lauum, uplo, Diag::NonUnit, nbatch,
                                                                n, Aptrs, lda, nullptr, opts);
 }
-/// \brief A_b = inv(A_b) (uplo triangle) from potrf's factor; infos(b) = trtri's info.
+/// \brief A_b = inv(A_b) (uplo triangle) from potrf's factor.
+/// \param infos [in,out] potrf's infos on entry: a matrix with infos(b) != 0 has no factor, so
+///        A_b and infos(b) are left untouched; for the others infos(b) = trtri's info (0 after
+///        a successful potrf). Pass zeros for factors that did not come from potrf.
 template <class ExecSpace, class AView, class InfoView, std::enable_if_t<Kokkos::is_view<AView>::value, int> = 0>
 void potri(const ExecSpace& exec, Uplo uplo, const AView& As, const InfoView& infos, const BatchOptions& opts = {}) {
   Impl::invert_strided(exec, Impl::InvOp::Potri, uplo, Diag::NonUnit, As, &infos, opts);
@@ -168,7 +194,7 @@ void potri(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, T* c
   Impl::invert_pointers(exec, Impl::InvOp::Potri, uplo, Diag::NonUnit, nbatch, n, Aptrs, lda, &infos, opts);
 }
 /// \brief A_b = inv(A_b) (uplo triangle) of SPD A_b in one kernel (potrf + potri);
-/// infos(b) = potrf's info.
+/// infos(b) [out] = potrf's info: a failed matrix holds potrf's partial factor and is not inverted.
 template <class ExecSpace, class AView, class InfoView, std::enable_if_t<Kokkos::is_view<AView>::value, int> = 0>
 void poti(const ExecSpace& exec, Uplo uplo, const AView& As, const InfoView& infos, const BatchOptions& opts = {}) {
   Impl::invert_strided(exec, Impl::InvOp::Poti, uplo, Diag::NonUnit, As, &infos, opts);

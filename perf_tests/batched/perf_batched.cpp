@@ -19,20 +19,21 @@
 // pointer array and, as "kspd-cm", on a LayoutStride rank-3 View of the peer's contiguous
 // column-major matrices (the layout where the recursion for n > 32 runs its off-diagonal
 // blocks through cuBLAS gemmStridedBatched). --leaf sets BatchOptions::leaf_size, --rec
-// auto|always|never its recursion, --gemm-tile BatchOptions::gemm_tile (the register tile of
+// auto|always|never its recursion, --gemm-tile Impl::TuningOverride::gemm_tile (the register tile of
 // the tiled batched GEMM that runs the recursion's off-diagonal blocks, gemm and syrk on
 // LayoutLeft batch-first data); a list runs everything once per tile ("tile 8x8" heads each);
-// --gemm-chunk BatchOptions::gemm_chunk (matrices per thread chunk; a huge value gives the
+// --gemm-chunk TuningOverride::gemm_chunk (matrices per thread chunk; a huge value gives the
 // old order, one sweep over the batch per tile); --no-kk skips the Kokkos Kernels peers;
-// --trsm-rhs-block BatchOptions::trsm_rhs_block (right-hand sides per thread of the GPU
+// --trsm-rhs-block TuningOverride::trsm_rhs_block (right-hand sides per thread of the GPU
 // streaming TRSM; a list runs everything once per value) and --stream-trsm-max
-// BatchOptions::stream_trsm_max (64: TRSM with 32 < k <= 64 streams instead of recursing);
-// --stream-class24 BatchOptions::stream_class24 (size class 24 of the streaming TRSM / POTRS
-// for 16 < k <= 24); --stream-chunk BatchOptions::stream_chunk (their thread order: matrices
-// per chunk, 0 the whole batch); --stream-min-blocks BatchOptions::stream_min_blocks (their
-// __launch_bounds__(128, b): a list runs everything once per value); --potrf-variant BatchOptions::potrf_group (the group POTRF's
-// step sync) and --potrf-team BatchOptions::potrf_group_team (its threads per team): lists
-// run everything once per combination (each block headed by a "variant" line).
+// TuningOverride::stream_trsm_max (64: TRSM with 32 < k <= 64 streams instead of recursing);
+// --stream-class24 TuningOverride::stream_class24 (size class 24 of the streaming TRSM / POTRS
+// for 16 < k <= 24); --stream-chunk TuningOverride::stream_chunk (their thread order: matrices
+// per chunk, 0 the whole batch); --stream-min-blocks TuningOverride::stream_min_blocks (their
+// __launch_bounds__(128, b): a list runs everything once per value); --potrf-variant TuningOverride::potrf_sync (the group POTRF's
+// step sync) and --potrf-team TuningOverride::potrf_group_team (its threads per team): lists
+// run everything once per combination (each block headed by a "variant" line). Variants other
+// than the tuning table's defaults need a build configured with -DKSPD_BATCHED_ALL_VARIANTS=ON.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 #include <KokkosBatched_Gemm_Decl.hpp>
@@ -80,7 +81,8 @@ using kspd::perf::parse_words;
 
 int g_reps = 7;
 double g_max_gb = 1.0;
-kb::BatchOptions g_opts;  // --leaf, --rec, --gemm-tile, --gemm-chunk
+kb::BatchOptions g_opts;  // --leaf, --rec
+kb::Impl::TuningOverride g_tune;  // the tuning-table overrides (--gemm-tile ... --potrf-team)
 bool g_kk = true;         // --no-kk: skip the Kokkos Kernels peers (seconds per call at n >= 128)
 /// Median of g_reps runs of fn(), each after reset() (untimed); one warm-up run first.
 template <class Reset, class Fn>
@@ -491,12 +493,12 @@ int main(int argc, char** argv) {
     else if (a == "--reps") g_reps = int(std::stol(next()));
     else if (a == "--max-gb") g_max_gb = std::stod(next());
     else if (a == "--gemm-tile") tiles = parse_words(next());
-    else if (a == "--gemm-chunk") g_opts.gemm_chunk = int(std::stol(next()));
+    else if (a == "--gemm-chunk") g_tune.gemm_chunk = int(std::stol(next()));
     else if (a == "--trsm-rhs-block") rhs_blocks = parse_list(next());
-    else if (a == "--stream-trsm-max") g_opts.stream_trsm_max = int(std::stol(next()));
-    else if (a == "--stream-class24") g_opts.stream_class24 = true;
+    else if (a == "--stream-trsm-max") g_tune.stream_trsm_max = int(std::stol(next()));
+    else if (a == "--stream-class24") g_tune.stream_class24 = 1;
     else if (a == "--stream-min-blocks") min_blocks = parse_list(next());
-    else if (a == "--stream-chunk") g_opts.stream_chunk = int(std::stol(next()));
+    else if (a == "--stream-chunk") g_tune.stream_chunk = int(std::stol(next()));
     else if (a == "--potrf-variant") potrf_variants = parse_words(next());
     else if (a == "--potrf-team") potrf_teams = parse_list(next());
     else if (a == "--no-kk") g_kk = false;
@@ -532,25 +534,27 @@ int main(int argc, char** argv) {
   g_copy_bw = copy_bandwidth();
   std::printf("copy bandwidth %.0f GB/s (device-to-device deep_copy, read + write)\n", g_copy_bw);
   for (const auto& tile : tiles) {
-    g_opts.gemm_tile = tile == "4x4"   ? kb::BatchGemmTile::T4x4
-                       : tile == "8x4" ? kb::BatchGemmTile::T8x4
-                       : tile == "8x8" ? kb::BatchGemmTile::T8x8
-                                       : kb::BatchGemmTile::Auto;
+    g_tune.gemm_tile = tile == "4x4"   ? kb::Impl::GemmTile::T4x4
+                       : tile == "8x4" ? kb::Impl::GemmTile::T8x4
+                       : tile == "8x8" ? kb::Impl::GemmTile::T8x8
+                                       : kb::Impl::GemmTile::Auto;
     for (const long mb : min_blocks)
       for (const long rb : rhs_blocks)
         for (const auto& pv : potrf_variants)
           for (const long pt : potrf_teams) {
-            g_opts.trsm_rhs_block = int(rb);
-            g_opts.stream_min_blocks = int(mb);
-            g_opts.potrf_group = pv == "team"      ? kb::BatchPotrfGroup::TeamSync
-                                 : pv == "warp"    ? kb::BatchPotrfGroup::WarpSync
-                                 : pv == "shuffle" ? kb::BatchPotrfGroup::Shuffle
-                                                   : kb::BatchPotrfGroup::Auto;
-            g_opts.potrf_group_team = int(pt);
+            g_tune.trsm_rhs_block = rb > 0 ? int(rb) : -1;
+            g_tune.stream_min_blocks = mb > 0 ? int(mb) : -1;
+            g_tune.potrf_sync = pv == "team"      ? kb::Impl::PotrfSync::TeamSync
+                                : pv == "warp"    ? kb::Impl::PotrfSync::WarpSync
+                                : pv == "shuffle" ? kb::Impl::PotrfSync::Shuffle
+                                                  : kb::Impl::PotrfSync::Auto;
+            g_tune.potrf_group_team = pt > 0 ? int(pt) : -1;
+            const kb::Impl::TuningScope scope(g_tune);  // throws for variants this build does not compile
             std::printf("variant tile %s chunk %d trsm-rhs-block %ld stream-trsm-max %d stream-class24 %d "
                         "stream-chunk %d stream-min-blocks %ld potrf-variant %s potrf-team %ld (0 = Auto / default)\n",
-                        tile.c_str(), g_opts.gemm_chunk > 0 ? g_opts.gemm_chunk : 32, rb, g_opts.stream_trsm_max,
-                        int(g_opts.stream_class24), g_opts.stream_chunk, mb, pv.c_str(), pt);
+                        tile.c_str(), g_tune.gemm_chunk >= 0 ? g_tune.gemm_chunk : 32, rb,
+                        g_tune.stream_trsm_max >= 0 ? g_tune.stream_trsm_max : 32, int(g_tune.stream_class24 > 0),
+                        g_tune.stream_chunk >= 0 ? g_tune.stream_chunk : 32, mb, pv.c_str(), pt);
             for (const auto& p : precs) {
               if (p == "d") run<double>(ns, batches, ops, nrhs, "d");
               if (p == "s") run<float>(ns, batches, ops, nrhs, "s");
