@@ -32,7 +32,8 @@ struct CopyFailed {
   bool restore;
   bool with_infos;  // the operation writes infos: put the failed matrices' entries back too
   KOKKOS_INLINE_FUNCTION void operator()(const size_type b) const {
-    if ((restore ? saved[b] : infos[b]) == 0) return;
+    if (!restore) saved[b] = infos[b];  // every entry: restore reads saved, not the overwritten infos
+    if (saved[b] == 0) return;
     const Mat<T> x = B.get(b, rows, cols);
     T* y = keep + b * offset_type(rows) * cols;
     for (int j = 0; j < cols; ++j)
@@ -41,7 +42,6 @@ struct CopyFailed {
         else y[i + offset_type(j) * rows] = x(i, j);
       }
     if (restore && with_infos) infos[b] = saved[b];
-    if (!restore) saved[b] = infos[b];
   }
 };
 

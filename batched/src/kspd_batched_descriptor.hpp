@@ -86,7 +86,7 @@ BatchMat<T> var_batch(const char* op, const char* name, const VarMats<T, Mem>& a
       const offset_type l = has_ld ? offset_type(ld(b)) : (m > 1 ? m : 1);
       KSPD_REQUIRE(o >= 0, InvalidArgument, op << ": matrix " << b << ": " << name << ".offsets(" << b << ") = " << o
                                                << " is negative");
-      KSPD_REQUIRE(l >= (m > 1 ? m : 1), InvalidArgument,
+      KSPD_REQUIRE(l >= m && (l >= 1 || m == 0), InvalidArgument,
                    op << ": matrix " << b << ": " << name << ".lds(" << b << ") = " << l << " < its " << m << " rows");
       // The last element, (m - 1, n - 1), at o + (n - 1) * l + m - 1 (empty matrices read nothing).
       KSPD_REQUIRE(m == 0 || n == 0 || (o <= extent - m && n - 1 <= (extent - o - m) / l),  // no overflow
@@ -127,7 +127,7 @@ void check_var_pointers(const char* op, const char* name, T* const* ptrs, const 
   auto l = host_copy(lds);
   for (size_type b = 0; b < nb; ++b) {
     const size_type m = rows(b);
-    KSPD_REQUIRE(l(b) >= (m > 1 ? m : 1), InvalidArgument,
+    KSPD_REQUIRE(l(b) >= m && (l(b) >= 1 || m == 0), InvalidArgument,
                  op << ": matrix " << b << ": lds(" << b << ") = " << l(b) << " < its " << m << " rows");
     KSPD_REQUIRE(m == 0 || h(b) != nullptr, InvalidArgument,
                  op << ": matrix " << b << ": " << name << "[" << b << "] is null");

@@ -471,7 +471,7 @@ TEST(BatchedFactorErrors, BadArgumentsThrowNamingTheArgument) {
     kb::potrf(Exec(), Uplo::Lower, size_type(2), size_type(5), static_cast<double* const*>(nullptr), 4, infos);
     FAIL() << "expected InvalidArgument";
   } catch (const kspd::InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("lda"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("ld = 4"), std::string::npos) << e.what();
   }
 }
 

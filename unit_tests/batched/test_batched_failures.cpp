@@ -168,8 +168,13 @@ void check_failures(size_type n, Uplo uplo, Iface iface, kb::BatchAlgo algo) {
     expect_infos(to_host(inf3), "poti");
     const auto r = dA3.to_host();
     for (size_type b = 0; b < nb; ++b) {
-      if (bad(b)) {
-        EXPECT_TRUE(same_bits(r[b], F[b])) << "poti inverted failed matrix " << b;
+      if (bad(b)) {  // potrf's partial factor (the finished columns; kernels differ in what they leave after)
+        const size_type done = (b == bad1 ? col1 : col2) - 1;
+        for (size_type j = 0; j < done; ++j)
+          for (size_type i = j; i < done; ++i)  // the leading factor L11 (L = U^T); below it kernels differ
+              EXPECT_NEAR(r[b](uplo == Uplo::Lower ? i : j, uplo == Uplo::Lower ? j : i),
+                          F[b](uplo == Uplo::Lower ? i : j, uplo == Uplo::Lower ? j : i), 100 * tolerance<T>(n))
+                  << "poti inverted failed matrix " << b;
         continue;
       }
       const HostMat As = symmetrize(a[b], uplo), X = symmetrize(r[b], uplo);
@@ -191,7 +196,7 @@ TYPED_TEST(BatchedFailures, FailedMatricesAreNeverSolved) {
 }
 
 TEST(BatchedFailures, SummaryOfAHealthyBatch) {
-  Kokkos::View<int*, Mem> infos("infos", 5);
+  Kokkos::View<int*, Mem> infos("infos", 7);
   const kb::InfoSummary s = kb::summarize_infos(Exec(), infos);
   EXPECT_TRUE(s.ok());
   EXPECT_EQ(s.first, -1);
@@ -201,7 +206,7 @@ TEST(BatchedFailures, SummaryOfAHealthyBatch) {
     kb::require_spd(Exec(), infos, "x");
     FAIL();
   } catch (const kspd::NotPositiveDefinite& e) {
-    EXPECT_NE(std::string(e.what()).find("5 of 5"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("7 of 7"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("..."), std::string::npos) << e.what();  // only the first few listed
   }
 }
@@ -223,7 +228,7 @@ template <class F>
 void expect_invalid(F f, std::initializer_list<const char*> parts) {
   try {
     f();
-    ADD_FAILURE() << "expected kspd::InvalidArgument";
+    ADD_FAILURE() << "expected kspd::InvalidArgument naming " << *parts.begin();
   } catch (const kspd::InvalidArgument& e) {
     const std::string w = e.what();
     for (const char* p : parts) EXPECT_NE(w.find(p), std::string::npos) << "'" << p << "' not in: " << w;
@@ -249,7 +254,7 @@ TEST(BatchedDescriptor, VariableSizeSignsLeadingDimensionsAndBounds) {
   expect_invalid(potrf(ns, dev<OffV>({0, 4, 17}), lds), {"matrix 2", "offset 17", "past the 20 elements"});
   expect_invalid(potrf(ns, off, dev<IntV>({2, 4, 3})), {"matrix 2", "offset 16", "ld 3", "past the 20"});
   expect_invalid(potrf(ns, off, dev<IntV>({1, 4, 2})), {"matrix 0", "lds(0) = 1", "2 rows"});
-  expect_invalid(potrf(ns, dev<OffV>({0, 5, 16}), lds), {"matrix 1", "3 x 3", "offset 5", "ld 4"});
+  expect_invalid(potrf(ns, dev<OffV>({0, 10, 16}), lds), {"matrix 1", "3 x 3", "offset 10", "ld 4", "ends at element 21"});
   // Without lds (ld = n) the middle matrix (3 x 3 = 9 elements at 4) fits; at 12 it does not.
   EXPECT_NO_THROW(kb::potrf_vbatched(Exec(), Uplo::Lower, ns, kb::var_mats(A, dev<OffV>({0, 4, 13})), infos));
   expect_invalid([&] { kb::potrf_vbatched(Exec(), Uplo::Lower, ns, kb::var_mats(A, dev<OffV>({0, 12, 16})), infos); },
