@@ -18,6 +18,7 @@
 #include "kspd_batched_mat.hpp"
 #include "kspd_dense_vendor.hpp"
 #include "kspd_error.hpp"
+#include "kspd_batched_host_threads.hpp"
 #include "kspd_batched_tuning.hpp"
 
 namespace kspd::batched {
@@ -80,6 +81,17 @@ BatchAlgo resolve(BatchAlgo algo, size_type n) {
   else return n <= 8 ? BatchAlgo::Serial : BatchAlgo::Team;
 }
 
+/// The host-BLAS/LAPACK loop: one vendor call per matrix (host backends only).
+template <class Op>
+struct HostKernel {
+  Op op;
+  int* infos;
+  void operator()(const size_type b) const {
+    const int info = op.host(b);
+    if (infos != nullptr) infos[b] = info;
+  }
+};
+
 template <class Op, class = void>
 struct has_host : std::false_type {};
 template <class Op>
@@ -107,21 +119,22 @@ bool unit_stride(const kspd::Impl::Mat<T>& a) {
   return kspd::Impl::is_col_major(a) || kspd::Impl::is_col_major(a.t());
 }
 
-/// Above this size a host backend runs Auto batches as a loop of host BLAS/LAPACK calls
-/// (each matrix then gets the vendor's blocked kernel); below it the unrolled serial code wins.
-constexpr size_type kHostVendorMinSize = 9;
+/// The order from which a host backend runs Auto batches of Op as a loop of host BLAS/LAPACK
+/// calls (the tuning table's measured crossover); Op::value_type and Op::host_op name the entry.
+template <class Op>
+size_type host_vendor_min() {
+  return tuning_host_vendor_min<typename Op::value_type>(Op::host_op);
+}
 
 template <class ExecSpace, class Op>
 void launch(const ExecSpace& exec, const std::string& label, size_type nbatch, const Op& op, int* infos,
             const BatchOptions& opts, size_type size) {
   if (nbatch <= 0) return;
+  const double work = double(size) * double(size) * double(size);
   if constexpr (!is_gpu_v<ExecSpace> && has_host<Op>::value) {
-    if (opts.algo == BatchAlgo::Auto && size >= kHostVendorMinSize) {
+    if (opts.algo == BatchAlgo::Auto && size >= host_vendor_min<Op>()) {
       compat::fence(exec, "kspd::batched::host_vendor");
-      for (size_type b = 0; b < nbatch; ++b) {
-        const int info = op.host(b);
-        if (infos != nullptr) infos[b] = info;
-      }
+      batch_for(exec, label.c_str(), nbatch, HostKernel<Op>{op, infos}, work);
       return;
     }
   }
@@ -133,8 +146,7 @@ void launch(const ExecSpace& exec, const std::string& label, size_type nbatch, c
     Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(exec, int(nbatch), ts),
                          TeamKernel<Op>{op, infos});
   } else {
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, nbatch),
-                         SerialKernel<Op>{op, infos});
+    batch_for(exec, label.c_str(), nbatch, SerialKernel<Op>{op, infos}, work);
   }
 }
 

@@ -160,10 +160,10 @@ void dispatch_size(size_type n, const F& f) {
   else with_small_size_class(n, f);
 }
 
+/// One thread per matrix of order n (host: spread over the cores, see batch_for).
 template <class ExecSpace, class Functor>
-void launch_range(const ExecSpace& exec, const char* label, size_type nbatch, const Functor& f) {
-  if (nbatch <= 0) return;
-  Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, nbatch), f);
+void launch_range(const ExecSpace& exec, const char* label, size_type nbatch, const Functor& f, size_type n = 64) {
+  batch_for(exec, label, nbatch, f, double(n) * double(n) * double(n));
 }
 
 /// Launches a streaming kernel over nthreads indices; on GPUs with __launch_bounds__(128,
@@ -182,7 +182,8 @@ void launch_stream(const ExecSpace& exec, const char* label, size_type nthreads,
     if (minb == 8) return go(Kokkos::LaunchBounds<128, 8>());
   }
   (void)minb;
-  go(Kokkos::LaunchBounds<>());
+  if constexpr (is_gpu_v<ExecSpace>) go(Kokkos::LaunchBounds<>());
+  else batch_for(exec, label, nthreads, f, 32.0 * 32.0 * 32.0);
 }
 
 /// Largest k of the streaming TRSM (size classes 48 and 64 above kMaxGroupN).
@@ -212,7 +213,7 @@ void register_potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_typ
   dispatch_size<ExecSpace>(n, [&](auto nc) {
     constexpr int N = decltype(nc)::value;
     if constexpr (N <= kMaxRegisterN) {
-      launch_range(exec, "kspd::batched::potrf[register]", nbatch, RegPotrf<N, T>{uplo, A, int(n), infos});
+      launch_range(exec, "kspd::batched::potrf[register]", nbatch, RegPotrf<N, T>{uplo, A, int(n), infos}, n);
     } else {
       // The table's default: the warp barrier, 128 threads per team (H100, 2026-11-22: 2-8 %
       // ahead of the team barrier at every n and precision, h100-batched-small-variants-2026-11-22.md).
@@ -271,7 +272,8 @@ void register_potrs(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_typ
   if (n <= kMaxRegisterN) {
     with_small_size_class(n, [&](auto nc) {
       constexpr int N = decltype(nc)::value;
-      launch_range(exec, "kspd::batched::potrs[register]", nbatch, RegPotrs<N, T>{uplo, A, B, int(n), int(nrhs)});
+      launch_range(exec, "kspd::batched::potrs[register]", nbatch, RegPotrs<N, T>{uplo, A, B, int(n), int(nrhs)},
+                   n + nrhs);
     });
     return;
   }
@@ -319,7 +321,7 @@ void register_trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Dia
     with_small_size_class(k, [&](auto nc) {
       constexpr int N = decltype(nc)::value;
       launch_range(exec, "kspd::batched::trsm[register]", nbatch,
-                   RegTrsm<N, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n)});
+                   RegTrsm<N, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n)}, k + ncols);
     });
     return;
   }

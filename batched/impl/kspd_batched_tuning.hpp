@@ -115,6 +115,16 @@ Tuning tuning(size_type n) {
   return t;
 }
 
+/// The host operations that have a per-matrix host BLAS/LAPACK path (Op::host).
+enum class HostOp { Potrf, Potrs, Trsm, Gemm };
+/// Host backends, Auto: from this order on a batch runs as a loop of host BLAS/LAPACK calls
+/// (one per matrix, spread over the cores); below it kspd's own one-thread-per-matrix kernels.
+template <class T>
+size_type tuning_host_vendor_min(HostOp op) {
+  (void)op;
+  return 9;
+}
+
 /// The register tile of the tiled GEMM for C m x n of `bytes`-sized scalars. H100
 /// (h100-batched-gemm-tiles-2026-11-22.txt, batch 10,000): fp64 8 x 4 is fastest at n = 33-256
 /// (8 x 8 needs 219 registers and runs fewer warps: 0.84x of 8 x 4 at n = 33, 0.92x at 256);

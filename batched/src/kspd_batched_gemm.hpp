@@ -15,6 +15,8 @@ namespace kspd::batched {
 namespace Impl {
 template <class T>
 struct GemmOp {
+  using value_type = T;
+  static constexpr HostOp host_op = HostOp::Gemm;
   Trans ta, tb;
   T alpha, beta;
   BatchMat<const T> A, B;

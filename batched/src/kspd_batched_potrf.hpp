@@ -15,6 +15,8 @@ namespace kspd::batched {
 namespace Impl {
 template <class T>
 struct PotrfOp {
+  using value_type = T;
+  static constexpr HostOp host_op = HostOp::Potrf;
   Uplo uplo;
   BatchMat<T> A;
   Dims d;

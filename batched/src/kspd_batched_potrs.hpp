@@ -17,6 +17,8 @@ namespace kspd::batched {
 namespace Impl {
 template <class T>
 struct PotrsOp {
+  using value_type = T;
+  static constexpr HostOp host_op = HostOp::Potrs;
   Uplo uplo;
   BatchMat<const T> A;
   BatchMat<T> B;

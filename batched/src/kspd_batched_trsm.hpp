@@ -16,6 +16,8 @@ namespace kspd::batched {
 namespace Impl {
 template <class T>
 struct TrsmOp {
+  using value_type = T;
+  static constexpr HostOp host_op = HostOp::Trsm;
   Side side;
   Uplo uplo;
   Trans trans;

@@ -5,7 +5,9 @@
 //                [--gemm-tile auto|4x4|8x4|8x8[,...]] [--gemm-chunk 32] [--no-kk]
 //                [--trsm-rhs-block 0|1|2|4[,...]] [--stream-trsm-max 32|64] [--stream-class24]
 //                [--stream-chunk 0|32|...] [--stream-min-blocks 0|4|8[,...]] [--potrf-variant auto|team|warp|shuffle[,...]]
-//                [--potrf-team 0|64|128|256[,...]]
+//                [--potrf-team 0|64|128|256[,...]] [--algo auto|serial|team|register[,...]]
+// --algo runs everything once per BatchOptions::algo (a list). Host: KSPD_BATCHED_THREADS=t sets
+// the threads a Serial-Kokkos batch spreads over (default: every core; 1: the calling thread).
 // Large n cap the batch so that each array stays under --max-gb GB (the line shows the batch).
 // nrhs 0 means nrhs = n (potrs: 1, cuSOLVER's only choice). Per line: median time, GFLOP/s,
 // GB/s (each matrix read + written once) and its share of the device-to-device copy
@@ -349,14 +351,14 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           T** ppx = reinterpret_cast<T**>(pX.data());
           const double fl = 2 * nn * nn * B, by = (nn * nn + 2 * nn) * sz * B;
           const double t = median_time([&] { Kokkos::deep_copy(exec, x, x0); },
-                                       [&] { kb::potrs(exec, kspd::Uplo::Lower, c.A, x, g_opts); });
+                                       [&] { kb::potrs(exec, kspd::Uplo::Lower, c.A, x, c.infos, g_opts); });
           const double tptr = median_time([&] { Kokkos::deep_copy(exec, px, px0); }, [&] {
-            kb::potrs(exec, kspd::Uplo::Lower, nb, n, 1, const_cast<const T* const*>(c.ptrA()), n, ppx, n, g_opts);
+            kb::potrs(exec, kspd::Uplo::Lower, nb, n, 1, const_cast<const T* const*>(c.ptrA()), n, ppx, n, c.infos, g_opts);
           });
           Kokkos::View<T***, Kokkos::LayoutStride, Mem> xcm(px.data(),
                                                            Kokkos::LayoutStride(size_t(nb), size_t(n), size_t(n), 1, 1, size_t(n)));
           const double tcm = median_time([&] { Kokkos::deep_copy(exec, px, px0); },
-                                         [&] { kb::potrs(exec, kspd::Uplo::Lower, c.cmA(), xcm, g_opts); });
+                                         [&] { kb::potrs(exec, kspd::Uplo::Lower, c.cmA(), xcm, c.infos, g_opts); });
 #ifdef KSPD_ENABLE_CUDA_TPLS
           Kokkos::View<int, Mem> info1("info1");
           const double tp = median_time([&] { Kokkos::deep_copy(exec, px, px0); },
@@ -447,7 +449,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
             fl = (op == "trtri" ? 1.0 : 2.0) * nn * nn * nn / 3 * B;
             auto inv = [&](const auto& A) {
               if (op == "trtri") kb::trtri(exec, kspd::Uplo::Lower, kspd::Diag::NonUnit, A, c.infos, g_opts);
-              else kb::potri(exec, kspd::Uplo::Lower, A, c.infos, g_opts);
+              else kb::potri(exec, kspd::Uplo::Lower, A, c.infos, g_opts);  // infos: potrf's (zeros)
             };
             t = median_time([&] { c.reset_a(); }, [&] { inv(c.A); });
             tcm = median_time([&] { c.reset_a(); }, [&] { inv(c.cmA()); });
@@ -482,6 +484,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> tiles{"auto"};
   std::vector<long> rhs_blocks{0}, potrf_teams{0}, min_blocks{0};
   std::vector<std::string> potrf_variants{"auto"};
+  std::vector<std::string> algos{"auto"};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -502,6 +505,7 @@ int main(int argc, char** argv) {
     else if (a == "--potrf-variant") potrf_variants = parse_words(next());
     else if (a == "--potrf-team") potrf_teams = parse_list(next());
     else if (a == "--no-kk") g_kk = false;
+    else if (a == "--algo") algos = parse_words(next());
     else if (a == "--leaf") g_opts.leaf_size = int(std::stol(next()));
     else if (a == "--rec") {
       const std::string r = next();
@@ -533,7 +537,13 @@ int main(int argc, char** argv) {
   std::printf("kspd %s, Kokkos %d, exec %s\n", KSPD_GIT_HASH, KOKKOS_VERSION, Exec::name());
   g_copy_bw = copy_bandwidth();
   std::printf("copy bandwidth %.0f GB/s (device-to-device deep_copy, read + write)\n", g_copy_bw);
+  for (const auto& algo : algos)
   for (const auto& tile : tiles) {
+    g_opts.algo = algo == "serial" ? kb::BatchAlgo::Serial
+                  : algo == "team" ? kb::BatchAlgo::Team
+                  : algo == "register" ? kb::BatchAlgo::Register
+                                       : kb::BatchAlgo::Auto;
+    std::printf("algo %s (host threads %d)\n", algo.c_str(), kb::Impl::host_threads());
     g_tune.gemm_tile = tile == "4x4"   ? kb::Impl::GemmTile::T4x4
                        : tile == "8x4" ? kb::Impl::GemmTile::T8x4
                        : tile == "8x8" ? kb::Impl::GemmTile::T8x8
