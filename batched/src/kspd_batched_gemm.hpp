@@ -8,8 +8,8 @@
 #include "kspd_batched_launch.hpp"
 #include "kspd_batched_recursive_internal.hpp"
 #include "kspd_batched_register_internal.hpp"
-#include "kspd_batched_serial_impl.hpp"
-#include "kspd_batched_team_impl.hpp"
+#include "kspd_batched_serial.hpp"
+#include "kspd_batched_team.hpp"
 
 namespace kspd::batched {
 namespace Impl {
