@@ -119,11 +119,11 @@ bool unit_stride(const kspd::Impl::Mat<T>& a) {
   return kspd::Impl::is_col_major(a) || kspd::Impl::is_col_major(a.t());
 }
 
-/// The order from which a host backend runs Auto batches of Op as a loop of host BLAS/LAPACK
-/// calls (the tuning table's measured crossover); Op::value_type and Op::host_op name the entry.
+/// Whether a host backend runs an Auto batch of Op (order n) as a loop of host BLAS/LAPACK
+/// calls (the tuning table's measured choice); Op::value_type and Op::host_op name the entry.
 template <class Op>
-size_type host_vendor_min() {
-  return tuning_host_vendor_min<typename Op::value_type>(Op::host_op);
+bool host_vendor(size_type n) {
+  return host_path<typename Op::value_type>(Op::host_op, n) == HostPath::Vendor;
 }
 
 template <class ExecSpace, class Op>
@@ -132,7 +132,7 @@ void launch(const ExecSpace& exec, const std::string& label, size_type nbatch, c
   if (nbatch <= 0) return;
   const double work = double(size) * double(size) * double(size);
   if constexpr (!is_gpu_v<ExecSpace> && has_host<Op>::value) {
-    if (opts.algo == BatchAlgo::Auto && size >= host_vendor_min<Op>()) {
+    if (opts.algo == BatchAlgo::Auto && host_vendor<Op>(size)) {
       compat::fence(exec, "kspd::batched::host_vendor");
       batch_for(exec, label.c_str(), nbatch, HostKernel<Op>{op, infos}, work);
       return;

@@ -18,12 +18,19 @@ constexpr size_type kMaxRegisterN = 8;
 /// On GPUs the group / streaming kernels of kspd_batched_group_internal.hpp take n <= 32.
 constexpr size_type kMaxGroupN = 32;
 
-template <class ExecSpace>
-bool use_register(BatchAlgo algo, size_type n) {
+/// Whether operation op (scalar T) of order n runs the register kernels: Register forces them
+/// (n <= 8 on host backends); Auto takes them on GPUs for n <= 32 (with the group / streaming
+/// kernels above 8) and on host backends where the tuning table measured them fastest.
+template <class ExecSpace, class T>
+bool use_register(BatchAlgo algo, size_type n, HostOp op) {
   if (algo != BatchAlgo::Register && algo != BatchAlgo::Auto) return false;
-  // Faster than the generic loops on host and GPU alike.
-  if constexpr (is_gpu_v<ExecSpace>) return n <= kMaxGroupN;
-  else return n <= kMaxRegisterN;
+  if constexpr (is_gpu_v<ExecSpace>) {
+    (void)op;
+    return n <= kMaxGroupN;
+  } else {
+    if (n > kMaxRegisterN) return false;
+    return algo == BatchAlgo::Register || host_path<T>(op, n) == HostPath::Register;
+  }
 }
 
 /// Loads a (uplo) Cholesky factor as the lower triangle r (L = U^T for Upper), padded.

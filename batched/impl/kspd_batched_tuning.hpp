@@ -117,12 +117,17 @@ Tuning tuning(size_type n) {
 
 /// The host operations that have a per-matrix host BLAS/LAPACK path (Op::host).
 enum class HostOp { Potrf, Potrs, Trsm, Gemm };
-/// Host backends, Auto: from this order on a batch runs as a loop of host BLAS/LAPACK calls
-/// (one per matrix, spread over the cores); below it kspd's own one-thread-per-matrix kernels.
+/// Host backends, Auto: which kernel runs a batch of order n. Register: one thread per matrix
+/// held in a compile-time N x N array (N = 1, 2, 4, 8: n is padded up); Serial: kspd's generic
+/// one-thread-per-matrix loops; Vendor: one host BLAS/LAPACK call per matrix. Every path is
+/// spread over the cores (kspd_batched_host_threads.hpp). Measured on the 2-core development
+/// machine (perf_tests/results/cpu-batched-2026-11-24.md, single thread, best of the reps).
+enum class HostPath { Register, Serial, Vendor };
 template <class T>
-size_type tuning_host_vendor_min(HostOp op) {
+HostPath host_path(HostOp op, size_type n) {
   (void)op;
-  return 9;
+  if (n <= 8) return HostPath::Register;
+  return HostPath::Vendor;
 }
 
 /// The register tile of the tiled GEMM for C m x n of `bytes`-sized scalars. H100
