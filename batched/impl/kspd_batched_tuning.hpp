@@ -123,11 +123,23 @@ enum class HostOp { Potrf, Potrs, Trsm, Gemm };
 /// spread over the cores (kspd_batched_host_threads.hpp). Measured on the 2-core development
 /// machine (perf_tests/results/cpu-batched-2026-11-24.md, single thread, best of the reps).
 enum class HostPath { Register, Serial, Vendor };
+/// fp64 and fp32 cross over at the same n within the noise. Single thread, column-major data,
+/// ms for a batch of 10,000 (register / serial / LAPACK loop, fp64): POTRF n = 4: 0.17 / 0.18 /
+/// 0.76, n = 8: 1.23 / 0.70 / 1.60, n = 12: - / 2.0 / 11.3, n = 16: - / 12.9 / 13.6, n = 20:
+/// - / 28 / 16; POTRS n = 8: 0.86 / 1.5 / 1.7, n = 12: - / 2.4 / 3.1, n = 16: - / 13.2 / 10.5;
+/// TRSM (nrhs = n) n = 4: 0.54 / 0.27 / 0.81, n = 8: 3.0 / 2.1 / 2.0, n = 12: - / 19 / 13;
+/// GEMM n = 2: - / 0.18 / 0.24, n = 4: - / 0.84 / 0.33 (the register kernels pad n up to
+/// 1, 2, 4, 8 and lose at odd n; the generic kernel loses to BLAS's GEMM from n = 3 on).
 template <class T>
 HostPath host_path(HostOp op, size_type n) {
-  (void)op;
-  if (n <= 8) return HostPath::Register;
-  return HostPath::Vendor;
+  switch (op) {
+    case HostOp::Potrf:
+      return n <= 2 || n == 4 ? HostPath::Register : n <= 16 ? HostPath::Serial : HostPath::Vendor;
+    case HostOp::Potrs: return n <= 8 ? HostPath::Register : n <= 12 ? HostPath::Serial : HostPath::Vendor;
+    case HostOp::Trsm:  // fp32 keeps the register kernel up to 4 (0.14 / 0.26 / 0.70 ms at n = 4)
+      return n <= (sizeof(T) == 4 ? 4 : 2) ? HostPath::Register : n <= 9 ? HostPath::Serial : HostPath::Vendor;
+    default: return n <= 2 ? HostPath::Serial : HostPath::Vendor;  // Gemm
+  }
 }
 
 /// The register tile of the tiled GEMM for C m x n of `bytes`-sized scalars. H100
