@@ -121,15 +121,16 @@ void check_var_pointers(const char* op, const char* name, T* const* ptrs, const 
                op << ": lds has " << lds.extent(0) << " entries for " << nb << " matrices");
   if (nb == 0) return;
   KSPD_REQUIRE(ptrs != nullptr, InvalidArgument, op << ": " << name << ": the pointer array is null");
-  using P = T* const;
-  Kokkos::View<P*, typename ExecSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> v(ptrs, size_t(nb));
+  // Read as integers: a View of pointers would parse `T* const*` as a rank-2 data type.
+  Kokkos::View<const std::uintptr_t*, typename ExecSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> v(
+      reinterpret_cast<const std::uintptr_t*>(ptrs), size_t(nb));
   auto h = host_copy(v);
   auto l = host_copy(lds);
   for (size_type b = 0; b < nb; ++b) {
     const size_type m = rows(b);
     KSPD_REQUIRE(l(b) >= m && (l(b) >= 1 || m == 0), InvalidArgument,
                  op << ": matrix " << b << ": lds(" << b << ") = " << l(b) << " < its " << m << " rows");
-    KSPD_REQUIRE(m == 0 || h(b) != nullptr, InvalidArgument,
+    KSPD_REQUIRE(m == 0 || h(b) != 0, InvalidArgument,
                  op << ": matrix " << b << ": " << name << "[" << b << "] is null");
   }
 }
