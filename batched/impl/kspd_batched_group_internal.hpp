@@ -13,7 +13,7 @@
 ///    the solution in registers, A streamed from memory in unrolled loops; consecutive threads
 ///    take consecutive matrices, so every load is coalesced for a LayoutLeft batch-first View.
 ///    StreamTrsm also takes 32 < n <= 64 (size classes 48, 64) when asked to, and both take
-///    a size class 24 for 16 < n <= 24 when asked to (BatchOptions::stream_class24); on host
+///    a size class 24 for 16 < n <= 24 when asked to (Tuning::stream_class24); on host
 ///    backends they run for BatchAlgo::Register with 8 < n <= 64 (so the CPU tests check them).
 
 #include "kspd_batched_trsm_internal.hpp"
@@ -196,7 +196,7 @@ struct GroupPotrf {
 };
 
 /// Thread order of the streaming kernels: the threads of a chunk of `chunk` consecutive
-/// matrices take every column group before the next chunk starts (BatchOptions::stream_chunk;
+/// matrices take every column group before the next chunk starts (Tuning::stream_chunk;
 /// chunk = nbatch is the plain order, matrix fastest over the whole batch). Consecutive
 /// threads read consecutive matrices either way (coalesced for a LayoutLeft batch-first
 /// View); with small chunks a matrix's triangle, loaded from memory by its first column group,

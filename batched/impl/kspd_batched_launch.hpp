@@ -18,6 +18,8 @@
 #include "kspd_batched_mat.hpp"
 #include "kspd_dense_vendor.hpp"
 #include "kspd_error.hpp"
+#include "kspd_batched_host_threads.hpp"
+#include "kspd_batched_tuning.hpp"
 
 namespace kspd::batched {
 
@@ -34,46 +36,14 @@ enum class BatchAlgo { Auto, Serial, Team, Register };
 /// (fixed-size strided and pointer batches; variable-size batches never recurse).
 enum class BatchRecursion { Auto, Always, Never };
 
-/// The register tile (rows x columns of C per thread) of kspd's tiled batched GEMM, the GEMM
-/// of the recursion (and of gemm / syrk, Auto, on GPUs) where cuBLAS does not apply. Auto:
-/// 8 x 8 when both dimensions of C are >= 16, 8 x 4 when one is >= 8, else 4 x 4.
-enum class BatchGemmTile { Auto, T4x4, T8x4, T8x8 };
-
-/// How the group POTRF (GPUs, 8 < n <= 32: a group of N = 16 | 32 threads per matrix, one
-/// column each) orders its factorization steps: TeamSync a team barrier per step; WarpSync a
-/// warp barrier (CUDA: a matrix's threads share a warp); Shuffle no barrier, column k
-/// broadcast by warp shuffles. Off CUDA WarpSync and Shuffle run as TeamSync. Auto: WarpSync.
-enum class BatchPotrfGroup { Auto, TeamSync, WarpSync, Shuffle };
-
+/// The public options of every batched call: which kernel family, whether to recurse, where
+/// the recursion stops. The GPU kernels' micro-variants (register tiles, thread orders, launch
+/// bounds, team sizes) are not options: they come from the measured table of
+/// kspd_batched_tuning.hpp.
 struct BatchOptions {
   BatchAlgo algo = BatchAlgo::Auto;  ///< the kernel family (of the leaves when recursing)
-  int team_size = 0;                 ///< 0: chosen from the matrix size
+  int leaf_size = 32;                ///< recursion stops at n <= leaf_size (values < 1 read as 32)
   BatchRecursion recursion = BatchRecursion::Auto;
-  int leaf_size = 32;  ///< recursion stops at n <= leaf_size (values < 1 read as 32)
-  BatchGemmTile gemm_tile = BatchGemmTile::Auto;  ///< the tiled batched GEMM's register tile
-  int gemm_chunk = 0;  ///< its matrices per thread chunk (batch-first data; < 1: 32)
-  // The small-n GPU kernels' variants (kspd_batched_group_internal.hpp); the defaults are the
-  // fastest of the sweep in perf_tests/results/h100-batched-small-variants-2026-11-22.md.
-  /// Right-hand sides per thread of the streaming TRSM (8 < k <= 64): 1, 2 or 4 (at most 2 for
-  /// k > 32); other values: Auto (2 in single precision for k <= 16, else 1).
-  int trsm_rhs_block = 0;
-  /// On GPUs a TRSM with 32 < k <= stream_trsm_max (at most 64) runs the streaming kernel
-  /// (one thread per matrix and group of right-hand sides) instead of the recursion.
-  int stream_trsm_max = 32;
-  /// Streaming TRSM / POTRS: a size class 24 for 16 < k <= 24 (else 32: less padding work).
-  bool stream_class24 = false;
-  /// Streaming TRSM / POTRS thread order: chunks of this many matrices take every right-hand
-  /// side group before the next chunk (L1/L2 reuse of A); < 1: the whole batch (one sweep per
-  /// group, the order before 2026-11-22: 1.5-1.7x slower for fp64 TRSM at k = 16-32 on the H100).
-  int stream_chunk = 32;
-  /// Streaming TRSM / POTRS on GPUs: __launch_bounds__(128, stream_min_blocks) for 4 or 8
-  /// (at most 128 / 64 registers per thread: more resident warps, maybe spills); else none.
-  int stream_min_blocks = 0;
-  /// The group POTRF's (GPUs, 8 < n <= 32) step synchronization (see BatchPotrfGroup).
-  BatchPotrfGroup potrf_group = BatchPotrfGroup::Auto;
-  /// The group POTRF's threads per team: 64, 128 or 256 (128 / N or 256 / N matrices per team;
-  /// 256 falls back to 128 where the shared tile would pass 40 KiB: fp64 n > 16); other: 128.
-  int potrf_group_team = 0;
 };
 
 namespace Impl {
@@ -111,6 +81,17 @@ BatchAlgo resolve(BatchAlgo algo, size_type n) {
   else return n <= 8 ? BatchAlgo::Serial : BatchAlgo::Team;
 }
 
+/// The host-BLAS/LAPACK loop: one vendor call per matrix (host backends only).
+template <class Op>
+struct HostKernel {
+  Op op;
+  int* infos;
+  void operator()(const size_type b) const {
+    const int info = op.host(b);
+    if (infos != nullptr) infos[b] = info;
+  }
+};
+
 template <class Op, class = void>
 struct has_host : std::false_type {};
 template <class Op>
@@ -138,38 +119,34 @@ bool unit_stride(const kspd::Impl::Mat<T>& a) {
   return kspd::Impl::is_col_major(a) || kspd::Impl::is_col_major(a.t());
 }
 
-/// Above this size a host backend runs Auto batches as a loop of host BLAS/LAPACK calls
-/// (each matrix then gets the vendor's blocked kernel); below it the unrolled serial code wins.
-constexpr size_type kHostVendorMinSize = 9;
+/// Whether a host backend runs an Auto batch of Op (order n) as a loop of host BLAS/LAPACK
+/// calls (the tuning table's measured choice); Op::value_type and Op::host_op name the entry.
+template <class Op>
+bool host_vendor(size_type n) {
+  return host_path<typename Op::value_type>(Op::host_op, n) == HostPath::Vendor;
+}
 
 template <class ExecSpace, class Op>
 void launch(const ExecSpace& exec, const std::string& label, size_type nbatch, const Op& op, int* infos,
             const BatchOptions& opts, size_type size) {
   if (nbatch <= 0) return;
+  const double work = double(size) * double(size) * double(size);
   if constexpr (!is_gpu_v<ExecSpace> && has_host<Op>::value) {
-    if (opts.algo == BatchAlgo::Auto && size >= kHostVendorMinSize) {
+    if (opts.algo == BatchAlgo::Auto && host_vendor<Op>(size)) {
       compat::fence(exec, "kspd::batched::host_vendor");
-      for (size_type b = 0; b < nbatch; ++b) {
-        const int info = op.host(b);
-        if (infos != nullptr) infos[b] = info;
-      }
+      batch_for(exec, label.c_str(), nbatch, HostKernel<Op>{op, infos}, work);
       return;
     }
   }
   const BatchAlgo algo = resolve<ExecSpace>(opts.algo, size);
   if (algo == BatchAlgo::Team) {
-    int ts = opts.team_size;
-    if (ts <= 0) {
-      if constexpr (is_gpu_v<ExecSpace>) ts = size <= 32 ? 32 : size <= 64 ? 64 : 128;
-      else ts = 1;
-    }
+    const int ts = tuning<ExecSpace, double>(size).team_size;  // the team size does not depend on the scalar
     KSPD_REQUIRE(nbatch <= size_type(2147483647), InvalidArgument,
                  label << ": the team kernels take at most 2^31-1 matrices (got " << nbatch << ")");
     Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(exec, int(nbatch), ts),
                          TeamKernel<Op>{op, infos});
   } else {
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, nbatch),
-                         SerialKernel<Op>{op, infos});
+    batch_for(exec, label.c_str(), nbatch, SerialKernel<Op>{op, infos}, work);
   }
 }
 
@@ -184,10 +161,10 @@ void check_batch_view(const char* op, const char* arg) {
 }
 
 template <class ExecSpace, class InfoView>
-int* info_ptr(const InfoView& infos, size_type nbatch, const char* op) {
+auto info_ptr(const InfoView& infos, size_type nbatch, const char* op) {  // int*, or const int* for [in] infos
   static_assert(Kokkos::is_view<InfoView>::value && InfoView::rank == 1,
                 "kspd::batched: infos must be a rank-1 Kokkos::View<int*>");
-  static_assert(std::is_same<typename InfoView::value_type, int>::value, "kspd::batched: infos must hold int");
+  static_assert(std::is_same<typename InfoView::non_const_value_type, int>::value, "kspd::batched: infos must hold int");
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename InfoView::memory_space>::accessible,
                 "kspd::batched: the execution space cannot access the infos View");
   KSPD_REQUIRE(size_type(infos.extent(0)) >= nbatch, DimensionMismatch,

@@ -7,7 +7,7 @@
 ///    strided batch with the same batch stride and the parent's strides, so one level's
 ///    off-diagonal work is one call: cuBLAS gemmStridedBatched when every matrix has a unit
 ///    stride (column- or row-major), else TileGemm, a register-tiled kernel of our own (one
-///    thread per (matrix, 8 x 8, 8 x 4 or 4 x 4 tile of C: BatchOptions::gemm_tile);
+///    thread per (matrix, 8 x 8, 8 x 4 or 4 x 4 tile of C: the tuning table's gemm_tile);
 ///    consecutive threads take consecutive matrices of a LayoutLeft batch-first View, so
 ///    every load is coalesced), or on host backends the per-matrix host BLAS loop;
 ///  - the info bookkeeping: the first leaf writes infos, later leaves (global column col0 + j)
@@ -155,17 +155,6 @@ struct TileGemm {
   }
 };
 
-/// The register tile Auto picks for C m x n of `bytes`-sized scalars. Measured on an H100
-/// (perf_tests/results/h100-batched-gemm-tiles-2026-11-22.txt, batch 10,000): fp64 8 x 4 is
-/// fastest at n = 33-256 (8 x 8 needs 219 registers and runs fewer warps: 0.84x of 8 x 4 at
-/// n = 33, 0.92x at 256); fp32 8 x 8 is fastest from n = 33 on (1.12-1.27x of 8 x 4).
-inline BatchGemmTile auto_gemm_tile(size_type m, size_type n, size_t bytes) {
-  const size_type lo = m < n ? m : n, hi = m < n ? n : m;
-  if (lo >= 16 && bytes < 8) return BatchGemmTile::T8x8;
-  if (hi >= 8) return BatchGemmTile::T8x4;
-  return BatchGemmTile::T4x4;
-}
-
 /// One TileGemm launch: blocks of at most 128 threads, MinB blocks per SM asked of the
 /// register allocator (the 8 x 8 fp64 tile keeps 128 registers of accumulators). For
 /// batch-fast data (LayoutLeft batch-first) the threads take `chunk` consecutive matrices
@@ -198,7 +187,7 @@ void tile_gemm_launch(const ExecSpace& exec, Trans ta, Trans tb, size_type nbatc
 template <class ExecSpace, class T>
 void tile_gemm(const ExecSpace& exec, Trans ta, Trans tb, size_type nbatch, size_type m, size_type n, size_type k,
                T alpha, const BatchMat<const T>& A, const BatchMat<const T>& B, T beta, const BatchMat<T>& C,
-               int tri, BatchGemmTile tile = BatchGemmTile::Auto, int chunk = 0) {
+               int tri, GemmTile tile = GemmTile::Auto, int chunk = 0) {
   if (nbatch <= 0 || m <= 0 || n <= 0) return;
   // The largest offsets: (m - 1) * (row stride of op(A)), (n - 1) * (column stride of op(B)).
   const offset_type row_a = is_trans(ta) ? A.cs : A.rs, col_b = is_trans(tb) ? B.rs : B.cs;
@@ -207,14 +196,14 @@ void tile_gemm(const ExecSpace& exec, Trans ta, Trans tb, size_type nbatch, size
     tile_gemm_launch<4, 4, 2, 4, offset_type>(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C, tri, chunk);
     return;
   }
-  if (tile == BatchGemmTile::Auto) tile = auto_gemm_tile(m, n, sizeof(T));
+  if (tile == GemmTile::Auto) tile = auto_gemm_tile(m, n, sizeof(T));
   switch (tile) {
-    case BatchGemmTile::T8x8:
+    case GemmTile::T8x8:
       if constexpr (sizeof(T) >= 8)  // unrolling k as well would spill the 128 accumulator registers
         tile_gemm_launch<8, 8, 1, 1>(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C, tri, chunk);
       else tile_gemm_launch<8, 8, 2, 1>(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C, tri, chunk);
       return;
-    case BatchGemmTile::T8x4:
+    case GemmTile::T8x4:
       if (n > m)
         tile_gemm_launch<8, 4, 2, 2>(exec, toggle(tb), toggle(ta), nbatch, n, m, k, alpha, B, A, beta, C.t(),
                                      tri == 1 ? 2 : tri == 2 ? 1 : 0, chunk);
@@ -293,7 +282,8 @@ void batch_gemm(const ExecSpace& exec, Trans ta, Trans tb, size_type nbatch, siz
   if (nbatch <= 0 || m <= 0 || n <= 0) return;
   if (vendor_gemm_batch(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C)) return;
   if (is_gpu_v<ExecSpace> || opts.algo != BatchAlgo::Auto) {
-    tile_gemm(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C, 0, opts.gemm_tile, opts.gemm_chunk);
+    const Tuning tu = tuning<ExecSpace, T>(m > n ? m : n);
+    tile_gemm(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C, 0, tu.gemm_tile, tu.gemm_chunk);
     return;
   }
   Dims d;

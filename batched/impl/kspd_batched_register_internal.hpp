@@ -18,12 +18,19 @@ constexpr size_type kMaxRegisterN = 8;
 /// On GPUs the group / streaming kernels of kspd_batched_group_internal.hpp take n <= 32.
 constexpr size_type kMaxGroupN = 32;
 
-template <class ExecSpace>
-bool use_register(BatchAlgo algo, size_type n) {
+/// Whether operation op (scalar T) of order n runs the register kernels: Register forces them
+/// (n <= 8 on host backends); Auto takes them on GPUs for n <= 32 (with the group / streaming
+/// kernels above 8) and on host backends where the tuning table measured them fastest.
+template <class ExecSpace, class T>
+bool use_register(BatchAlgo algo, size_type n, HostOp op) {
   if (algo != BatchAlgo::Register && algo != BatchAlgo::Auto) return false;
-  // Faster than the generic loops on host and GPU alike.
-  if constexpr (is_gpu_v<ExecSpace>) return n <= kMaxGroupN;
-  else return n <= kMaxRegisterN;
+  if constexpr (is_gpu_v<ExecSpace>) {
+    (void)op;
+    return n <= kMaxGroupN;
+  } else {
+    if (n > kMaxRegisterN) return false;
+    return algo == BatchAlgo::Register || host_path<T>(op, n) == HostPath::Register;
+  }
 }
 
 /// Loads a (uplo) Cholesky factor as the lower triangle r (L = U^T for Upper), padded.
@@ -160,14 +167,14 @@ void dispatch_size(size_type n, const F& f) {
   else with_small_size_class(n, f);
 }
 
+/// One thread per matrix of order n (host: spread over the cores, see batch_for).
 template <class ExecSpace, class Functor>
-void launch_range(const ExecSpace& exec, const char* label, size_type nbatch, const Functor& f) {
-  if (nbatch <= 0) return;
-  Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, nbatch), f);
+void launch_range(const ExecSpace& exec, const char* label, size_type nbatch, const Functor& f, size_type n = 64) {
+  batch_for(exec, label, nbatch, f, double(n) * double(n) * double(n));
 }
 
 /// Launches a streaming kernel over nthreads indices; on GPUs with __launch_bounds__(128,
-/// minb) for minb = BatchOptions::stream_min_blocks 4 (<= 128 registers per thread on sm_90)
+/// minb) for minb = Tuning::stream_min_blocks 4 (<= 128 registers per thread on sm_90)
 /// or 8 (<= 64): fewer registers, more resident warps, possibly spills; else no bounds.
 template <class ExecSpace, class Functor>
 void launch_stream(const ExecSpace& exec, const char* label, size_type nthreads, const Functor& f, int minb) {
@@ -177,11 +184,13 @@ void launch_stream(const ExecSpace& exec, const char* label, size_type nthreads,
     Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>, LB>(exec, 0, nthreads),
                          f);
   };
-  if constexpr (is_gpu_v<ExecSpace>) {
+  if constexpr (is_gpu_v<ExecSpace> && kAllVariants) {
     if (minb == 4) return go(Kokkos::LaunchBounds<128, 4>());
     if (minb == 8) return go(Kokkos::LaunchBounds<128, 8>());
   }
-  go(Kokkos::LaunchBounds<>());
+  (void)minb;
+  if constexpr (is_gpu_v<ExecSpace>) go(Kokkos::LaunchBounds<>());
+  else batch_for(exec, label, nthreads, f, 32.0 * 32.0 * 32.0);
 }
 
 /// Largest k of the streaming TRSM (size classes 48 and 64 above kMaxGroupN).
@@ -211,40 +220,49 @@ void register_potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_typ
   dispatch_size<ExecSpace>(n, [&](auto nc) {
     constexpr int N = decltype(nc)::value;
     if constexpr (N <= kMaxRegisterN) {
-      launch_range(exec, "kspd::batched::potrf[register]", nbatch, RegPotrf<N, T>{uplo, A, int(n), infos});
+      launch_range(exec, "kspd::batched::potrf[register]", nbatch, RegPotrf<N, T>{uplo, A, int(n), infos}, n);
     } else {
-      auto with_ts = [&](auto sc) {
-        constexpr GroupSync kSync = decltype(sc)::value;
-        const int ts = opts.potrf_group_team;
-        if (ts == 64) launch_group_potrf<ExecSpace, N, T, kSync, 64>(exec, uplo, nbatch, n, A, infos);
-        else if (ts == 256)
-          launch_group_potrf<ExecSpace, N, T, kSync, group_team_size<N, T, 256>()>(exec, uplo, nbatch, n, A, infos);
-        else launch_group_potrf<ExecSpace, N, T, kSync, 128>(exec, uplo, nbatch, n, A, infos);
-      };
-      using G = BatchPotrfGroup;
-      const G v = opts.potrf_group;
-      // Auto: the warp barrier (H100, 2026-11-22: 2-8 % ahead of the team barrier at every n
-      // and precision, h100-batched-small-variants-2026-11-22.md).
-      if (v == G::TeamSync) with_ts(std::integral_constant<GroupSync, GroupSync::Team>());
-      else if (v == G::Shuffle) with_ts(std::integral_constant<GroupSync, GroupSync::Shuffle>());
-      else with_ts(std::integral_constant<GroupSync, GroupSync::Warp>());
+      // The table's default: the warp barrier, 128 threads per team (H100, 2026-11-22: 2-8 %
+      // ahead of the team barrier at every n and precision, h100-batched-small-variants-2026-11-22.md).
+      const Tuning tu = tuning<ExecSpace, T>(n);
+      if constexpr (kAllVariants) {
+        auto with_ts = [&](auto sc) {
+          constexpr GroupSync kSync = decltype(sc)::value;
+          const int ts = tu.potrf_group_team;
+          if (ts == 64) launch_group_potrf<ExecSpace, N, T, kSync, 64>(exec, uplo, nbatch, n, A, infos);
+          else if (ts == 256)
+            launch_group_potrf<ExecSpace, N, T, kSync, group_team_size<N, T, 256>()>(exec, uplo, nbatch, n, A, infos);
+          else launch_group_potrf<ExecSpace, N, T, kSync, 128>(exec, uplo, nbatch, n, A, infos);
+        };
+        using G = PotrfSync;
+        const G v = tu.potrf_sync;
+        if (v == G::TeamSync) with_ts(std::integral_constant<GroupSync, GroupSync::Team>());
+        else if (v == G::Shuffle) with_ts(std::integral_constant<GroupSync, GroupSync::Shuffle>());
+        else with_ts(std::integral_constant<GroupSync, GroupSync::Warp>());
+      } else {
+        (void)tu;
+        launch_group_potrf<ExecSpace, N, T, GroupSync::Warp, 128>(exec, uplo, nbatch, n, A, infos);
+      }
     }
   });
 }
 
-/// The streaming kernels' size class for 8 < n <= 64: 16, 24 (BatchOptions::stream_class24),
-/// 32, 48, 64.
+/// The streaming kernels' size class for 8 < n <= 64: 16, 24 (Tuning::stream_class24, compiled
+/// with KSPD_BATCHED_ALL_VARIANTS only), 32, 48, 64.
 template <class F>
 void with_stream_class(size_type n, bool class24, const F& f) {
+  (void)class24;
   if (n <= 16) f(std::integral_constant<int, 16>());
+#ifdef KSPD_BATCHED_ALL_VARIANTS
   else if (n <= 24 && class24) f(std::integral_constant<int, 24>());
+#endif
   else if (n <= 32) f(std::integral_constant<int, 32>());
   else if (n <= 48) f(std::integral_constant<int, 48>());
   else f(std::integral_constant<int, 64>());
 }
 /// Matrices per thread chunk of the streaming kernels (see stream_decode).
-inline size_type stream_chunk(const BatchOptions& opts, size_type nbatch) {
-  return stream_chunk(size_type(opts.stream_chunk), nbatch);
+inline size_type stream_chunk(const Tuning& tu, size_type nbatch) {
+  return stream_chunk(size_type(tu.stream_chunk), nbatch);
 }
 
 /// POTRS for 8 < n <= 32 streams: on GPUs for Auto / Register, on host backends for Register.
@@ -261,41 +279,41 @@ void register_potrs(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_typ
   if (n <= kMaxRegisterN) {
     with_small_size_class(n, [&](auto nc) {
       constexpr int N = decltype(nc)::value;
-      launch_range(exec, "kspd::batched::potrs[register]", nbatch, RegPotrs<N, T>{uplo, A, B, int(n), int(nrhs)});
+      launch_range(exec, "kspd::batched::potrs[register]", nbatch, RegPotrs<N, T>{uplo, A, B, int(n), int(nrhs)},
+                   n + nrhs);
     });
     return;
   }
   KSPD_REQUIRE(n <= kMaxGroupN, InvalidArgument, "kspd::batched::potrs: the streaming kernel takes n <= 32");
   KSPD_REQUIRE(nrhs <= size_type(1) << 30, InvalidArgument, "kspd::batched::potrs: too many right-hand sides");
-  with_stream_class(n, opts.stream_class24, [&](auto nc) {
+  const Tuning tu = tuning<ExecSpace, T>(n);
+  with_stream_class(n, tu.stream_class24, [&](auto nc) {
     constexpr int N = decltype(nc)::value;
     if constexpr (N <= 32) {
-      const size_type chunk = stream_chunk(opts, nbatch);
+      const size_type chunk = stream_chunk(tu, nbatch);
       launch_stream(exec, "kspd::batched::potrs[stream]", stream_threads(nbatch, chunk, nrhs),
-                    StreamPotrs<N, T>{uplo, A, B, int(n), int(nrhs), nbatch, chunk}, opts.stream_min_blocks);
+                    StreamPotrs<N, T>{uplo, A, B, int(n), int(nrhs), nbatch, chunk}, tu.stream_min_blocks);
     }
   });
 }
-/// Right-hand sides per thread of the streaming TRSM: BatchOptions::trsm_rhs_block (1, 2, 4;
-/// at most 2 for k > 32, where 64 x 4 values would spill), Auto 2 for fp32 at N = 16, else 1
-/// (H100, chunked order: fp32 n = 16 0.69x -> 0.82x cuBLAS with 2; fp64 and N = 32 lose with
-/// 2 or 4: registers); never more than the right-hand sides need.
-template <class T>
-int trsm_rhs_block(const BatchOptions& opts, int N, size_type ncols) {
-  int r = opts.trsm_rhs_block;
-  if (r != 1 && r != 2 && r != 4) r = sizeof(T) == 4 && N <= 16 ? 2 : 1;
-  if (N > 32 && r > 2) r = 2;
+/// Right-hand sides per thread of the streaming TRSM: Tuning::trsm_rhs_block (1, 2, 4 with
+/// KSPD_BATCHED_ALL_VARIANTS; at most 2 for k > 32, where 64 x 4 values would spill);
+/// never more than the right-hand sides need.
+inline int trsm_rhs_block(const Tuning& tu, int N, size_type ncols) {
+  int r = tu.trsm_rhs_block;
+  if (r != 1 && r != 2 && r != 4) r = 1;
+  if ((N > 32 || !kAllVariants) && r > 2) r = 2;
   while (r > 1 && size_type(r / 2) >= ncols) r /= 2;
   return r;
 }
 /// TRSM with 8 < k <= 64 on the streaming kernel: on GPUs for Auto / Register when k <= 32 or
-/// k <= BatchOptions::stream_trsm_max (instead of the recursion); on host backends for
-/// Register (so the CPU tests check the kernel; Auto keeps the host BLAS loop there).
-template <class ExecSpace>
+/// k <= Tuning::stream_trsm_max (instead of the recursion); on host backends for
+/// Register (so the CPU tests check the kernel; Auto keeps the host paths there).
+template <class ExecSpace, class T>
 bool use_stream_trsm(const BatchOptions& opts, size_type k) {
   if (k <= kMaxRegisterN || k > kMaxStreamN) return false;
   if constexpr (is_gpu_v<ExecSpace>)
-    return (k <= kMaxGroupN || k <= size_type(opts.stream_trsm_max)) &&
+    return (k <= kMaxGroupN || k <= size_type(tuning<ExecSpace, T>(k).stream_trsm_max)) &&
            (opts.algo == BatchAlgo::Auto || opts.algo == BatchAlgo::Register);
   else
     return opts.algo == BatchAlgo::Register;
@@ -310,25 +328,26 @@ void register_trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Dia
     with_small_size_class(k, [&](auto nc) {
       constexpr int N = decltype(nc)::value;
       launch_range(exec, "kspd::batched::trsm[register]", nbatch,
-                   RegTrsm<N, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n)});
+                   RegTrsm<N, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n)}, k + ncols);
     });
     return;
   }
   KSPD_REQUIRE(k <= kMaxStreamN, InvalidArgument, "kspd::batched::trsm: the streaming kernel takes k <= 64");
-  with_stream_class(k, opts.stream_class24, [&](auto nc) {
+  const Tuning tu = tuning<ExecSpace, T>(k);
+  with_stream_class(k, tu.stream_class24, [&](auto nc) {
     constexpr int N = decltype(nc)::value;
     auto go = [&](auto rc) {
       constexpr int R = decltype(rc)::value;
       const size_type groups = (ncols + R - 1) / R;
       KSPD_REQUIRE(groups <= size_type(1) << 30, InvalidArgument, "kspd::batched::trsm: too many right-hand sides");
-      const size_type chunk = stream_chunk(opts, nbatch);
+      const size_type chunk = stream_chunk(tu, nbatch);
       launch_stream(exec, "kspd::batched::trsm[stream]", stream_threads(nbatch, chunk, groups),
                     StreamTrsm<N, R, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n), nbatch, int(groups),
                                         chunk},
-                    opts.stream_min_blocks);
+                    tu.stream_min_blocks);
     };
-    const int r = trsm_rhs_block<T>(opts, N, ncols);
-    if constexpr (N <= 32) {
+    const int r = trsm_rhs_block(tu, N, ncols);
+    if constexpr (N <= 32 && kAllVariants) {
       if (r == 4) go(std::integral_constant<int, 4>());
       else if (r == 2) go(std::integral_constant<int, 2>());
       else go(std::integral_constant<int, 1>());

@@ -5,13 +5,15 @@
 ///  - host level, per operation: strided rank-3 Views (batch first, either layout), arrays of
 ///    pointers, and variable-size batches (*_vbatched);
 ///  - device level: Serial<Op>/Team<Op> ::invoke for use inside user kernels.
+#include "kspd_batched_descriptor.hpp"
 #include "kspd_batched_gemm.hpp"
+#include "kspd_batched_infos.hpp"
 #include "kspd_batched_potrf.hpp"
 #include "kspd_batched_potrf_jitter.hpp"
 #include "kspd_batched_potrf_logdet.hpp"
 #include "kspd_batched_potrs.hpp"
-#include "kspd_batched_serial_impl.hpp"
-#include "kspd_batched_team_impl.hpp"
+#include "kspd_batched_serial.hpp"
+#include "kspd_batched_team.hpp"
 #include "kspd_batched_trmm.hpp"
 #include "kspd_batched_trsm.hpp"
 #include "kspd_batched_trtri.hpp"

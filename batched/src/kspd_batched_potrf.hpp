@@ -3,83 +3,16 @@
 /// \file kspd_batched_potrf.hpp
 /// Batched Cholesky: A_b = L_b L_b^T (Lower) or U_b^T U_b (Upper) for every matrix b.
 
+#include "kspd_batched_potrf_dispatch.hpp"
+#include "kspd_batched_descriptor.hpp"
 #include "kspd_batched_gemm.hpp"
 #include "kspd_batched_launch.hpp"
 #include "kspd_batched_trsm.hpp"
 #include "kspd_batched_register_internal.hpp"
-#include "kspd_batched_serial_impl.hpp"
-#include "kspd_batched_team_impl.hpp"
+#include "kspd_batched_serial.hpp"
+#include "kspd_batched_team.hpp"
 
 namespace kspd::batched {
-namespace Impl {
-template <class T>
-struct PotrfOp {
-  Uplo uplo;
-  BatchMat<T> A;
-  Dims d;
-  KOKKOS_INLINE_FUNCTION int serial(size_type b) const { return serial_potrf(uplo, A.get(b, d.N(b), d.N(b))); }
-  int host(size_type b) const {
-    const auto a = A.get(b, d.N(b), d.N(b));
-    const Kokkos::DefaultHostExecutionSpace h;
-    int info = 0;
-    if (unit_stride(a)) {
-      kspd::Impl::vendor_factor(h, kspd::Impl::FactorOp::Potrf, uplo, Diag::NonUnit, a, &info);
-    } else {
-      Packed<T> p(a);
-      kspd::Impl::vendor_factor(h, kspd::Impl::FactorOp::Potrf, uplo, Diag::NonUnit, p.m, &info);
-      p.unpack(a);
-    }
-    return info;
-  }
-  template <class M>
-  KOKKOS_INLINE_FUNCTION int team(const M& m, size_type b) const {
-    return team_potrf(m, uplo, A.get(b, d.N(b), d.N(b)));
-  }
-};
-
-/// The non-recursive POTRF kernels (register / group on GPUs for n <= 32, else PotrfOp's).
-template <class ExecSpace, class T>
-void potrf_kernel(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A, int* infos,
-                  const BatchOptions& opts) {
-  if (use_register<ExecSpace>(opts.algo, n)) {
-    register_potrf(exec, uplo, nbatch, n, A, infos, opts);
-    return;
-  }
-  Dims d;
-  d.n = n;
-  launch(exec, "kspd::batched::potrf", nbatch, PotrfOp<T>{uplo, A, d}, infos, opts, n);
-}
-/// Two-sided recursive Cholesky of the lower triangle: L11 = chol(A11), L21 = A21 L11^-T
-/// (TRSM), A22 -= L21 L21^T (SYRK), L22 = chol(A22). The leaf of global column col0 reports
-/// col0 + its column, for the matrices that have not failed in an earlier leaf.
-template <class ExecSpace, class T>
-void potrf_rec(const ExecSpace& exec, size_type nbatch, size_type n, size_type col0, const BatchMat<T>& A,
-               const RecInfo<ExecSpace>& info, const BatchOptions& opts) {
-  if (n <= leaf_size(opts)) {
-    potrf_kernel(exec, Uplo::Lower, nbatch, n, A, info.leaf(col0), opts);
-    info.merge(exec, nbatch, col0);
-    return;
-  }
-  const size_type n1 = rec_split(n), n2 = n - n1;
-  potrf_rec(exec, nbatch, n1, col0, A, info, opts);
-  trsm_fixed(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, T(1), nbatch, n2, n1,
-             BatchMat<const T>(A), A.sub(n1, 0), opts);
-  syrk_fixed(exec, Uplo::Lower, Trans::NoTranspose, nbatch, n2, n1, T(-1), BatchMat<const T>(A.sub(n1, 0)), T(1),
-             A.sub(n1, n1), opts);
-  potrf_rec(exec, nbatch, n2, col0 + n1, A.sub(n1, n1), info, opts);
-}
-
-template <class ExecSpace, class T>
-void potrf_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A, int* infos,
-                 const BatchOptions& opts) {
-  compat::ScopedRegion region("kspd::batched::potrf");
-  if (use_recursion<ExecSpace>(opts, n) && A.splittable()) {  // Upper: U^T U = L L^T with L = U^T
-    potrf_rec(exec, nbatch, n, 0, uplo == Uplo::Upper ? A.t() : A, RecInfo<ExecSpace>(infos, nbatch), opts);
-    return;
-  }
-  potrf_kernel(exec, uplo, nbatch, n, A, infos, opts);
-}
-}  // namespace Impl
 
 /// \brief Cholesky of every matrix of a strided batch: As(b, :, :) = L L^T (Lower, L in the
 /// lower triangle) or U^T U (Upper). Non-blocking on `exec`.
@@ -102,48 +35,46 @@ void potrf(const ExecSpace& exec, Uplo uplo, const AView& As, const InfoView& in
 template <class ExecSpace, class T, class InfoView>
 void potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, T* const* Aptrs, offset_type lda,
            const InfoView& infos, const BatchOptions& opts = {}) {
-  KSPD_REQUIRE(nbatch >= 0 && n >= 0, InvalidArgument, "kspd::batched::potrf: nbatch and n must be >= 0");
-  KSPD_REQUIRE(lda >= (n > 1 ? n : 1), InvalidArgument, "kspd::batched::potrf: lda = " << lda << " < n = " << n);
-  KSPD_REQUIRE(nbatch == 0 || Aptrs != nullptr, InvalidArgument, "kspd::batched::potrf: Aptrs is null");
+  Impl::check_pointers<ExecSpace>("kspd::batched::potrf", "Aptrs", Aptrs, nbatch, n, n, lda);
   int* ip = Impl::info_ptr<ExecSpace>(infos, nbatch, "kspd::batched::potrf");
   Impl::potrf_fixed(exec, uplo, nbatch, n, Impl::pointer_batch(Aptrs, lda), ip, opts);
 }
 
-/// \brief Variable-size batch: matrix b is ns(b) x ns(b) (ns(b) <= 256 is the intended
-/// range, any size works), column-major with leading dimension ns(b), at A.data() + offsets(b).
-template <class ExecSpace, class NView, class OffView, class DataView, class InfoView>
-void potrf_vbatched(const ExecSpace& exec, Uplo uplo, const NView& ns, const OffView& offsets, const DataView& A,
+/// \brief Variable-size batch: matrix b is ns(b) x ns(b), column-major at A.data + A.offsets(b)
+/// with leading dimension A.lds(b) (or ns(b) when A.lds is empty). Every size and offset is
+/// checked on the host first (sizes and offsets >= 0, ld >= n, every matrix inside A.data).
+/// ns(b) <= 256 is the intended range; any size works.
+template <class ExecSpace, class NView, class T, class Mem, class InfoView>
+void potrf_vbatched(const ExecSpace& exec, Uplo uplo, const NView& ns, const VarMats<T, Mem>& A,
                     const InfoView& infos, const BatchOptions& opts = {}) {
-  static_assert(std::is_same<typename NView::non_const_value_type, int>::value, "kspd::batched::potrf_vbatched: ns must hold int");
-  static_assert(std::is_same<typename OffView::non_const_value_type, offset_type>::value,
-                "kspd::batched::potrf_vbatched: offsets must hold kspd::offset_type");
+  constexpr const char* op = "kspd::batched::potrf_vbatched";
   const size_type nb = ns.extent(0);
-  KSPD_REQUIRE(size_type(offsets.extent(0)) >= nb, DimensionMismatch,
-               "kspd::batched::potrf_vbatched: offsets has " << offsets.extent(0) << " entries for " << nb << " matrices");
-  int* ip = Impl::info_ptr<ExecSpace>(infos, nb, "kspd::batched::potrf_vbatched");
-  compat::ScopedRegion region("kspd::batched::potrf_vbatched");
+  const auto hn = Impl::host_sizes(op, "ns", ns, nb);
+  auto n_of = [&](size_type b) { return size_type(hn(b)); };
+  const Impl::BatchMat<T> a = Impl::var_batch(op, "A", A, nb, n_of, n_of);
+  int* ip = Impl::info_ptr<ExecSpace>(infos, nb, op);
+  compat::ScopedRegion region(op);
   Impl::Dims d;
   d.ns = ns.data();
-  using T = typename DataView::value_type;
-  Impl::launch(exec, "kspd::batched::potrf_vbatched", nb,
-               Impl::PotrfOp<T>{uplo, Impl::offset_batch<T>(A.data(), offsets.data()), d}, ip, opts, 256);
+  Impl::launch(exec, op, nb, Impl::PotrfOp<T>{uplo, a, d}, ip, opts, 256);
 }
 
 /// \brief Variable-size batch through pointers: matrix b is ns(b) x ns(b) at Aptrs[b],
-/// column-major with leading dimension lds(b).
+/// column-major with leading dimension lds(b) >= ns(b).
 template <class ExecSpace, class T, class NView, class LdView, class InfoView>
 void potrf_vbatched(const ExecSpace& exec, Uplo uplo, const NView& ns, T* const* Aptrs, const LdView& lds,
                     const InfoView& infos, const BatchOptions& opts = {}) {
+  constexpr const char* op = "kspd::batched::potrf_vbatched";
   const size_type nb = ns.extent(0);
-  KSPD_REQUIRE(size_type(lds.extent(0)) >= nb, DimensionMismatch,
-               "kspd::batched::potrf_vbatched: lds has " << lds.extent(0) << " entries for " << nb << " matrices");
-  int* ip = Impl::info_ptr<ExecSpace>(infos, nb, "kspd::batched::potrf_vbatched");
-  compat::ScopedRegion region("kspd::batched::potrf_vbatched");
+  const auto hn = Impl::host_sizes(op, "ns", ns, nb);
+  Impl::check_var_pointers<ExecSpace>(op, "Aptrs", Aptrs, lds, nb, [&](size_type b) { return size_type(hn(b)); });
+  int* ip = Impl::info_ptr<ExecSpace>(infos, nb, op);
+  compat::ScopedRegion region(op);
   Impl::Dims d;
   d.ns = ns.data();
   Impl::BatchMat<T> a = Impl::pointer_batch(Aptrs, 1);
   a.lds = lds.data();
-  Impl::launch(exec, "kspd::batched::potrf_vbatched", nb, Impl::PotrfOp<T>{uplo, a, d}, ip, opts, 256);
+  Impl::launch(exec, op, nb, Impl::PotrfOp<T>{uplo, a, d}, ip, opts, 256);
 }
 
 }  // namespace kspd::batched

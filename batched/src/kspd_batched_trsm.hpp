@@ -4,114 +4,16 @@
 /// Batched triangular solve with many right-hand sides, every side/uplo/trans/diag variant:
 /// op(A_b) X_b = alpha B_b (Left) or X_b op(A_b) = alpha B_b (Right); X_b overwrites B_b.
 
+#include "kspd_batched_trsm_dispatch.hpp"
+#include "kspd_batched_descriptor.hpp"
+#include "kspd_batched_failed_internal.hpp"
 #include "kspd_batched_gemm.hpp"
 #include "kspd_batched_launch.hpp"
 #include "kspd_batched_register_internal.hpp"
-#include "kspd_batched_serial_impl.hpp"
-#include "kspd_batched_team_impl.hpp"
+#include "kspd_batched_serial.hpp"
+#include "kspd_batched_team.hpp"
 
 namespace kspd::batched {
-namespace Impl {
-template <class T>
-struct TrsmOp {
-  Side side;
-  Uplo uplo;
-  Trans trans;
-  Diag diag;
-  T alpha;
-  BatchMat<const T> A;
-  BatchMat<T> B;
-  Dims d;  // B is M(b) x N(b)
-  KOKKOS_INLINE_FUNCTION size_type ka(size_type b) const { return side == Side::Left ? d.M(b) : d.N(b); }
-  KOKKOS_INLINE_FUNCTION int serial(size_type b) const {
-    serial_trsm(side, uplo, trans, diag, alpha, A.get(b, ka(b), ka(b)), B.get(b, d.M(b), d.N(b)));
-    return 0;
-  }
-  int host(size_type b) const {
-    const auto a = A.get(b, ka(b), ka(b));
-    const auto x = B.get(b, d.M(b), d.N(b));
-    const Kokkos::DefaultHostExecutionSpace h;
-    if (unit_stride(a) && unit_stride(x)) {
-      kspd::Impl::vendor_trxm(h, true, side, uplo, trans, diag, alpha, a, x);
-    } else {
-      Packed<const T> pa(a);
-      Packed<T> px(x);
-      kspd::Impl::vendor_trxm(h, true, side, uplo, trans, diag, alpha, pa.m, px.m);
-      px.unpack(x);
-    }
-    return 0;
-  }
-  template <class M>
-  KOKKOS_INLINE_FUNCTION int team(const M& m, size_type b) const {
-    team_trsm(m, side, uplo, trans, diag, alpha, A.get(b, ka(b), ka(b)), B.get(b, d.M(b), d.N(b)));
-    return 0;
-  }
-};
-
-/// The non-recursive TRSM kernels (register / streaming on GPUs for k <= 32, or <= 64 with
-/// BatchOptions::stream_trsm_max; else TrsmOp's).
-template <class ExecSpace, class T>
-void trsm_kernel(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
-                 size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts) {
-  const size_type k = side == Side::Left ? m : n;
-  if (use_register<ExecSpace>(opts.algo, k) || use_stream_trsm<ExecSpace>(opts, k)) {
-    register_trsm(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B, opts);
-    return;
-  }
-  Dims d;
-  d.m = m;
-  d.n = n;
-  launch(exec, "kspd::batched::trsm", nbatch, TrsmOp<T>{side, uplo, trans, diag, alpha, A, B, d}, nullptr, opts, k);
-}
-/// Two-sided recursive A X = alpha B (Left, NoTranspose; A m x m, B m x n). Lower:
-/// X1 = A11^-1 alpha B1, B2 = alpha B2 - A21 X1 (GEMM), X2 = A22^-1 B2; Upper mirrored.
-template <class ExecSpace, class T>
-void trsm_rec(const ExecSpace& exec, bool lower, Diag diag, T alpha, size_type nbatch, size_type m, size_type n,
-              const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts) {
-  if (m <= leaf_size(opts)) {
-    trsm_kernel(exec, Side::Left, lower ? Uplo::Lower : Uplo::Upper, Trans::NoTranspose, diag, alpha, nbatch, m, n, A, B,
-                opts);
-    return;
-  }
-  const size_type m1 = rec_split(m), m2 = m - m1;
-  const BatchMat<const T> A22 = A.sub(m1, m1);
-  const BatchMat<T> B2 = B.sub(m1, 0);
-  if (lower) {
-    trsm_rec(exec, true, diag, alpha, nbatch, m1, n, A, B, opts);
-    batch_gemm(exec, Trans::NoTranspose, Trans::NoTranspose, nbatch, m2, n, m1, T(-1), A.sub(m1, 0),
-               BatchMat<const T>(B), alpha, B2, opts);
-    trsm_rec(exec, true, diag, T(1), nbatch, m2, n, A22, B2, opts);
-  } else {
-    trsm_rec(exec, false, diag, alpha, nbatch, m2, n, A22, B2, opts);
-    batch_gemm(exec, Trans::NoTranspose, Trans::NoTranspose, nbatch, m1, n, m2, T(-1), A.sub(0, m1),
-               BatchMat<const T>(B2), alpha, B, opts);
-    trsm_rec(exec, false, diag, T(1), nbatch, m1, n, A, B, opts);
-  }
-}
-/// TRSM on a fixed-size batch: recursive above the leaf size (every variant reduced to
-/// Left / NoTranspose by transposing the batch descriptors), else trsm_kernel.
-template <class ExecSpace, class T>
-void trsm_fixed(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
-                size_type m, size_type n, BatchMat<const T> A, BatchMat<T> B, const BatchOptions& opts) {
-  compat::ScopedRegion region("kspd::batched::trsm");
-  const size_type k = side == Side::Left ? m : n;
-  if (use_recursion<ExecSpace>(opts, k) && !use_stream_trsm<ExecSpace>(opts, k) && A.splittable() &&
-      B.splittable()) {
-    if (side == Side::Right) {  // X op(A) = alpha B  <=>  op(A)^T X^T = alpha B^T
-      B = B.t();
-      std::swap(m, n);
-      trans = toggle(trans);
-    }
-    if (is_trans(trans)) {
-      A = A.t();
-      uplo = flip(uplo);
-    }
-    trsm_rec(exec, uplo == Uplo::Lower, diag, alpha, nbatch, m, n, A, B, opts);
-    return;
-  }
-  trsm_kernel(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B, opts);
-}
-}  // namespace Impl
 
 /// \brief Strided batch: As (batch, k, k) with k = m (Left) or n (Right), Bs (batch, m, n),
 /// either layout. Non-blocking on `exec`.
@@ -131,6 +33,22 @@ void trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag,
                                  Impl::BatchMat<const T>(Impl::strided_batch(As)), Impl::strided_batch(Bs), opts);
 }
 
+/// \brief TRSM after a batched POTRF: as above, and B_b of every matrix whose factorization
+/// failed (infos(b) != 0, potrf's infos [in]) is left untouched (infos(b) keeps saying so).
+template <class ExecSpace, class AView, class BView, class InfoView,
+          std::enable_if_t<Kokkos::is_view<AView>::value && Kokkos::is_view<InfoView>::value, int> = 0>
+void trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag,
+          typename BView::const_value_type alpha, const AView& As, const BView& Bs, const InfoView& infos,
+          const BatchOptions& opts = {}) {
+  using T = typename BView::non_const_value_type;
+  const size_type nb = Bs.extent(0);
+  const int* ip = Impl::info_ptr<ExecSpace>(infos, nb, "kspd::batched::trsm");
+  const Impl::FailedGuard<ExecSpace, T> keep(exec, ip, nb, Impl::strided_batch(Bs), size_type(Bs.extent(1)),
+                                             size_type(Bs.extent(2)));
+  trsm(exec, side, uplo, trans, diag, alpha, As, Bs, opts);
+  keep.restore();
+}
+
 /// \brief Pointer arrays: nbatch column-major matrices Aptrs[b] (k x k, lda) and Bptrs[b]
 /// (m x n, ldb) given as device arrays of device pointers.
 template <class ExecSpace, class T>
@@ -138,34 +56,54 @@ void trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T
           size_type n, const T* const* Aptrs, offset_type lda, T* const* Bptrs, offset_type ldb,
           const BatchOptions& opts = {}) {
   const size_type k = side == Side::Left ? m : n;
-  KSPD_REQUIRE(nbatch >= 0 && m >= 0 && n >= 0, InvalidArgument, "kspd::batched::trsm: nbatch, m, n must be >= 0");
-  KSPD_REQUIRE(lda >= (k > 1 ? k : 1), InvalidArgument, "kspd::batched::trsm: lda = " << lda << " < " << k);
-  KSPD_REQUIRE(ldb >= (m > 1 ? m : 1), InvalidArgument, "kspd::batched::trsm: ldb = " << ldb << " < m = " << m);
+  Impl::check_pointers<ExecSpace>("kspd::batched::trsm", "Bptrs", Bptrs, nbatch, m, n, ldb);
+  Impl::check_pointers<ExecSpace>("kspd::batched::trsm", "Aptrs", Aptrs, m > 0 && n > 0 ? nbatch : 0, k, k, lda);
   Impl::trsm_fixed<ExecSpace, T>(exec, side, uplo, trans, diag, alpha, nbatch, m, n, Impl::pointer_batch(Aptrs, lda),
                                  Impl::pointer_batch(Bptrs, ldb), opts);
 }
+/// \brief Pointer arrays after a batched POTRF: B_b of the failed matrices (infos(b) != 0) untouched.
+template <class ExecSpace, class T, class InfoView, std::enable_if_t<Kokkos::is_view<InfoView>::value, int> = 0>
+void trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch, size_type m,
+          size_type n, const T* const* Aptrs, offset_type lda, T* const* Bptrs, offset_type ldb, const InfoView& infos,
+          const BatchOptions& opts = {}) {
+  const int* ip = Impl::info_ptr<ExecSpace>(infos, nbatch, "kspd::batched::trsm");
+  Impl::check_pointers<ExecSpace>("kspd::batched::trsm", "Bptrs", Bptrs, nbatch, m, n, ldb);
+  const Impl::FailedGuard<ExecSpace, T> keep(exec, ip, nbatch, Impl::pointer_batch(Bptrs, ldb), m, n);
+  trsm(exec, side, uplo, trans, diag, alpha, nbatch, m, n, Aptrs, lda, Bptrs, ldb, opts);
+  keep.restore();
+}
 
-/// \brief Variable-size batch: B_b is ms(b) x ns(b) at B.data() + b_offsets(b), A_b is
-/// k x k (k = ms(b) Left, ns(b) Right) at A.data() + a_offsets(b); all column-major with
-/// leading dimension = row count.
-template <class ExecSpace, class IntView, class OffView, class AData, class BData>
-void trsm_vbatched(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag,
-                   typename BData::const_value_type alpha, const IntView& ms, const IntView& ns,
-                   const OffView& a_offsets, const AData& A, const OffView& b_offsets, const BData& B,
+/// \brief Variable-size batch: B_b is ms(b) x ns(b), A_b k x k (k = ms(b) Left, ns(b)
+/// Right), column-major at data + offsets(b) with leading dimension lds(b) (or the row count
+/// when lds is empty); checked on the host first (sizes, offsets, ld, bounds).
+/// With `infos` (potrf_vbatched's, [in]): B_b of the failed matrices (infos(b) != 0) is left untouched.
+template <class ExecSpace, class IntView, class TA, class TB, class Mem>
+void trsm_vbatched(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, std::add_const_t<TB> alpha,
+                   const IntView& ms, const IntView& ns, const VarMats<TA, Mem>& A, const VarMats<TB, Mem>& B,
                    const BatchOptions& opts = {}) {
+  trsm_vbatched(exec, side, uplo, trans, diag, alpha, ms, ns, A, B, Kokkos::View<const int*, Mem>(), opts);
+}
+template <class ExecSpace, class IntView, class TA, class TB, class Mem, class InfoView,
+          std::enable_if_t<Kokkos::is_view<InfoView>::value, int> = 0>
+void trsm_vbatched(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, std::add_const_t<TB> alpha,
+                   const IntView& ms, const IntView& ns, const VarMats<TA, Mem>& A, const VarMats<TB, Mem>& B,
+                   const InfoView& infos, const BatchOptions& opts = {}) {
+  static_assert(std::is_same<std::remove_const_t<TA>, TB>::value, "kspd::batched::trsm_vbatched: A and B hold the same scalar");
+  constexpr const char* op = "kspd::batched::trsm_vbatched";
   const size_type nb = ms.extent(0);
-  KSPD_REQUIRE(size_type(ns.extent(0)) >= nb && size_type(a_offsets.extent(0)) >= nb &&
-                   size_type(b_offsets.extent(0)) >= nb,
-               DimensionMismatch, "kspd::batched::trsm_vbatched: ns/a_offsets/b_offsets shorter than ms (" << nb << ")");
-  using T = typename BData::non_const_value_type;
-  compat::ScopedRegion region("kspd::batched::trsm_vbatched");
+  const auto hm = Impl::host_sizes(op, "ms", ms, nb);
+  const auto hn = Impl::host_sizes(op, "ns", ns, nb);
+  auto m_of = [&](size_type b) { return size_type(hm(b)); };
+  auto n_of = [&](size_type b) { return size_type(hn(b)); };
+  auto k_of = [&](size_type b) { return side == Side::Left ? m_of(b) : n_of(b); };
+  const Impl::BatchMat<const TB> a = Impl::var_batch(op, "A", A, nb, k_of, k_of);
+  const Impl::BatchMat<TB> x = Impl::var_batch(op, "B", B, nb, m_of, n_of);
+  const int* skip = infos.extent(0) > 0 || nb == 0 ? Impl::info_ptr<ExecSpace>(infos, nb, op) : nullptr;
+  compat::ScopedRegion region(op);
   Impl::Dims d;
   d.ms = ms.data();
   d.ns = ns.data();
-  Impl::launch(exec, "kspd::batched::trsm_vbatched", nb,
-               Impl::TrsmOp<T>{side, uplo, trans, diag, alpha, Impl::offset_batch<const T>(A.data(), a_offsets.data()),
-                               Impl::offset_batch<T>(B.data(), b_offsets.data()), d},
-               nullptr, opts, 256);
+  Impl::launch(exec, op, nb, Impl::TrsmOp<TB>{side, uplo, trans, diag, alpha, a, x, d, skip}, nullptr, opts, 256);
 }
 
 }  // namespace kspd::batched

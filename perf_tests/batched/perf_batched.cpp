@@ -5,7 +5,10 @@
 //                [--gemm-tile auto|4x4|8x4|8x8[,...]] [--gemm-chunk 32] [--no-kk]
 //                [--trsm-rhs-block 0|1|2|4[,...]] [--stream-trsm-max 32|64] [--stream-class24]
 //                [--stream-chunk 0|32|...] [--stream-min-blocks 0|4|8[,...]] [--potrf-variant auto|team|warp|shuffle[,...]]
-//                [--potrf-team 0|64|128|256[,...]]
+//                [--potrf-team 0|64|128|256[,...]] [--algo auto|serial|team|register[,...]]
+// --algo runs everything once per BatchOptions::algo (a list); --best reports the fastest rep
+// (for loaded machines) instead of the median. Host: KSPD_BATCHED_THREADS=t sets
+// the threads a Serial-Kokkos batch spreads over (default: every core; 1: the calling thread).
 // Large n cap the batch so that each array stays under --max-gb GB (the line shows the batch).
 // nrhs 0 means nrhs = n (potrs: 1, cuSOLVER's only choice). Per line: median time, GFLOP/s,
 // GB/s (each matrix read + written once) and its share of the device-to-device copy
@@ -19,20 +22,21 @@
 // pointer array and, as "kspd-cm", on a LayoutStride rank-3 View of the peer's contiguous
 // column-major matrices (the layout where the recursion for n > 32 runs its off-diagonal
 // blocks through cuBLAS gemmStridedBatched). --leaf sets BatchOptions::leaf_size, --rec
-// auto|always|never its recursion, --gemm-tile BatchOptions::gemm_tile (the register tile of
+// auto|always|never its recursion, --gemm-tile Impl::TuningOverride::gemm_tile (the register tile of
 // the tiled batched GEMM that runs the recursion's off-diagonal blocks, gemm and syrk on
 // LayoutLeft batch-first data); a list runs everything once per tile ("tile 8x8" heads each);
-// --gemm-chunk BatchOptions::gemm_chunk (matrices per thread chunk; a huge value gives the
+// --gemm-chunk TuningOverride::gemm_chunk (matrices per thread chunk; a huge value gives the
 // old order, one sweep over the batch per tile); --no-kk skips the Kokkos Kernels peers;
-// --trsm-rhs-block BatchOptions::trsm_rhs_block (right-hand sides per thread of the GPU
+// --trsm-rhs-block TuningOverride::trsm_rhs_block (right-hand sides per thread of the GPU
 // streaming TRSM; a list runs everything once per value) and --stream-trsm-max
-// BatchOptions::stream_trsm_max (64: TRSM with 32 < k <= 64 streams instead of recursing);
-// --stream-class24 BatchOptions::stream_class24 (size class 24 of the streaming TRSM / POTRS
-// for 16 < k <= 24); --stream-chunk BatchOptions::stream_chunk (their thread order: matrices
-// per chunk, 0 the whole batch); --stream-min-blocks BatchOptions::stream_min_blocks (their
-// __launch_bounds__(128, b): a list runs everything once per value); --potrf-variant BatchOptions::potrf_group (the group POTRF's
-// step sync) and --potrf-team BatchOptions::potrf_group_team (its threads per team): lists
-// run everything once per combination (each block headed by a "variant" line).
+// TuningOverride::stream_trsm_max (64: TRSM with 32 < k <= 64 streams instead of recursing);
+// --stream-class24 TuningOverride::stream_class24 (size class 24 of the streaming TRSM / POTRS
+// for 16 < k <= 24); --stream-chunk TuningOverride::stream_chunk (their thread order: matrices
+// per chunk, 0 the whole batch); --stream-min-blocks TuningOverride::stream_min_blocks (their
+// __launch_bounds__(128, b): a list runs everything once per value); --potrf-variant TuningOverride::potrf_sync (the group POTRF's
+// step sync) and --potrf-team TuningOverride::potrf_group_team (its threads per team): lists
+// run everything once per combination (each block headed by a "variant" line). Variants other
+// than the tuning table's defaults need a build configured with -DKSPD_BATCHED_ALL_VARIANTS=ON.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 #include <KokkosBatched_Gemm_Decl.hpp>
@@ -80,12 +84,17 @@ using kspd::perf::parse_words;
 
 int g_reps = 7;
 double g_max_gb = 1.0;
-kb::BatchOptions g_opts;  // --leaf, --rec, --gemm-tile, --gemm-chunk
+kb::BatchOptions g_opts;  // --leaf, --rec
+kb::Impl::TuningOverride g_tune;  // the tuning-table overrides (--gemm-tile ... --potrf-team)
 bool g_kk = true;         // --no-kk: skip the Kokkos Kernels peers (seconds per call at n >= 128)
 /// Median of g_reps runs of fn(), each after reset() (untimed); one warm-up run first.
+bool g_best = false;       // --best: the fastest of the reps instead of the median (a shared, loaded machine)
 template <class Reset, class Fn>
 double median_time(Reset reset, Fn fn) {
-  return kspd::perf::median_time(g_reps, reset, fn);
+  if (!g_best) return kspd::perf::median_time(g_reps, reset, fn);
+  double best = 1e300;
+  for (int r = 0; r < g_reps; ++r) best = std::min(best, kspd::perf::median_time(1, reset, fn));
+  return best;
 }
 
 double copy_bandwidth() {
@@ -347,14 +356,14 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           T** ppx = reinterpret_cast<T**>(pX.data());
           const double fl = 2 * nn * nn * B, by = (nn * nn + 2 * nn) * sz * B;
           const double t = median_time([&] { Kokkos::deep_copy(exec, x, x0); },
-                                       [&] { kb::potrs(exec, kspd::Uplo::Lower, c.A, x, g_opts); });
+                                       [&] { kb::potrs(exec, kspd::Uplo::Lower, c.A, x, c.infos, g_opts); });
           const double tptr = median_time([&] { Kokkos::deep_copy(exec, px, px0); }, [&] {
-            kb::potrs(exec, kspd::Uplo::Lower, nb, n, 1, const_cast<const T* const*>(c.ptrA()), n, ppx, n, g_opts);
+            kb::potrs(exec, kspd::Uplo::Lower, nb, n, 1, const_cast<const T* const*>(c.ptrA()), n, ppx, n, c.infos, g_opts);
           });
           Kokkos::View<T***, Kokkos::LayoutStride, Mem> xcm(px.data(),
                                                            Kokkos::LayoutStride(size_t(nb), size_t(n), size_t(n), 1, 1, size_t(n)));
           const double tcm = median_time([&] { Kokkos::deep_copy(exec, px, px0); },
-                                         [&] { kb::potrs(exec, kspd::Uplo::Lower, c.cmA(), xcm, g_opts); });
+                                         [&] { kb::potrs(exec, kspd::Uplo::Lower, c.cmA(), xcm, c.infos, g_opts); });
 #ifdef KSPD_ENABLE_CUDA_TPLS
           Kokkos::View<int, Mem> info1("info1");
           const double tp = median_time([&] { Kokkos::deep_copy(exec, px, px0); },
@@ -445,7 +454,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
             fl = (op == "trtri" ? 1.0 : 2.0) * nn * nn * nn / 3 * B;
             auto inv = [&](const auto& A) {
               if (op == "trtri") kb::trtri(exec, kspd::Uplo::Lower, kspd::Diag::NonUnit, A, c.infos, g_opts);
-              else kb::potri(exec, kspd::Uplo::Lower, A, c.infos, g_opts);
+              else kb::potri(exec, kspd::Uplo::Lower, A, c.infos, g_opts);  // infos: potrf's (zeros)
             };
             t = median_time([&] { c.reset_a(); }, [&] { inv(c.A); });
             tcm = median_time([&] { c.reset_a(); }, [&] { inv(c.cmA()); });
@@ -480,6 +489,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> tiles{"auto"};
   std::vector<long> rhs_blocks{0}, potrf_teams{0}, min_blocks{0};
   std::vector<std::string> potrf_variants{"auto"};
+  std::vector<std::string> algos{"auto"};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -491,15 +501,17 @@ int main(int argc, char** argv) {
     else if (a == "--reps") g_reps = int(std::stol(next()));
     else if (a == "--max-gb") g_max_gb = std::stod(next());
     else if (a == "--gemm-tile") tiles = parse_words(next());
-    else if (a == "--gemm-chunk") g_opts.gemm_chunk = int(std::stol(next()));
+    else if (a == "--gemm-chunk") g_tune.gemm_chunk = int(std::stol(next()));
     else if (a == "--trsm-rhs-block") rhs_blocks = parse_list(next());
-    else if (a == "--stream-trsm-max") g_opts.stream_trsm_max = int(std::stol(next()));
-    else if (a == "--stream-class24") g_opts.stream_class24 = true;
+    else if (a == "--stream-trsm-max") g_tune.stream_trsm_max = int(std::stol(next()));
+    else if (a == "--stream-class24") g_tune.stream_class24 = 1;
     else if (a == "--stream-min-blocks") min_blocks = parse_list(next());
-    else if (a == "--stream-chunk") g_opts.stream_chunk = int(std::stol(next()));
+    else if (a == "--stream-chunk") g_tune.stream_chunk = int(std::stol(next()));
     else if (a == "--potrf-variant") potrf_variants = parse_words(next());
     else if (a == "--potrf-team") potrf_teams = parse_list(next());
     else if (a == "--no-kk") g_kk = false;
+    else if (a == "--algo") algos = parse_words(next());
+    else if (a == "--best") g_best = true;
     else if (a == "--leaf") g_opts.leaf_size = int(std::stol(next()));
     else if (a == "--rec") {
       const std::string r = next();
@@ -531,26 +543,34 @@ int main(int argc, char** argv) {
   std::printf("kspd %s, Kokkos %d, exec %s\n", KSPD_GIT_HASH, KOKKOS_VERSION, Exec::name());
   g_copy_bw = copy_bandwidth();
   std::printf("copy bandwidth %.0f GB/s (device-to-device deep_copy, read + write)\n", g_copy_bw);
+  for (const auto& algo : algos)
   for (const auto& tile : tiles) {
-    g_opts.gemm_tile = tile == "4x4"   ? kb::BatchGemmTile::T4x4
-                       : tile == "8x4" ? kb::BatchGemmTile::T8x4
-                       : tile == "8x8" ? kb::BatchGemmTile::T8x8
-                                       : kb::BatchGemmTile::Auto;
+    g_opts.algo = algo == "serial" ? kb::BatchAlgo::Serial
+                  : algo == "team" ? kb::BatchAlgo::Team
+                  : algo == "register" ? kb::BatchAlgo::Register
+                                       : kb::BatchAlgo::Auto;
+    std::printf("algo %s (host threads %d)\n", algo.c_str(), kb::Impl::host_threads());
+    g_tune.gemm_tile = tile == "4x4"   ? kb::Impl::GemmTile::T4x4
+                       : tile == "8x4" ? kb::Impl::GemmTile::T8x4
+                       : tile == "8x8" ? kb::Impl::GemmTile::T8x8
+                                       : kb::Impl::GemmTile::Auto;
     for (const long mb : min_blocks)
       for (const long rb : rhs_blocks)
         for (const auto& pv : potrf_variants)
           for (const long pt : potrf_teams) {
-            g_opts.trsm_rhs_block = int(rb);
-            g_opts.stream_min_blocks = int(mb);
-            g_opts.potrf_group = pv == "team"      ? kb::BatchPotrfGroup::TeamSync
-                                 : pv == "warp"    ? kb::BatchPotrfGroup::WarpSync
-                                 : pv == "shuffle" ? kb::BatchPotrfGroup::Shuffle
-                                                   : kb::BatchPotrfGroup::Auto;
-            g_opts.potrf_group_team = int(pt);
+            g_tune.trsm_rhs_block = rb > 0 ? int(rb) : -1;
+            g_tune.stream_min_blocks = mb > 0 ? int(mb) : -1;
+            g_tune.potrf_sync = pv == "team"      ? kb::Impl::PotrfSync::TeamSync
+                                : pv == "warp"    ? kb::Impl::PotrfSync::WarpSync
+                                : pv == "shuffle" ? kb::Impl::PotrfSync::Shuffle
+                                                  : kb::Impl::PotrfSync::Auto;
+            g_tune.potrf_group_team = pt > 0 ? int(pt) : -1;
+            const kb::Impl::TuningScope scope(g_tune);  // throws for variants this build does not compile
             std::printf("variant tile %s chunk %d trsm-rhs-block %ld stream-trsm-max %d stream-class24 %d "
                         "stream-chunk %d stream-min-blocks %ld potrf-variant %s potrf-team %ld (0 = Auto / default)\n",
-                        tile.c_str(), g_opts.gemm_chunk > 0 ? g_opts.gemm_chunk : 32, rb, g_opts.stream_trsm_max,
-                        int(g_opts.stream_class24), g_opts.stream_chunk, mb, pv.c_str(), pt);
+                        tile.c_str(), g_tune.gemm_chunk >= 0 ? g_tune.gemm_chunk : 32, rb,
+                        g_tune.stream_trsm_max >= 0 ? g_tune.stream_trsm_max : 32, int(g_tune.stream_class24 > 0),
+                        g_tune.stream_chunk >= 0 ? g_tune.stream_chunk : 32, mb, pv.c_str(), pt);
             for (const auto& p : precs) {
               if (p == "d") run<double>(ns, batches, ops, nrhs, "d");
               if (p == "s") run<float>(ns, batches, ops, nrhs, "s");

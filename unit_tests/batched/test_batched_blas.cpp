@@ -255,7 +255,7 @@ TYPED_TEST(BatchedBlas, RecursiveSyrk) {
 /// stay NaN).
 template <class T>
 void check_tile_gemm(size_type m, size_type n, size_type k, Trans ta, Trans tb, int tri, Iface iface,
-                     kb::BatchGemmTile tile = kb::BatchGemmTile::Auto, double alpha = -0.75, double beta = 0.5,
+                     kb::Impl::GemmTile tile = kb::Impl::GemmTile::Auto, double alpha = -0.75, double beta = 0.5,
                      bool sub = false, bool wide = false, int chunk = 0) {
   SCOPED_TRACE(::testing::Message() << "tile_gemm m=" << m << " n=" << n << " k=" << k << " ta=" << char(ta)
                                     << " tb=" << char(tb) << " tri=" << tri << " " << name(iface)
@@ -338,7 +338,7 @@ TYPED_TEST(BatchedBlas, TiledGemmKernelTiles) {
   const Trans tr[] = {Trans::NoTranspose, Trans::Transpose};
   const auto ifaces = all_ifaces();
   int step = 0;
-  for (auto tile : {kb::BatchGemmTile::T4x4, kb::BatchGemmTile::T8x4, kb::BatchGemmTile::T8x8, kb::BatchGemmTile::Auto})
+  for (auto tile : {kb::Impl::GemmTile::T4x4, kb::Impl::GemmTile::T8x4, kb::Impl::GemmTile::T8x8, kb::Impl::GemmTile::Auto})
     for (int im = 0; im < 10; ++im)
       for (int in = 0; in < 10; ++in, ++step) {
         const size_type m = sizes[im], n = sizes[in], k = sizes[(3 * im + 7 * in + step) % 10];
@@ -347,7 +347,7 @@ TYPED_TEST(BatchedBlas, TiledGemmKernelTiles) {
         const double alpha = step % 11 == 5 ? 0.0 : -0.75, beta = step % 4 == 1 ? 0.0 : step % 4 == 3 ? 1.0 : 0.5;
         check_tile_gemm<TypeParam>(m, n, k, ta, tb, 0, iface, tile, alpha, beta, step % 5 == 2, false, step % 4);
       }
-  for (auto tile : {kb::BatchGemmTile::T4x4, kb::BatchGemmTile::T8x4, kb::BatchGemmTile::T8x8})
+  for (auto tile : {kb::Impl::GemmTile::T4x4, kb::Impl::GemmTile::T8x4, kb::Impl::GemmTile::T8x8})
     for (int tri : {1, 2})
       for (size_type n : {1, 7, 9, 33, 65})
         for (Iface iface : ifaces) {
@@ -361,15 +361,17 @@ TYPED_TEST(BatchedBlas, TiledGemmKernelTiles) {
   for (int tri : {0, 1, 2})
     for (Iface iface : ifaces)
       check_tile_gemm<TypeParam>(33, 9, 31, tri == 1 ? Trans::Transpose : Trans::NoTranspose, Trans::Transpose, tri,
-                                 iface, kb::BatchGemmTile::Auto, -0.75, tri == 2 ? 0.0 : 0.5, tri == 1, true, tri);
+                                 iface, kb::Impl::GemmTile::Auto, -0.75, tri == 2 ? 0.0 : 0.5, tri == 1, true, tri);
 }
 /// The recursion with each register tile in the GEMM of its off-diagonal blocks (host: the
 /// leaf family Serial sends those through the tiled GEMM).
 TYPED_TEST(BatchedBlas, RecursiveTilesTrsmSyrk) {
-  for (auto tile : {kb::BatchGemmTile::T4x4, kb::BatchGemmTile::T8x4, kb::BatchGemmTile::T8x8}) {
+  for (auto tile : {kb::Impl::GemmTile::T4x4, kb::Impl::GemmTile::T8x4, kb::Impl::GemmTile::T8x8}) {
     const ForceRecursion force(16);
-    recursion_options().gemm_tile = tile;
-    recursion_options().gemm_chunk = tile == kb::BatchGemmTile::T8x4 ? 1 : 0;
+    kb::Impl::TuningOverride o;
+    o.gemm_tile = tile;
+    o.gemm_chunk = tile == kb::Impl::GemmTile::T8x4 ? 1 : 0;
+    const kb::Impl::TuningScope scope(o);
     for (size_type k : {33, 65, 100})
       for (Side side : all_sides())
         for (Uplo uplo : all_uplos()) {
@@ -389,9 +391,6 @@ TYPED_TEST(BatchedBlas, RecursiveTilesTrsmSyrk) {
 /// k up to 64 without the recursion (GPUs; host backends do not recurse here), chunked thread
 /// orders, launch bounds (GPUs); right-hand-side counts that leave a partial group, batches that leave a partial chunk.
 TYPED_TEST(BatchedBlas, StreamTrsmVariants) {
-  struct Restore {
-    ~Restore() { recursion_options() = kb::BatchOptions{}; }
-  } restore;
   const bool gpu = !std::is_same<Mem, Kokkos::HostSpace>::value;
   struct Cfg {
     int smax;
@@ -400,13 +399,17 @@ TYPED_TEST(BatchedBlas, StreamTrsmVariants) {
     int min_blocks;
   };
   for (int rb : {1, 2, 4})
-    for (Cfg cfg : {Cfg{32, false, 0, 0}, Cfg{64, true, 7, 4}, Cfg{64, false, 32, 8}}) {
+    for (Cfg cfg : {Cfg{32, false, 0, 0}, Cfg{64, true, 7, 4}, Cfg{64, false, 32, 8}, Cfg{64, false, 7, 0}}) {
       if (!gpu && cfg.chunk == 32) continue;  // the host runs the same code as chunk 7
-      recursion_options().trsm_rhs_block = rb;
-      recursion_options().stream_trsm_max = cfg.smax;
-      recursion_options().stream_class24 = cfg.class24;
-      recursion_options().stream_chunk = cfg.chunk;
-      recursion_options().stream_min_blocks = cfg.min_blocks;
+      // Without KSPD_BATCHED_ALL_VARIANTS only the table's defaults are compiled.
+      if (!kb::Impl::kAllVariants && (rb == 4 || cfg.class24 || cfg.min_blocks != 0)) continue;
+      kb::Impl::TuningOverride o;
+      o.trsm_rhs_block = rb;
+      o.stream_trsm_max = cfg.smax;
+      o.stream_class24 = cfg.class24 ? 1 : 0;
+      o.stream_chunk = cfg.chunk;
+      o.stream_min_blocks = cfg.min_blocks;
+      const kb::Impl::TuningScope scope(o);
       for (size_type k : {9, 15, 16, 17, 24, 31, 32, 33, 48, 63, 64})
         for (size_type nrhs : {size_type(1), size_type(3), size_type(5), size_type(33)})
           for (Side side : all_sides())
@@ -448,6 +451,8 @@ struct VarBuf {
     doff = Kokkos::View<kspd::offset_type*, Mem>("off", off.size());
     Kokkos::deep_copy(doff, Kokkos::View<kspd::offset_type*, Kokkos::HostSpace>(off.data(), off.size()));
   }
+  kb::VarMats<T, Mem> var() const { return kb::var_mats(d, doff); }
+  kb::VarMats<const T, Mem> cvar() const { return {d, doff, {}}; }
   std::vector<HostMat> get() const {
     auto hd = Kokkos::create_mirror_view(d);
     Kokkos::deep_copy(hd, d);
@@ -490,7 +495,7 @@ TYPED_TEST(BatchedBlas, VariableSizeTrsmGemmSyrk) {
           VarBuf<T> A, B;
           A.build(a);
           B.build(bm);
-          kb::trsm_vbatched(Exec(), side, uplo, trans, Diag::NonUnit, T(2), dms, dns, A.doff, A.d, B.doff, B.d,
+          kb::trsm_vbatched(Exec(), side, uplo, trans, Diag::NonUnit, T(2), dms, dns, A.var(), B.var(),
                             kb::BatchOptions{algo});
           const auto x = B.get();
           for (int b = 0; b < nb; ++b) {
@@ -523,9 +528,9 @@ TYPED_TEST(BatchedBlas, VariableSizeTrsmGemmSyrk) {
     C.build(c);
     SA.build(sa);
     SC.build(sc);
-    kb::gemm_vbatched(Exec(), Trans::Transpose, Trans::NoTranspose, T(1.5), dms, dns, dks, A.doff, A.d, B.doff, B.d,
-                      T(-1), C.doff, C.d, kb::BatchOptions{algo});
-    kb::syrk_vbatched(Exec(), Uplo::Lower, Trans::NoTranspose, T(1), dms, dks, SA.doff, SA.d, T(0.5), SC.doff, SC.d,
+    kb::gemm_vbatched(Exec(), Trans::Transpose, Trans::NoTranspose, T(1.5), dms, dns, dks, A.cvar(), B.cvar(), T(-1),
+                      C.var(), kb::BatchOptions{algo});
+    kb::syrk_vbatched(Exec(), Uplo::Lower, Trans::NoTranspose, T(1), dms, dks, SA.cvar(), T(0.5), SC.var(),
                       kb::BatchOptions{algo});
     const auto rc = C.get(), rs = SC.get();
     for (int b = 0; b < nb; ++b) {

@@ -102,9 +102,10 @@ void check_potrs(size_type n, size_type nrhs, size_type nb, Uplo uplo, Iface ifa
   }
   DevBatch<T> dA(f, n, n, iface), dB(bm, n, nrhs, iface);
   const kb::BatchOptions opts = test_options(algo);
-  if (iface == Iface::Left) kb::potrs(Exec(), uplo, dA.L, dB.L, opts);
-  else if (iface == Iface::Right) kb::potrs(Exec(), uplo, dA.R, dB.R, opts);
-  else kb::potrs(Exec(), uplo, nb, n, nrhs, dA.cp(), dA.ld, dB.p(), dB.ld, opts);
+  const Kokkos::View<int*, Mem> ok("infos", nb);  // every factor is valid
+  if (iface == Iface::Left) kb::potrs(Exec(), uplo, dA.L, dB.L, ok, opts);
+  else if (iface == Iface::Right) kb::potrs(Exec(), uplo, dA.R, dB.R, ok, opts);
+  else kb::potrs(Exec(), uplo, nb, n, nrhs, dA.cp(), dA.ld, dB.p(), dB.ld, ok, opts);
   const auto x = dB.to_host();
   EXPECT_TRUE(dB.padding_intact());
   for (size_type b = 0; b < nb && nrhs > 0; ++b) {
@@ -169,6 +170,7 @@ void check_invert(int op, size_type n, size_type nb, Uplo uplo, Diag diag, Iface
   }
   DevBatch<T> d(in, n, n, iface);
   auto infos = poisoned_infos(nb);
+  if (op == 2) Kokkos::deep_copy(infos, 0);  // potri reads potrf's infos: every factor valid
   const kb::BatchOptions opts = test_options(algo);
   dispatch(
       d,
@@ -234,16 +236,17 @@ TYPED_TEST(BatchedFactor, PotrfNonSpdInTheMiddleReportsItsColumn) {
 /// in the middle (first, middle, last column). Host backends take their own paths here (the
 /// group kernel needs 64+ threads per team), so there this checks the options are harmless.
 TYPED_TEST(BatchedFactor, GroupPotrfVariants) {
-  struct Restore {
-    ~Restore() { recursion_options() = kspd::batched::BatchOptions{}; }
-  } restore;
-  using G = kb::BatchPotrfGroup;
+  using G = kb::Impl::PotrfSync;
   const bool gpu = !std::is_same<Mem, Kokkos::HostSpace>::value;
   for (G v : {G::Auto, G::TeamSync, G::WarpSync, G::Shuffle})
     for (int team : {0, 64, 256}) {
-      if (!gpu && (v != G::Shuffle || team != 256)) continue;
-      recursion_options().potrf_group = v;
-      recursion_options().potrf_group_team = team;
+      const bool variant = v == G::TeamSync || v == G::Shuffle || team == 64 || team == 256;
+      if (!kb::Impl::kAllVariants && variant) continue;  // compiled only with KSPD_BATCHED_ALL_VARIANTS
+      if (!gpu && team == 64) continue;
+      kb::Impl::TuningOverride o;
+      o.potrf_sync = v;
+      o.potrf_group_team = team;
+      const kb::Impl::TuningScope scope(o);
       for (size_type n : {9, 15, 16, 17, 24, 31, 32})
         for (Uplo uplo : all_uplos())
           for (Iface iface : all_ifaces()) {
@@ -257,14 +260,17 @@ TYPED_TEST(BatchedFactor, GroupPotrfVariants) {
 /// The streaming POTRS (8 < n <= 32; forced by BatchAlgo::Register, which runs it on host
 /// backends too) with the size class 24, chunked thread orders and launch bounds (GPUs).
 TYPED_TEST(BatchedFactor, StreamPotrsVariants) {
-  struct Restore {
-    ~Restore() { recursion_options() = kspd::batched::BatchOptions{}; }
-  } restore;
   for (bool class24 : {false, true})
     for (int chunk : {0, 7, 32}) {
-      recursion_options().stream_class24 = class24;
-      recursion_options().stream_chunk = chunk;
-      recursion_options().stream_min_blocks = chunk == 0 ? 0 : chunk == 7 ? 4 : 8;
+      const int min_blocks = chunk == 0 ? 0 : chunk == 7 ? 4 : 8;
+      if (!kb::Impl::kAllVariants && (class24 || min_blocks != 0)) {  // only the defaults are compiled
+        if (class24 || chunk == 0) continue;
+      }
+      kb::Impl::TuningOverride o;
+      o.stream_class24 = class24 ? 1 : 0;
+      o.stream_chunk = chunk;
+      o.stream_min_blocks = kb::Impl::kAllVariants ? min_blocks : 0;
+      const kb::Impl::TuningScope scope(o);
       for (size_type n : {9, 15, 16, 17, 24, 31, 32})
         for (size_type nrhs : {1, 3, 33})
           for (Uplo uplo : all_uplos())
@@ -405,9 +411,9 @@ void check_vbatched_potrf_potrs(Uplo uplo, kb::BatchAlgo algo, bool pointers) {
     Kokkos::deep_copy(ptrs, hp);
     kb::potrf_vbatched(Exec(), uplo, dns, reinterpret_cast<T* const*>(ptrs.data()), dns, infos, opts);
   } else {
-    kb::potrf_vbatched(Exec(), uplo, dns, daoff, A, infos, opts);
+    kb::potrf_vbatched(Exec(), uplo, dns, kb::var_mats(A, daoff), infos, opts);
   }
-  kb::potrs_vbatched(Exec(), uplo, dns, dnrhs, daoff, A, dboff, B, opts);
+  kb::potrs_vbatched(Exec(), uplo, dns, dnrhs, kb::var_mats(A, daoff), kb::var_mats(B, dboff), infos, opts);
   Kokkos::deep_copy(hA, A);
   Kokkos::deep_copy(hB, B);
   const auto inf = to_host(infos);
@@ -460,12 +466,12 @@ TEST(BatchedFactorErrors, BadArgumentsThrowNamingTheArgument) {
   } catch (const kspd::DimensionMismatch& e) {
     EXPECT_NE(std::string(e.what()).find("infos"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(kb::potrs(Exec(), Uplo::Lower, S, B), kspd::DimensionMismatch);
+  EXPECT_THROW(kb::potrs(Exec(), Uplo::Lower, S, B, infos), kspd::DimensionMismatch);
   try {
     kb::potrf(Exec(), Uplo::Lower, size_type(2), size_type(5), static_cast<double* const*>(nullptr), 4, infos);
     FAIL() << "expected InvalidArgument";
   } catch (const kspd::InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("lda"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("ld = 4"), std::string::npos) << e.what();
   }
 }
 

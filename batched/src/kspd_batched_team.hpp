@@ -1,6 +1,6 @@
-#ifndef KSPD_BATCHED_TEAM_IMPL_HPP
-#define KSPD_BATCHED_TEAM_IMPL_HPP
-/// \file kspd_batched_team_impl.hpp
+#ifndef KSPD_BATCHED_TEAM_HPP
+#define KSPD_BATCHED_TEAM_HPP
+/// \file kspd_batched_team.hpp
 /// Device level, one team per matrix: kspd::batched::Team<Op><modes...>::invoke(member, ...).
 /// Operands are rank-2 Views (any layout, subviews included) or Impl::Mat (pointer +
 /// strides, e.g. Impl::to_mat(p, m, n, rs, cs)). invoke returns LAPACK's info where LAPACK
@@ -8,7 +8,7 @@
 
 #include <type_traits>
 
-#include "kspd_batched_serial_impl.hpp"
+#include "kspd_batched_serial.hpp"
 
 namespace kspd::batched {
 

@@ -1,0 +1,86 @@
+#ifndef KSPD_BATCHED_POTRF_DISPATCH_HPP
+#define KSPD_BATCHED_POTRF_DISPATCH_HPP
+/// \file kspd_batched_potrf_dispatch.hpp
+/// Dispatch of batched POTRF (the kernels it chooses between and when); the public entry points
+/// are in kspd_batched_potrf.hpp.
+
+#include "kspd_batched_descriptor.hpp"
+#include "kspd_batched_gemm_dispatch.hpp"
+#include "kspd_batched_launch.hpp"
+#include "kspd_batched_trsm_dispatch.hpp"
+#include "kspd_batched_register_internal.hpp"
+#include "kspd_batched_serial.hpp"
+#include "kspd_batched_team.hpp"
+
+namespace kspd::batched::Impl {
+template <class T>
+struct PotrfOp {
+  using value_type = T;
+  static constexpr HostOp host_op = HostOp::Potrf;
+  Uplo uplo;
+  BatchMat<T> A;
+  Dims d;
+  KOKKOS_INLINE_FUNCTION int serial(size_type b) const { return serial_potrf(uplo, A.get(b, d.N(b), d.N(b))); }
+  int host(size_type b) const {
+    const auto a = A.get(b, d.N(b), d.N(b));
+    const Kokkos::DefaultHostExecutionSpace h;
+    int info = 0;
+    if (unit_stride(a)) {
+      kspd::Impl::vendor_factor(h, kspd::Impl::FactorOp::Potrf, uplo, Diag::NonUnit, a, &info);
+    } else {
+      Packed<T> p(a);
+      kspd::Impl::vendor_factor(h, kspd::Impl::FactorOp::Potrf, uplo, Diag::NonUnit, p.m, &info);
+      p.unpack(a);
+    }
+    return info;
+  }
+  template <class M>
+  KOKKOS_INLINE_FUNCTION int team(const M& m, size_type b) const {
+    return team_potrf(m, uplo, A.get(b, d.N(b), d.N(b)));
+  }
+};
+
+/// The non-recursive POTRF kernels (register / group on GPUs for n <= 32, else PotrfOp's).
+template <class ExecSpace, class T>
+void potrf_kernel(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A, int* infos,
+                  const BatchOptions& opts) {
+  if (use_register<ExecSpace, T>(opts.algo, n, HostOp::Potrf)) {
+    register_potrf(exec, uplo, nbatch, n, A, infos, opts);
+    return;
+  }
+  Dims d;
+  d.n = n;
+  launch(exec, "kspd::batched::potrf", nbatch, PotrfOp<T>{uplo, A, d}, infos, opts, n);
+}
+/// Two-sided recursive Cholesky of the lower triangle: L11 = chol(A11), L21 = A21 L11^-T
+/// (TRSM), A22 -= L21 L21^T (SYRK), L22 = chol(A22). The leaf of global column col0 reports
+/// col0 + its column, for the matrices that have not failed in an earlier leaf.
+template <class ExecSpace, class T>
+void potrf_rec(const ExecSpace& exec, size_type nbatch, size_type n, size_type col0, const BatchMat<T>& A,
+               const RecInfo<ExecSpace>& info, const BatchOptions& opts) {
+  if (n <= leaf_size(opts)) {
+    potrf_kernel(exec, Uplo::Lower, nbatch, n, A, info.leaf(col0), opts);
+    info.merge(exec, nbatch, col0);
+    return;
+  }
+  const size_type n1 = rec_split(n), n2 = n - n1;
+  potrf_rec(exec, nbatch, n1, col0, A, info, opts);
+  trsm_fixed(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, T(1), nbatch, n2, n1,
+             BatchMat<const T>(A), A.sub(n1, 0), opts);
+  syrk_fixed(exec, Uplo::Lower, Trans::NoTranspose, nbatch, n2, n1, T(-1), BatchMat<const T>(A.sub(n1, 0)), T(1),
+             A.sub(n1, n1), opts);
+  potrf_rec(exec, nbatch, n2, col0 + n1, A.sub(n1, n1), info, opts);
+}
+
+template <class ExecSpace, class T>
+void potrf_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A, int* infos,
+                 const BatchOptions& opts) {
+  compat::ScopedRegion region("kspd::batched::potrf");
+  if (use_recursion<ExecSpace>(opts, n) && A.splittable()) {  // Upper: U^T U = L L^T with L = U^T
+    potrf_rec(exec, nbatch, n, 0, uplo == Uplo::Upper ? A.t() : A, RecInfo<ExecSpace>(infos, nbatch), opts);
+    return;
+  }
+  potrf_kernel(exec, uplo, nbatch, n, A, infos, opts);
+}
+}  // namespace kspd::batched::Impl
+#endif

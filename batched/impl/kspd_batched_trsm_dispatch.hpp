@@ -1,0 +1,122 @@
+#ifndef KSPD_BATCHED_TRSM_DISPATCH_HPP
+#define KSPD_BATCHED_TRSM_DISPATCH_HPP
+/// \file kspd_batched_trsm_dispatch.hpp
+/// Dispatch of batched TRSM (the kernels it chooses between and when); the public entry points
+/// are in kspd_batched_trsm.hpp.
+
+#include "kspd_batched_descriptor.hpp"
+#include "kspd_batched_failed_internal.hpp"
+#include "kspd_batched_gemm_dispatch.hpp"
+#include "kspd_batched_launch.hpp"
+#include "kspd_batched_register_internal.hpp"
+#include "kspd_batched_serial.hpp"
+#include "kspd_batched_team.hpp"
+
+namespace kspd::batched::Impl {
+template <class T>
+struct TrsmOp {
+  using value_type = T;
+  static constexpr HostOp host_op = HostOp::Trsm;
+  Side side;
+  Uplo uplo;
+  Trans trans;
+  Diag diag;
+  T alpha;
+  BatchMat<const T> A;
+  BatchMat<T> B;
+  Dims d;  // B is M(b) x N(b)
+  const int* skip = nullptr;  // skip[b] != 0: matrix b's factorization failed, B_b is left alone
+  KOKKOS_INLINE_FUNCTION size_type ka(size_type b) const { return side == Side::Left ? d.M(b) : d.N(b); }
+  KOKKOS_INLINE_FUNCTION int serial(size_type b) const {
+    if (skip != nullptr && skip[b] != 0) return 0;
+    serial_trsm(side, uplo, trans, diag, alpha, A.get(b, ka(b), ka(b)), B.get(b, d.M(b), d.N(b)));
+    return 0;
+  }
+  int host(size_type b) const {
+    if (skip != nullptr && skip[b] != 0) return 0;
+    const auto a = A.get(b, ka(b), ka(b));
+    const auto x = B.get(b, d.M(b), d.N(b));
+    const Kokkos::DefaultHostExecutionSpace h;
+    if (unit_stride(a) && unit_stride(x)) {
+      kspd::Impl::vendor_trxm(h, true, side, uplo, trans, diag, alpha, a, x);
+    } else {
+      Packed<const T> pa(a);
+      Packed<T> px(x);
+      kspd::Impl::vendor_trxm(h, true, side, uplo, trans, diag, alpha, pa.m, px.m);
+      px.unpack(x);
+    }
+    return 0;
+  }
+  template <class M>
+  KOKKOS_INLINE_FUNCTION int team(const M& m, size_type b) const {
+    if (skip != nullptr && skip[b] != 0) return 0;
+    team_trsm(m, side, uplo, trans, diag, alpha, A.get(b, ka(b), ka(b)), B.get(b, d.M(b), d.N(b)));
+    return 0;
+  }
+};
+
+/// The non-recursive TRSM kernels (register / streaming on GPUs for k <= 32, or <= 64 with
+/// BatchOptions::stream_trsm_max; else TrsmOp's).
+template <class ExecSpace, class T>
+void trsm_kernel(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
+                 size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts) {
+  const size_type k = side == Side::Left ? m : n;
+  if (use_register<ExecSpace, T>(opts.algo, k, HostOp::Trsm) || use_stream_trsm<ExecSpace, T>(opts, k)) {
+    register_trsm(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B, opts);
+    return;
+  }
+  Dims d;
+  d.m = m;
+  d.n = n;
+  launch(exec, "kspd::batched::trsm", nbatch, TrsmOp<T>{side, uplo, trans, diag, alpha, A, B, d}, nullptr, opts, k);
+}
+/// Two-sided recursive A X = alpha B (Left, NoTranspose; A m x m, B m x n). Lower:
+/// X1 = A11^-1 alpha B1, B2 = alpha B2 - A21 X1 (GEMM), X2 = A22^-1 B2; Upper mirrored.
+template <class ExecSpace, class T>
+void trsm_rec(const ExecSpace& exec, bool lower, Diag diag, T alpha, size_type nbatch, size_type m, size_type n,
+              const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts) {
+  if (m <= leaf_size(opts)) {
+    trsm_kernel(exec, Side::Left, lower ? Uplo::Lower : Uplo::Upper, Trans::NoTranspose, diag, alpha, nbatch, m, n, A, B,
+                opts);
+    return;
+  }
+  const size_type m1 = rec_split(m), m2 = m - m1;
+  const BatchMat<const T> A22 = A.sub(m1, m1);
+  const BatchMat<T> B2 = B.sub(m1, 0);
+  if (lower) {
+    trsm_rec(exec, true, diag, alpha, nbatch, m1, n, A, B, opts);
+    batch_gemm(exec, Trans::NoTranspose, Trans::NoTranspose, nbatch, m2, n, m1, T(-1), A.sub(m1, 0),
+               BatchMat<const T>(B), alpha, B2, opts);
+    trsm_rec(exec, true, diag, T(1), nbatch, m2, n, A22, B2, opts);
+  } else {
+    trsm_rec(exec, false, diag, alpha, nbatch, m2, n, A22, B2, opts);
+    batch_gemm(exec, Trans::NoTranspose, Trans::NoTranspose, nbatch, m1, n, m2, T(-1), A.sub(0, m1),
+               BatchMat<const T>(B2), alpha, B, opts);
+    trsm_rec(exec, false, diag, T(1), nbatch, m1, n, A, B, opts);
+  }
+}
+/// TRSM on a fixed-size batch: recursive above the leaf size (every variant reduced to
+/// Left / NoTranspose by transposing the batch descriptors), else trsm_kernel.
+template <class ExecSpace, class T>
+void trsm_fixed(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
+                size_type m, size_type n, BatchMat<const T> A, BatchMat<T> B, const BatchOptions& opts) {
+  compat::ScopedRegion region("kspd::batched::trsm");
+  const size_type k = side == Side::Left ? m : n;
+  if (use_recursion<ExecSpace>(opts, k) && !use_stream_trsm<ExecSpace, T>(opts, k) && A.splittable() &&
+      B.splittable()) {
+    if (side == Side::Right) {  // X op(A) = alpha B  <=>  op(A)^T X^T = alpha B^T
+      B = B.t();
+      std::swap(m, n);
+      trans = toggle(trans);
+    }
+    if (is_trans(trans)) {
+      A = A.t();
+      uplo = flip(uplo);
+    }
+    trsm_rec(exec, uplo == Uplo::Lower, diag, alpha, nbatch, m, n, A, B, opts);
+    return;
+  }
+  trsm_kernel(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B, opts);
+}
+}  // namespace kspd::batched::Impl
+#endif

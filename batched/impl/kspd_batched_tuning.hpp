@@ -1,0 +1,157 @@
+#ifndef KSPD_BATCHED_TUNING_HPP
+#define KSPD_BATCHED_TUNING_HPP
+/// \file kspd_batched_tuning.hpp
+/// The batched kernels' micro-variants (register tiles, thread orders, launch bounds, step
+/// synchronization, team sizes): not public options but one internal table keyed by execution
+/// space, scalar and n, holding the measured defaults (H100 sweeps of 2026-11-22:
+/// perf_tests/results/h100-batched-small-variants-2026-11-22.md, h100-batched-gemm-tiles-2026-11-22.txt,
+/// h100-batched-final-2026-11-22.md). perf_batched overrides entries through TuningScope to
+/// measure the alternatives; only the defaults are compiled unless CMake's
+/// KSPD_BATCHED_ALL_VARIANTS asks for every variant (TuningScope rejects the others).
+
+#include <sstream>
+
+#include "KSPD_Config.hpp"
+#include "kspd_compat.hpp"
+#include "kspd_error.hpp"
+#include "kspd_types.hpp"
+
+namespace kspd::batched::Impl {
+
+#ifdef KSPD_BATCHED_ALL_VARIANTS
+constexpr bool kAllVariants = true;
+#else
+constexpr bool kAllVariants = false;
+#endif
+
+/// The register tile (rows x columns of C per thread) of the tiled batched GEMM. Auto: the
+/// table's choice for the GEMM's shape (auto_gemm_tile).
+enum class GemmTile { Auto, T4x4, T8x4, T8x8 };
+/// How the group POTRF (GPUs, 8 < n <= 32: N = 16 | 32 threads per matrix, one column each)
+/// orders its steps: a team barrier per step, a warp barrier (CUDA: a matrix's threads share a
+/// warp), or no barrier (column k broadcast by warp shuffles). Off CUDA Warp / Shuffle run as Team.
+enum class PotrfSync { Auto, TeamSync, WarpSync, Shuffle };
+
+/// One entry of the table: every value resolved except gemm_tile (Auto: per GEMM shape).
+struct Tuning {
+  int team_size = 1;                 ///< threads per team of the generic Team kernels
+  GemmTile gemm_tile = GemmTile::Auto;
+  int gemm_chunk = 32;               ///< matrices per thread chunk of the tiled GEMM (batch-first data)
+  int trsm_rhs_block = 1;            ///< right-hand sides per thread of the streaming TRSM (1, 2, 4)
+  int stream_trsm_max = 32;          ///< GPUs: TRSM with k up to this streams (64: classes 48 / 64)
+  bool stream_class24 = false;       ///< streaming TRSM / POTRS: size class 24 for 16 < k <= 24
+  int stream_chunk = 32;             ///< streaming kernels' thread order (< 1: the whole batch)
+  int stream_min_blocks = 0;         ///< GPUs: __launch_bounds__(128, this) of the streaming kernels (0: none)
+  PotrfSync potrf_sync = PotrfSync::WarpSync;
+  int potrf_group_team = 128;        ///< threads per team of the group POTRF (64, 128, 256)
+};
+
+/// perf_batched's overrides; a negative value / Auto keeps the table's entry.
+struct TuningOverride {
+  int team_size = -1;
+  GemmTile gemm_tile = GemmTile::Auto;
+  int gemm_chunk = -1;
+  int trsm_rhs_block = -1;
+  int stream_trsm_max = -1;
+  int stream_class24 = -1;
+  int stream_chunk = -1;
+  int stream_min_blocks = -1;
+  PotrfSync potrf_sync = PotrfSync::Auto;
+  int potrf_group_team = -1;
+};
+inline TuningOverride& tuning_override() {
+  static TuningOverride o;
+  return o;
+}
+
+/// Installs an override for its lifetime (benchmarks and tests only; not thread-safe).
+/// Variants that this build does not compile are rejected.
+class TuningScope {
+ public:
+  explicit TuningScope(const TuningOverride& o) : saved_(tuning_override()) {
+    if constexpr (!kAllVariants) {
+      std::ostringstream bad;
+      if (o.trsm_rhs_block == 4) bad << " trsm_rhs_block 4";
+      if (o.stream_class24 > 0) bad << " stream_class24";
+      if (o.stream_min_blocks > 0) bad << " stream_min_blocks " << o.stream_min_blocks;
+      if (o.potrf_sync == PotrfSync::TeamSync || o.potrf_sync == PotrfSync::Shuffle) bad << " potrf_sync";
+      if (o.potrf_group_team > 0 && o.potrf_group_team != 128) bad << " potrf_group_team " << o.potrf_group_team;
+      KSPD_REQUIRE(bad.str().empty(), InvalidArgument,
+                   "kspd::batched: tuning variant(s)" << bad.str()
+                                                      << " not compiled (configure with -DKSPD_BATCHED_ALL_VARIANTS=ON)");
+    }
+    tuning_override() = o;
+  }
+  ~TuningScope() { tuning_override() = saved_; }
+  TuningScope(const TuningScope&) = delete;
+  TuningScope& operator=(const TuningScope&) = delete;
+
+ private:
+  TuningOverride saved_;
+};
+
+/// The table. Host backends: one thread per matrix (team size 1); the GPU-only entries are
+/// inert there. GPUs: Team kernels 32 / 64 / 128 threads by n; streaming TRSM 2 right-hand
+/// sides per thread for fp32 n <= 16 (H100: 0.69x -> 0.82x cuBLAS; fp64 and n > 16 lose with
+/// 2 or 4, registers), chunks of 32 matrices (fp64 TRSM 0.64x -> 0.98x cuBLAS at n = 16),
+/// k <= 32 streams (the recursion above), no class 24, no launch bounds; group POTRF with a
+/// warp barrier (2-8 % ahead of the team barrier at every n and precision), 128 threads per team.
+template <class ExecSpace, class T>
+Tuning tuning(size_type n) {
+  Tuning t;
+  if constexpr (!compat::is_host_exec_v<ExecSpace>) t.team_size = n <= 32 ? 32 : n <= 64 ? 64 : 128;
+  t.trsm_rhs_block = sizeof(T) == 4 && n <= 16 ? 2 : 1;
+  const TuningOverride& o = tuning_override();
+  if (o.team_size > 0) t.team_size = o.team_size;
+  if (o.gemm_tile != GemmTile::Auto) t.gemm_tile = o.gemm_tile;
+  if (o.gemm_chunk >= 0) t.gemm_chunk = o.gemm_chunk;
+  if (o.trsm_rhs_block > 0) t.trsm_rhs_block = o.trsm_rhs_block;
+  if (o.stream_trsm_max >= 0) t.stream_trsm_max = o.stream_trsm_max;
+  if (o.stream_class24 >= 0) t.stream_class24 = kAllVariants && o.stream_class24 > 0;
+  if (o.stream_chunk >= 0) t.stream_chunk = o.stream_chunk;
+  if (o.stream_min_blocks >= 0) t.stream_min_blocks = o.stream_min_blocks;
+  if (o.potrf_sync != PotrfSync::Auto) t.potrf_sync = o.potrf_sync;
+  if (o.potrf_group_team > 0) t.potrf_group_team = o.potrf_group_team;
+  return t;
+}
+
+/// The host operations that have a per-matrix host BLAS/LAPACK path (Op::host).
+enum class HostOp { Potrf, Potrs, Trsm, Gemm };
+/// Host backends, Auto: which kernel runs a batch of order n. Register: one thread per matrix
+/// held in a compile-time N x N array (N = 1, 2, 4, 8: n is padded up); Serial: kspd's generic
+/// one-thread-per-matrix loops; Vendor: one host BLAS/LAPACK call per matrix. Every path is
+/// spread over the cores (kspd_batched_host_threads.hpp). Measured on the 2-core development
+/// machine (perf_tests/results/cpu-batched-2026-11-24.md, single thread, best of the reps).
+enum class HostPath { Register, Serial, Vendor };
+/// fp64 and fp32 cross over at the same n within the noise. Single thread, column-major data,
+/// ms for a batch of 10,000 (register / serial / LAPACK loop, fp64): POTRF n = 4: 0.17 / 0.18 /
+/// 0.76, n = 8: 1.23 / 0.70 / 1.60, n = 12: - / 2.0 / 11.3, n = 16: - / 12.9 / 13.6, n = 20:
+/// - / 28 / 16; POTRS n = 8: 0.86 / 1.5 / 1.7, n = 12: - / 2.4 / 3.1, n = 16: - / 13.2 / 10.5;
+/// TRSM (nrhs = n) n = 4: 0.54 / 0.27 / 0.81, n = 8: 3.0 / 2.1 / 2.0, n = 12: - / 19 / 13;
+/// GEMM n = 2: - / 0.18 / 0.24, n = 4: - / 0.84 / 0.33 (the register kernels pad n up to
+/// 1, 2, 4, 8 and lose at odd n; the generic kernel loses to BLAS's GEMM from n = 3 on).
+template <class T>
+HostPath host_path(HostOp op, size_type n) {
+  switch (op) {
+    case HostOp::Potrf:
+      return n <= 2 || n == 4 ? HostPath::Register : n <= 16 ? HostPath::Serial : HostPath::Vendor;
+    case HostOp::Potrs: return n <= 8 ? HostPath::Register : n <= 12 ? HostPath::Serial : HostPath::Vendor;
+    case HostOp::Trsm:  // fp32 keeps the register kernel up to 4 (0.14 / 0.26 / 0.70 ms at n = 4)
+      return n <= (sizeof(T) == 4 ? 4 : 2) ? HostPath::Register : n <= 9 ? HostPath::Serial : HostPath::Vendor;
+    default: return n <= 2 ? HostPath::Serial : HostPath::Vendor;  // Gemm
+  }
+}
+
+/// The register tile of the tiled GEMM for C m x n of `bytes`-sized scalars. H100
+/// (h100-batched-gemm-tiles-2026-11-22.txt, batch 10,000): fp64 8 x 4 is fastest at n = 33-256
+/// (8 x 8 needs 219 registers and runs fewer warps: 0.84x of 8 x 4 at n = 33, 0.92x at 256);
+/// fp32 8 x 8 is fastest from n = 33 on (1.12-1.27x of 8 x 4).
+inline GemmTile auto_gemm_tile(size_type m, size_type n, size_t bytes) {
+  const size_type lo = m < n ? m : n, hi = m < n ? n : m;
+  if (lo >= 16 && bytes < 8) return GemmTile::T8x8;
+  if (hi >= 8) return GemmTile::T8x4;
+  return GemmTile::T4x4;
+}
+
+}  // namespace kspd::batched::Impl
+#endif
