@@ -72,7 +72,7 @@ Csr to_csr(const ks::CscMatrix<double>& L, ks::Stored stored) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Kokkos::ScopeGuard guard(argc, argv);
+  Kokkos::ScopeGuard guard;  // our flags are not Kokkos's (it rejects --threads T)
   size_type size = 40;
   int threads = 2, reps = 3;
   for (int a = 1; a < argc; ++a) {
