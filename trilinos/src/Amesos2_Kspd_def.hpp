@@ -67,7 +67,8 @@ int KspdCholesky<Matrix, Vector>::numericFactorization_impl() {
   std::string err;
   if (this->root_) {
     try {
-      info = engine_.factorize(host_nzvals_view_.data());
+      info = engine_.factorize(kspd::size_type(this->globalNumRows_), host_row_ptr_view_.data(), host_cols_view_.data(),
+                               host_nzvals_view_.data());
     } catch (const std::exception& e) {
       err = std::string("Amesos2::KspdCholesky::numericFactorization: ") + e.what();
     }

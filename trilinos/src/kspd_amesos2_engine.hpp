@@ -8,6 +8,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -37,15 +38,20 @@ class Engine {
     fmt.stored = sparse::Stored::Full;
     fmt.check_symmetry = s.check_symmetry;
     input_ = sparse::make_input(n, nnz, rowptr, colind, values, fmt);
+    pattern_hash_ = hash_pattern(n, rowptr, colind);
     chol_ = std::make_unique<sparse::SupernodalCholesky<Scalar, Kokkos::DefaultHostExecutionSpace>>(s.options);
     chol_->analyze(input_.matrix());
     factored_ = false;
   }
 
-  /// Numeric phase: new values of the analysed pattern, in the same CSR entry order.
+  /// Numeric phase: new values of the analysed pattern, in the same CSR entry order (the
+  /// pattern is passed again and checked: a changed one is an error, not a wrong factor).
   /// \return 0, or the 1-based column (input numbering) where A is not positive definite.
-  int factorize(const Scalar* values) {
+  template <class Offset, class Index>
+  int factorize(size_type n, const Offset* rowptr, const Index* colind, const Scalar* values) {
     KSPD_REQUIRE(chol_ != nullptr, InvalidArgument, "kspd::amesos2::Engine::factorize: call analyze first");
+    KSPD_REQUIRE(n == input_.n() && hash_pattern(n, rowptr, colind) == pattern_hash_, InvalidArgument,
+                 "kspd::amesos2: the matrix pattern differs from the analysed one; call symbolicFactorization()");
     input_.update_values(values);
     factored_ = false;
     try {
@@ -69,6 +75,21 @@ class Engine {
   const std::string& message() const { return message_; }
 
  private:
+  /// FNV-1a over n, the row offsets and the column indices (entry order matters: the value
+  /// map follows it).
+  template <class Offset, class Index>
+  static std::uint64_t hash_pattern(size_type n, const Offset* rowptr, const Index* colind) {
+    std::uint64_t h = 1469598103934665603ull;
+    auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+    mix(std::uint64_t(n));
+    if (n == 0) return h;
+    for (size_type i = 0; i <= n; ++i) mix(std::uint64_t(rowptr[i]));
+    const size_type nnz = size_type(rowptr[n]);
+    for (size_type k = 0; k < nnz; ++k) mix(std::uint64_t(colind[k]));
+    return h;
+  }
+
+  std::uint64_t pattern_hash_ = 0;
   sparse::SymmetricInput<Scalar> input_;
   std::unique_ptr<sparse::SupernodalCholesky<Scalar, Kokkos::DefaultHostExecutionSpace>> chol_;
   bool factored_ = false;

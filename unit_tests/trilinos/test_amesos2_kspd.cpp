@@ -159,6 +159,28 @@ void solve_and_refactor(const ks::CscMatrix<double>& L, int threads) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("not positive definite"), std::string::npos) << e.what();
   }
+  // A different pattern under the kept analysis (setA keeping SYMBFACT) is an error, not a
+  // wrong factor; a new symbolic factorization accepts it.
+  {
+    auto L2 = L;  // one more off-diagonal pair: (n-1, 0)
+    L2.rowind.insert(L2.rowind.begin() + L2.colptr[1], L.n - 1);
+    L2.values.insert(L2.values.begin() + L2.colptr[1], -1e-3);
+    for (size_t j = 1; j < L2.colptr.size(); ++j) ++L2.colptr[j];
+    auto A2 = distributed(L2, 1.0, 0.0);
+    solver->setA(A2, Amesos2::SYMBFACT);
+    try {
+      solver->numericFactorization();
+      ADD_FAILURE() << "no error for a changed pattern";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("pattern differs"), std::string::npos) << e.what();
+    }
+    auto [X3true, B3] = known_solution(*A2, nrhs);
+    solver->symbolicFactorization().numericFactorization();
+    solver->solve(X.ptr(), B3.ptr());
+    EXPECT_LT(residual(*A2, *X, *B3), 1e-14);
+    solver->setA(A, Amesos2::CLEAN);
+    solver->symbolicFactorization();
+  }
   // And back: the solver recovers with SPD values.
   revalue(*A, L, 1.0, 0.0);
   solver->numericFactorization();
