@@ -266,6 +266,11 @@ TEST(SparseInput, MalformedInputsNameTheirProblem) {
   };
   EXPECT_NO_THROW(call(4, 6, csc)());
   expect_error(call(-3, 6, csc), "n = -3 is negative");
+  expect_error(call(0, 3, csc), "nnz mismatch: nnz = 3 but n = 0");
+  expect_error([&] { (void)ks::make_input(size_type(4), size_type(6), static_cast<const int*>(nullptr), ind.data(), val.data(), csc); },
+               "colptr is null");
+  expect_error([&] { (void)ks::make_input(size_type(4), size_type(6), ptr.data(), static_cast<const int*>(nullptr), val.data(), csr); },
+               "colind is null");
   expect_error(call(4, 5, csc), "nnz mismatch: colptr[n] = 6 but the entry arrays hold 5");
   expect_error(call(4, 5, csr), "nnz mismatch: rowptr[n] = 6");
   ind[3] = 12;
