@@ -3,13 +3,19 @@
 #  - Kokkos / Kokkos Kernels 3.4 (Trilinos 13.2, Serial backend): the CPU default
 #  - OpenBLAS + LAPACK, Metis, Open MPI, zlib, GoogleTest, Google Benchmark
 #  - SuiteSparse (CHOLMOD) and MUMPS: benchmark peers only
+#  - Trilinos 13.2 Tpetra + Amesos2 (with Tacho, KLU2) and what building against them needs
+#    beyond the -dev packages' own dependencies (Epetra/EpetraExt/Triutils, Scotch): the
+#    Amesos2 adapter, its Tpetra test and the Tacho/KLU2 benchmark
 set -euo pipefail
 pkgs=(cmake make g++ gfortran pkg-config
       libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
       libopenblas-dev liblapack-dev libmetis-dev zlib1g-dev
       libopenmpi-dev openmpi-bin libmumps-dev
       googletest libgtest-dev libbenchmark-dev
-      libsuitesparse-dev)
+      libsuitesparse-dev
+      libtrilinos-amesos2-dev libtrilinos-tpetra-dev libtrilinos-teuchos-dev libtrilinos-shylu-dev
+      libtrilinos-epetra-dev libtrilinos-epetraext-dev libtrilinos-triutils-dev
+      libscotch-dev libptscotch-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
