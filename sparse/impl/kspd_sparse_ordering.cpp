@@ -1,9 +1,23 @@
 /// \file kspd_sparse_ordering.cpp
-/// Fill-reducing orderings: Metis nested dissection (METIS_NodeND), natural, user.
+/// Fill-reducing orderings: Metis nested dissection, natural, user.
+///
+/// With one thread, METIS_NodeND on the whole graph. With T > 1 threads, a parallel nested
+/// dissection: the graph is compressed (vertices with the same closed adjacency, as
+/// METIS_NodeND does), the top levels are split by METIS_ComputeVertexSeparator (the separator
+/// routine and default options of METIS_NodeND) until there are >= 2T subgraphs, and those are
+/// ordered concurrently by METIS_NodeND (Metis keeps its state per call and its random state
+/// per thread). Each part is numbered before its sibling, separators after both parts, so the
+/// result does not depend on the order in which the threads finish.
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <numeric>
+#include <thread>
 
 #include "KSPD_Config.hpp"
 #include "kspd_error.hpp"
@@ -15,12 +29,25 @@
 
 namespace kspd::sparse::Impl {
 
+int analysis_threads(const Options& opt) {
+  if (opt.threads > 0) return opt.threads;
+  const unsigned hc = std::thread::hardware_concurrency();
+  return hc > 0 ? int(hc) : 1;
+}
+
 namespace {
 
 #ifdef KSPD_ENABLE_METIS
-std::vector<size_type> metis_nd(const PatternRef& A) {
+/// An undirected graph in Metis' CSR form; vwgt empty means unit weights.
+struct Graph {
+  idx_t n = 0;
+  std::vector<idx_t> xadj, adj, vwgt;
+  idx_t* wptr() { return vwgt.empty() ? nullptr : vwgt.data(); }
+};
+
+/// The adjacency graph of the lower-triangular pattern: both triangles, no diagonal.
+Graph adjacency(const PatternRef& A) {
   const size_type n = A.n;
-  // The adjacency graph: both triangles, no diagonal.
   std::vector<size_type> deg(static_cast<size_t>(n), 0);
   for (size_type j = 0; j < n; ++j)
     for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p) {
@@ -31,33 +58,259 @@ std::vector<size_type> metis_nd(const PatternRef& A) {
       }
     }
   const size_type nadj = std::accumulate(deg.begin(), deg.end(), size_type(0));
-  std::vector<size_type> ident(static_cast<size_t>(n));
-  std::iota(ident.begin(), ident.end(), size_type(0));
-  if (n <= 2 || nadj == 0) return ident;
   KSPD_REQUIRE(nadj < size_type(std::numeric_limits<idx_t>::max()) && n < size_type(std::numeric_limits<idx_t>::max()),
                InvalidArgument,
                "kspd::sparse: the graph has " << nadj << " adjacency entries, more than this Metis's "
                                               << sizeof(idx_t) * 8 << "-bit idx_t holds; use another ordering");
-  std::vector<idx_t> xadj(static_cast<size_t>(n + 1), 0), adj(static_cast<size_t>(nadj));
-  for (size_type j = 0; j < n; ++j) xadj[size_t(j + 1)] = xadj[size_t(j)] + idx_t(deg[size_t(j)]);
-  std::vector<idx_t> pos(xadj.begin(), xadj.end() - 1);
+  Graph G;
+  G.n = idx_t(n);
+  G.xadj.assign(static_cast<size_t>(n + 1), 0);
+  G.adj.resize(static_cast<size_t>(nadj));
+  for (size_type j = 0; j < n; ++j) G.xadj[size_t(j + 1)] = G.xadj[size_t(j)] + idx_t(deg[size_t(j)]);
+  // Column j's entries below the diagonal come in increasing row order, and the rows i < j
+  // that reach j are visited in increasing i: every adjacency list comes out sorted.
+  std::vector<idx_t> pos(G.xadj.begin(), G.xadj.end() - 1);
   for (size_type j = 0; j < n; ++j)
     for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p) {
       const size_type i = A.rowind[p];
       if (i != j) {
-        adj[size_t(pos[size_t(i)]++)] = idx_t(j);
-        adj[size_t(pos[size_t(j)]++)] = idx_t(i);
+        G.adj[size_t(pos[size_t(i)]++)] = idx_t(j);
+        G.adj[size_t(pos[size_t(j)]++)] = idx_t(i);
       }
     }
-  idx_t nv = idx_t(n);
+  return G;
+}
+
+/// Vertices with the same closed adjacency (i plus its neighbours) merged into one vertex
+/// weighted by their number, as METIS_NodeND's CompressGraph does. members[cptr[v],
+/// cptr[v+1]) are the vertices of compressed vertex v, in increasing order. Returns false
+/// (and leaves C alone) when the graph shrinks by less than 15% (Metis' threshold).
+bool compress(const Graph& G, Graph& C, std::vector<idx_t>& cptr, std::vector<idx_t>& members) {
+  const idx_t n = G.n;
+  std::vector<std::pair<std::uint64_t, idx_t>> key(static_cast<size_t>(n));
+  for (idx_t i = 0; i < n; ++i) {
+    std::uint64_t k = std::uint64_t(i);
+    for (idx_t p = G.xadj[size_t(i)]; p < G.xadj[size_t(i + 1)]; ++p) k += std::uint64_t(G.adj[size_t(p)]);
+    key[size_t(i)] = {k, i};
+  }
+  std::sort(key.begin(), key.end());
+  std::vector<idx_t> rep(static_cast<size_t>(n), -1), mark(static_cast<size_t>(n), -1);
+  idx_t nc = 0;
+  for (idx_t a = 0; a < n; ++a) {
+    const idx_t i = key[size_t(a)].second;
+    if (rep[size_t(i)] != -1) continue;
+    rep[size_t(i)] = i;
+    ++nc;
+    const idx_t di = G.xadj[size_t(i + 1)] - G.xadj[size_t(i)];
+    bool marked = false;
+    for (idx_t b = a + 1; b < n && key[size_t(b)].first == key[size_t(a)].first; ++b) {
+      const idx_t j = key[size_t(b)].second;
+      if (rep[size_t(j)] != -1 || G.xadj[size_t(j + 1)] - G.xadj[size_t(j)] != di) continue;
+      if (!marked) {
+        mark[size_t(i)] = i;
+        for (idx_t p = G.xadj[size_t(i)]; p < G.xadj[size_t(i + 1)]; ++p) mark[size_t(G.adj[size_t(p)])] = i;
+        marked = true;
+      }
+      bool same = mark[size_t(j)] == i;
+      for (idx_t p = G.xadj[size_t(j)]; same && p < G.xadj[size_t(j + 1)]; ++p) same = mark[size_t(G.adj[size_t(p)])] == i;
+      if (same) rep[size_t(j)] = i;
+    }
+  }
+  if (double(nc) >= 0.85 * double(n)) return false;
+  // Number the compressed vertices by their smallest member.
+  std::vector<idx_t> cid(static_cast<size_t>(n), -1);
+  cptr.assign(static_cast<size_t>(nc + 1), 0);
+  idx_t c = 0;
+  for (idx_t i = 0; i < n; ++i)
+    if (rep[size_t(i)] == i) cid[size_t(i)] = c++;
+  for (idx_t i = 0; i < n; ++i) ++cptr[size_t(cid[size_t(rep[size_t(i)])] + 1)];
+  for (idx_t v = 0; v < nc; ++v) cptr[size_t(v + 1)] += cptr[size_t(v)];
+  members.resize(static_cast<size_t>(n));
+  std::vector<idx_t> pos(cptr.begin(), cptr.end() - 1);
+  for (idx_t i = 0; i < n; ++i) members[size_t(pos[size_t(cid[size_t(rep[size_t(i)])])]++)] = i;
+  C.n = nc;
+  C.vwgt.resize(static_cast<size_t>(nc));
+  C.xadj.assign(static_cast<size_t>(nc + 1), 0);
+  C.adj.clear();
+  std::fill(mark.begin(), mark.end(), -1);
+  for (idx_t v = 0; v < nc; ++v) {
+    const idx_t i = members[size_t(cptr[size_t(v)])];
+    C.vwgt[size_t(v)] = cptr[size_t(v + 1)] - cptr[size_t(v)];
+    for (idx_t p = G.xadj[size_t(i)]; p < G.xadj[size_t(i + 1)]; ++p) {
+      const idx_t u = cid[size_t(rep[size_t(G.adj[size_t(p)])])];
+      if (u != v && mark[size_t(u)] != v) {
+        mark[size_t(u)] = v;
+        C.adj.push_back(u);
+      }
+    }
+    C.xadj[size_t(v + 1)] = idx_t(C.adj.size());
+  }
+  return true;
+}
+
+/// METIS_NodeND of G: new -> old.
+std::vector<idx_t> node_nd(Graph& G) {
+  std::vector<idx_t> perm(static_cast<size_t>(G.n)), iperm(static_cast<size_t>(G.n));
+  std::iota(perm.begin(), perm.end(), idx_t(0));
+  if (G.n <= 2 || G.xadj[size_t(G.n)] == 0) return perm;
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_NUMBERING] = 0;
-  std::vector<idx_t> perm(static_cast<size_t>(n)), iperm(static_cast<size_t>(n));
-  const int rc = METIS_NodeND(&nv, xadj.data(), adj.data(), nullptr, options, perm.data(), iperm.data());
+  idx_t nv = G.n;
+  const int rc = METIS_NodeND(&nv, G.xadj.data(), G.adj.data(), G.wptr(), options, perm.data(), iperm.data());
   KSPD_REQUIRE(rc == METIS_OK, TplError, "kspd::sparse: METIS_NodeND failed with status " << rc);
+  return perm;
+}
+
+/// The subgraph of G induced by the vertices with part[v] == which; ids: local -> G's.
+Graph induced(const Graph& G, const std::vector<idx_t>& part, idx_t which, std::vector<idx_t>& ids,
+              std::vector<idx_t>& local) {
+  ids.clear();
+  for (idx_t v = 0; v < G.n; ++v)
+    if (part[size_t(v)] == which) {
+      local[size_t(v)] = idx_t(ids.size());
+      ids.push_back(v);
+    }
+  Graph S;
+  S.n = idx_t(ids.size());
+  S.xadj.assign(static_cast<size_t>(S.n + 1), 0);
+  if (!G.vwgt.empty()) S.vwgt.resize(static_cast<size_t>(S.n));
+  for (idx_t k = 0; k < S.n; ++k) {
+    const idx_t v = ids[size_t(k)];
+    if (!G.vwgt.empty()) S.vwgt[size_t(k)] = G.vwgt[size_t(v)];
+    for (idx_t p = G.xadj[size_t(v)]; p < G.xadj[size_t(v + 1)]; ++p) {
+      const idx_t u = G.adj[size_t(p)];
+      if (part[size_t(u)] == which) S.adj.push_back(local[size_t(u)]);
+    }
+    S.xadj[size_t(k + 1)] = idx_t(S.adj.size());
+  }
+  return S;
+}
+
+/// One piece of the dissection: a subgraph, its vertices' ids in the graph being ordered,
+/// the first position it fills and how many more levels to split.
+struct Piece {
+  Graph g;
+  std::vector<idx_t> ids;
+  idx_t first = 0;
+  int levels = 0;
+};
+
+/// Parallel nested dissection of G over `threads` threads: new -> old of G's vertices.
+std::vector<idx_t> parallel_nd(Graph G, int threads) {
+  const idx_t n = G.n;
+  std::vector<idx_t> order(static_cast<size_t>(n), -1);
+  int levels = 0;
+  while ((1 << levels) < 2 * threads && levels < 20) ++levels;
+  std::vector<Piece> queue;
+  {
+    Piece top;
+    top.ids.resize(static_cast<size_t>(n));
+    std::iota(top.ids.begin(), top.ids.end(), idx_t(0));
+    top.g = std::move(G);
+    top.levels = levels;
+    queue.push_back(std::move(top));
+  }
+  std::mutex m;
+  std::condition_variable cv;
+  int busy = 0;
+  std::exception_ptr error;
+  std::atomic<bool> failed{false};
+  // Split a piece in two parts and a separator (numbered last), or order it.
+  auto process = [&](Piece& pc) -> std::vector<Piece> {
+    std::vector<Piece> out;
+    Graph& g = pc.g;
+    const idx_t nedges = g.xadj[size_t(g.n)];
+    if (pc.levels > 0 && g.n > 1000 && nedges > 0) {
+      idx_t options[METIS_NOPTIONS];
+      METIS_SetDefaultOptions(options);
+      options[METIS_OPTION_NUMBERING] = 0;
+      idx_t nv = g.n, sepsize = 0;
+      std::vector<idx_t> part(static_cast<size_t>(g.n));
+      const int rc = METIS_ComputeVertexSeparator(&nv, g.xadj.data(), g.adj.data(), g.wptr(), options, &sepsize, part.data());
+      KSPD_REQUIRE(rc == METIS_OK, TplError, "kspd::sparse: METIS_ComputeVertexSeparator failed with status " << rc);
+      idx_t count[3] = {0, 0, 0};
+      for (idx_t v = 0; v < g.n; ++v) ++count[part[size_t(v)]];
+      if (count[0] > 0 && count[1] > 0) {
+        std::vector<idx_t> local(static_cast<size_t>(g.n), -1);
+        idx_t first = pc.first;
+        for (idx_t which = 0; which < 2; ++which) {
+          Piece c;
+          c.g = induced(g, part, which, c.ids, local);
+          for (auto& v : c.ids) v = pc.ids[size_t(v)];
+          c.first = first;
+          c.levels = pc.levels - 1;
+          first += c.g.n;
+          out.push_back(std::move(c));
+        }
+        for (idx_t v = 0; v < g.n; ++v)
+          if (part[size_t(v)] == 2) order[size_t(first++)] = pc.ids[size_t(v)];
+        return out;
+      }
+    }
+    const auto p = node_nd(g);
+    for (idx_t k = 0; k < g.n; ++k) order[size_t(pc.first + k)] = pc.ids[size_t(p[size_t(k)])];
+    return out;
+  };
+  auto worker = [&]() {
+    std::unique_lock<std::mutex> lock(m);
+    for (;;) {
+      cv.wait(lock, [&] { return !queue.empty() || busy == 0; });
+      if (queue.empty()) return;
+      // The largest piece first: the critical path.
+      auto it = std::max_element(queue.begin(), queue.end(), [](const Piece& a, const Piece& b) { return a.g.n < b.g.n; });
+      Piece pc = std::move(*it);
+      queue.erase(it);
+      ++busy;
+      lock.unlock();
+      std::vector<Piece> more;
+      try {
+        if (!failed.load()) more = process(pc);
+      } catch (...) {
+        std::lock_guard<std::mutex> g(m);
+        if (!error) error = std::current_exception();
+        failed = true;
+      }
+      pc = Piece{};
+      lock.lock();
+      --busy;
+      for (auto& c : more) queue.push_back(std::move(c));
+      cv.notify_all();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  return order;
+}
+
+std::vector<size_type> metis_nd(const PatternRef& A, int threads) {
+  const size_type n = A.n;
+  Graph G = adjacency(A);
   std::vector<size_type> out(static_cast<size_t>(n));
-  for (size_type k = 0; k < n; ++k) out[size_t(k)] = perm[size_t(k)];  // METIS: perm is new -> old
+  if (n <= 2 || G.xadj[size_t(n)] == 0) {
+    std::iota(out.begin(), out.end(), size_type(0));
+    return out;
+  }
+  if (threads <= 1) {  // today's single METIS_NodeND call
+    const auto perm = node_nd(G);
+    for (size_type k = 0; k < n; ++k) out[size_t(k)] = perm[size_t(k)];  // METIS: perm is new -> old
+    return out;
+  }
+  Graph C;
+  std::vector<idx_t> cptr, members;
+  if (!compress(G, C, cptr, members)) {
+    const auto perm = parallel_nd(std::move(G), threads);
+    for (size_type k = 0; k < n; ++k) out[size_t(k)] = perm[size_t(k)];
+    return out;
+  }
+  G = Graph{};
+  const auto cperm = parallel_nd(std::move(C), threads);
+  size_type k = 0;
+  for (const idx_t v : cperm)
+    for (idx_t q = cptr[size_t(v)]; q < cptr[size_t(v + 1)]; ++q) out[size_t(k++)] = members[size_t(q)];
   return out;
 }
 #endif
@@ -86,7 +339,7 @@ std::vector<size_type> compute_ordering(const PatternRef& A, const Options& opt)
     }
     case Ordering::Metis:
 #ifdef KSPD_ENABLE_METIS
-      return metis_nd(A);
+      return metis_nd(A, analysis_threads(opt));
 #else
       KSPD_REQUIRE(false, InvalidArgument, "kspd::sparse: Ordering::Metis requested but kspd was built without Metis");
 #endif

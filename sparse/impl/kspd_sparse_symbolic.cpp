@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <sstream>
 
@@ -96,6 +97,18 @@ std::vector<size_type> postorder(const std::vector<size_type>& parent) {
   return post;
 }
 
+/// Seconds per phase, printed to stderr when KSPD_ANALYSE_PROFILE is set.
+struct PhaseTimer {
+  bool on = std::getenv("KSPD_ANALYSE_PROFILE") != nullptr;
+  double t = now();
+  void operator()(const char* phase) {
+    if (!on) return;
+    const double t1 = now();
+    std::fprintf(stderr, "kspd::sparse::analyse %-14s %8.3f s\n", phase, t1 - t);
+    t = t1;
+  }
+};
+
 size_type bin_of(size_type w) { return w <= 1 ? 0 : w <= 4 ? 1 : w <= 16 ? 2 : w <= 64 ? 3 : w <= 256 ? 4 : 5; }
 
 }  // namespace
@@ -171,10 +184,13 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
                    InvalidArgument,
                    "kspd::sparse::analyse: A must be the lower triangle with sorted unique rows; column "
                        << j << " has row " << A.rowind[p]);
+  PhaseTimer phase;
+  phase("check");
   Symbolic S;
   S.n = n;
   std::vector<size_type> perm = compute_ordering(A, opt);
   const double t1 = now();
+  phase("order");
   std::vector<size_type> iperm(static_cast<size_t>(n));
   for (size_type k = 0; k < n; ++k) iperm[size_t(perm[size_t(k)])] = k;
   // Etree of the ordered matrix, then compose the ordering with its postorder.
@@ -187,12 +203,16 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
     perm.swap(p2);
     for (size_type k = 0; k < n; ++k) iperm[size_t(perm[size_t(k)])] = k;
   }
+  phase("postorder");
   Permuted P = permute(A, iperm);
+  phase("permute");
   S.parent = etree_upper(n, P.ucolptr, P.urowind);
+  phase("etree");
   PatternRef PL{n, P.colptr.data(), P.rowind.data()};
   S.colcount = column_counts(PL, S.parent);
   S.perm = perm;
   S.iperm = iperm;
+  phase("colcounts");
 
   // Fundamental supernodes (a chain of single children with nested structure), <= max width.
   const size_type maxw = opt.max_supernode;
@@ -258,6 +278,7 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
     const size_type par = S.parent[size_t(sn.first_col + sn.ncols - 1)];
     sn.parent = par == -1 ? -1 : S.col_snode[size_t(par)];
   }
+  phase("supernodes");
   // Row structures: own columns, rows of A below, and the children's rows below.
   std::vector<size_type> chead(static_cast<size_t>(ns), -1), cnext(static_cast<size_t>(ns), -1), mark(static_cast<size_t>(n), -1);
   for (size_type s = ns - 1; s >= 0; --s) {
@@ -302,6 +323,7 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
     voff += sn.nrows() * sn.ncols;
   }
   S.nvalues = voff;
+  phase("rows");
   // Blocks (Algorithm 2): the diagonal block, then one block per target supernode.
   for (size_type s = 0; s < ns; ++s) {
     Supernode& sn = S.snodes[size_t(s)];
@@ -316,6 +338,7 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
     }
     sn.block_end = size_type(S.blocks.size());
   }
+  phase("blocks");
   // Tasks: DiagFactor(s) = task s; Trsm over block ranges (<= max_trsm_rows rows, one
   // owner); Update(s, b) per off-diagonal block.
   S.tasks.resize(static_cast<size_t>(ns));
@@ -347,6 +370,7 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
       ++S.tasks[size_t(blk.target)].ndeps;
     }
   }
+  phase("tasks");
   // Where each entry of A lands in the factor values.
   S.value_map.resize(static_cast<size_t>(A.colptr[n]));
   for (size_type j = 0; j < n; ++j)
@@ -358,8 +382,10 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
       const size_type loc = size_type(std::lower_bound(first, last, lo) - first);
       S.value_map[size_t(p)] = sn.value_offset + (hi - sn.first_col) * sn.nrows() + loc;
     }
+  phase("value_map");
   S.a_colptr.assign(A.colptr, A.colptr + n + 1);
   S.a_rowind.assign(A.rowind, A.rowind + A.colptr[n]);
+  phase("copy A");
   // Statistics.
   AnalysisStats& st = S.stats;
   st.n = n;
@@ -387,6 +413,7 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
       ++st.block_hist[bin_of(S.blocks[size_t(b)].nrows)];
     }
   }
+  phase("stats");
   st.order_seconds = t1 - t0;
   st.analyse_seconds = now() - t1;
   return S;

@@ -129,7 +129,11 @@ std::pair<size_type, long double> failing_pivot(const std::vector<Scalar>& block
   return {info > 0 ? info - 1 : 0, std::nan("")};
 }
 
-/// Fill-reducing ordering of the pattern: new -> old.
+/// Threads of the ordering and the analysis: Options::threads, or all cores when it is 0.
+int analysis_threads(const Options& opt);
+
+/// Fill-reducing ordering of the pattern: new -> old. Metis with one thread is one
+/// METIS_NodeND call; with more, a parallel nested dissection (kspd_sparse_ordering.cpp).
 std::vector<size_type> compute_ordering(const PatternRef& A, const Options& opt);
 
 /// The whole analysis.
