@@ -24,10 +24,58 @@
 #include "kspd_sparse_symbolic.hpp"
 
 #ifdef KSPD_ENABLE_METIS
+#include <dlfcn.h>
 #include <metis.h>
 #endif
 
 namespace kspd::sparse::Impl {
+
+GlibcRand::GlibcRand(unsigned s) { seed(s); }
+
+void GlibcRand::seed(unsigned s) {
+  // glibc's srand (random_r.c, TYPE_3): Park-Miller fills r[0..30], r[31..33] = r[0..2],
+  // then 310 outputs are thrown away.
+  std::int32_t* r = r_;
+  r[0] = std::int32_t(s == 0 ? 1 : s);
+  for (int i = 1; i < 31; ++i) {
+    const std::int64_t hi = r[i - 1] / 127773, lo = r[i - 1] % 127773;
+    std::int64_t word = 16807 * lo - 2836 * hi;
+    if (word < 0) word += 2147483647;
+    r[i] = std::int32_t(word);
+  }
+  for (int i = 31; i < 34; ++i) r[i] = r[i - 31];
+  k_ = 34;
+  for (int i = 34; i < 344; ++i) next_raw();
+}
+
+std::uint32_t GlibcRand::next_raw() {
+  // r[k] = r[k - 31] + r[k - 3] (mod 2^32) in a ring of 34
+  const std::uint32_t v = std::uint32_t(r_[(k_ - 31) % 34]) + std::uint32_t(r_[(k_ - 3) % 34]);
+  r_[k_ % 34] = std::int32_t(v);
+  k_ = k_ + 1 == 34 * 1024 ? 34 : k_ + 1;
+  return v;
+}
+
+int GlibcRand::next() { return int(next_raw() >> 1); }
+
+#ifdef KSPD_ENABLE_METIS
+namespace {
+// FIXME_METIS: Debian's Metis 5.1 (GKlib without USE_GKRAND) draws its random numbers from
+// libc's rand(), one stream for the whole process: Metis calls in several threads run, but
+// they interleave the stream, so the ordering changes from run to run. While a thread is
+// inside a Metis call of this file, rand()/srand() below use a stream of its own, the same
+// numbers glibc gives (so one thread orders exactly as before); elsewhere they are libc's.
+thread_local bool metis_rand_local = false;
+thread_local GlibcRand metis_rand;
+
+struct MetisRandScope {
+  MetisRandScope() { metis_rand_local = true; }
+  ~MetisRandScope() { metis_rand_local = false; }
+  MetisRandScope(const MetisRandScope&) = delete;
+  MetisRandScope& operator=(const MetisRandScope&) = delete;
+};
+}  // namespace
+#endif
 
 int analysis_threads(const Options& opt) {
   if (opt.threads > 0) return opt.threads;
@@ -157,6 +205,7 @@ std::vector<idx_t> node_nd(Graph& G) {
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_NUMBERING] = 0;
   idx_t nv = G.n;
+  MetisRandScope rand_scope;
   const int rc = METIS_NodeND(&nv, G.xadj.data(), G.adj.data(), G.wptr(), options, perm.data(), iperm.data());
   KSPD_REQUIRE(rc == METIS_OK, TplError, "kspd::sparse: METIS_NodeND failed with status " << rc);
   return perm;
@@ -227,6 +276,7 @@ std::vector<idx_t> parallel_nd(Graph G, int threads) {
       options[METIS_OPTION_NUMBERING] = 0;
       idx_t nv = g.n, sepsize = 0;
       std::vector<idx_t> part(static_cast<size_t>(g.n));
+      MetisRandScope rand_scope;
       const int rc = METIS_ComputeVertexSeparator(&nv, g.xadj.data(), g.adj.data(), g.wptr(), options, &sepsize, part.data());
       KSPD_REQUIRE(rc == METIS_OK, TplError, "kspd::sparse: METIS_ComputeVertexSeparator failed with status " << rc);
       idx_t count[3] = {0, 0, 0};
@@ -286,6 +336,8 @@ std::vector<idx_t> parallel_nd(Graph G, int threads) {
   return order;
 }
 
+constexpr size_type kParallelNdMinVertices = 5000;
+
 std::vector<size_type> metis_nd(const PatternRef& A, int threads) {
   const size_type n = A.n;
   Graph G = adjacency(A);
@@ -294,7 +346,9 @@ std::vector<size_type> metis_nd(const PatternRef& A, int threads) {
     std::iota(out.begin(), out.end(), size_type(0));
     return out;
   }
-  if (threads <= 1) {  // today's single METIS_NodeND call
+  // One METIS_NodeND call with one thread, and on small graphs, where threads do not pay and
+  // the separators of a few hundred vertices are as good as their luck.
+  if (threads <= 1 || n < kParallelNdMinVertices) {
     const auto perm = node_nd(G);
     for (size_type k = 0; k < n; ++k) out[size_t(k)] = perm[size_t(k)];  // METIS: perm is new -> old
     return out;
@@ -348,3 +402,19 @@ std::vector<size_type> compute_ordering(const PatternRef& A, const Options& opt)
 }
 
 }  // namespace kspd::sparse::Impl
+
+#ifdef KSPD_ENABLE_METIS
+extern "C" {
+// The interposers of the FIXME_METIS above (an executable's definitions come before libc's).
+int rand(void) noexcept {
+  if (kspd::sparse::Impl::metis_rand_local) return kspd::sparse::Impl::metis_rand.next();
+  static const auto libc_rand = reinterpret_cast<int (*)(void)>(dlsym(RTLD_NEXT, "rand"));
+  return libc_rand();
+}
+void srand(unsigned seed) noexcept {
+  if (kspd::sparse::Impl::metis_rand_local) return kspd::sparse::Impl::metis_rand.seed(seed);
+  static const auto libc_srand = reinterpret_cast<void (*)(unsigned)>(dlsym(RTLD_NEXT, "srand"));
+  libc_srand(seed);
+}
+}
+#endif

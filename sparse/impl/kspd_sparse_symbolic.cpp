@@ -4,11 +4,17 @@
 /// and the fan-out task graph.
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <exception>
+#include <mutex>
 #include <numeric>
+#include <queue>
 #include <sstream>
+#include <thread>
 
 #include "kspd_error.hpp"
 #include "kspd_sparse_symbolic.hpp"
@@ -21,38 +27,115 @@ double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-/// The lower triangle of P A P^T as sorted CSC, plus the unsorted upper (rows of lower).
+/// Runs f(t) for t = 0..T-1, t > 0 on new threads; the first exception is rethrown.
+template <class F>
+void run_threads(int T, F&& f) {
+  if (T <= 1) {
+    f(0);
+    return;
+  }
+  std::mutex m;
+  std::exception_ptr error;
+  auto guarded = [&](int t) {
+    try {
+      f(t);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(m);
+      if (!error) error = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < T; ++t) pool.emplace_back(guarded, t);
+  guarded(0);
+  for (auto& th : pool) th.join();
+  if (error) std::rethrow_exception(error);
+}
+
+/// T + 1 cuts of the sources [0, nsrc) that split the items (ptr: prefix counts) evenly.
+std::vector<size_type> balanced_cuts(const size_type* ptr, size_type nsrc, int T) {
+  std::vector<size_type> cuts(static_cast<size_t>(T + 1), nsrc);
+  cuts[0] = 0;
+  for (int t = 1; t < T; ++t) {
+    const size_type goal = ptr[0] + (ptr[nsrc] - ptr[0]) * t / T;
+    cuts[size_t(t)] = std::max(cuts[size_t(t - 1)], size_type(std::lower_bound(ptr, ptr + nsrc + 1, goal) - ptr));
+    cuts[size_t(t)] = std::min(cuts[size_t(t)], nsrc);
+  }
+  return cuts;
+}
+
+/// A stable counting sort of items into nb buckets: visit(src, emit) calls emit(bucket,
+/// value, origin) for the items of source src, sources in the T chunks of cuts; the items land
+/// in bucket order, and within a bucket in source order, whatever T is (so the result is
+/// the serial one). Returns the bucket pointers; value[pos], origin[pos] hold the items.
+template <class Visit>
+std::vector<size_type> stable_buckets(int T, const std::vector<size_type>& cuts, size_type nb, Visit visit,
+                                      std::vector<size_type>& value, std::vector<size_type>* origin) {
+  std::vector<std::vector<size_type>> cnt(static_cast<size_t>(T));
+  run_threads(T, [&](int t) {
+    auto& c = cnt[size_t(t)];
+    c.assign(static_cast<size_t>(nb), 0);
+    for (size_type src = cuts[size_t(t)]; src < cuts[size_t(t + 1)]; ++src)
+      visit(src, [&](size_type b, size_type, size_type) { ++c[size_t(b)]; });
+  });
+  std::vector<size_type> ptr(static_cast<size_t>(nb + 1), 0);
+  for (size_type b = 0; b < nb; ++b) {
+    size_type at = ptr[size_t(b)];
+    for (int t = 0; t < T; ++t) {
+      const size_type k = cnt[size_t(t)][size_t(b)];
+      cnt[size_t(t)][size_t(b)] = at;
+      at += k;
+    }
+    ptr[size_t(b + 1)] = at;
+  }
+  value.resize(static_cast<size_t>(ptr[size_t(nb)]));
+  if (origin) origin->resize(value.size());
+  run_threads(T, [&](int t) {
+    auto& c = cnt[size_t(t)];
+    for (size_type src = cuts[size_t(t)]; src < cuts[size_t(t + 1)]; ++src)
+      visit(src, [&](size_type b, size_type v, size_type o) {
+        const size_type pos = c[size_t(b)]++;
+        value[size_t(pos)] = v;
+        if (origin) (*origin)[size_t(pos)] = o;
+      });
+  });
+  return ptr;
+}
+
+/// The upper triangle of P A P^T: column k lists the rows i <= k with a_ki != 0 (in the
+/// order of A's entries), and with origins each entry's index in A.
+void permute_upper(const PatternRef& A, const std::vector<size_type>& iperm, int T, std::vector<size_type>& ucolptr,
+                   std::vector<size_type>& urowind, std::vector<size_type>* uorigin) {
+  const auto cuts = balanced_cuts(A.colptr, A.n, T);
+  ucolptr = stable_buckets(
+      T, cuts, A.n,
+      [&](size_type j, auto&& emit) {
+        const size_type b = iperm[size_t(j)];
+        for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p) {
+          const size_type a = iperm[size_t(A.rowind[p])];
+          emit(std::max(a, b), std::min(a, b), p);
+        }
+      },
+      urowind, uorigin);
+}
+
+/// The lower triangle of P A P^T as sorted CSC (the transpose of the upper, taken in
+/// increasing row order), with each entry's index in A.
 struct Permuted {
-  std::vector<size_type> colptr, rowind;  // lower, sorted
-  std::vector<size_type> ucolptr, urowind;  // upper: column k lists i <= k with a_ki != 0
+  std::vector<size_type> colptr, rowind, origin;
 };
 
-Permuted permute(const PatternRef& A, const std::vector<size_type>& iperm) {
-  const size_type n = A.n, nnz = A.colptr[n];
+Permuted permute(const PatternRef& A, const std::vector<size_type>& iperm, int T) {
+  std::vector<size_type> ucolptr, urowind, uorigin;
+  permute_upper(A, iperm, T, ucolptr, urowind, &uorigin);
   Permuted P;
-  // Bucket every entry by its larger index (upper column), then transpose into the lower.
-  P.ucolptr.assign(static_cast<size_t>(n + 1), 0);
-  for (size_type j = 0; j < n; ++j)
-    for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p)
-      ++P.ucolptr[size_t(std::max(iperm[size_t(A.rowind[p])], iperm[size_t(j)]) + 1)];
-  for (size_type k = 0; k < n; ++k) P.ucolptr[size_t(k + 1)] += P.ucolptr[size_t(k)];
-  P.urowind.resize(static_cast<size_t>(nnz));
-  std::vector<size_type> pos(P.ucolptr.begin(), P.ucolptr.end() - 1);
-  std::vector<size_type> lcount(static_cast<size_t>(n + 1), 0);
-  for (size_type j = 0; j < n; ++j)
-    for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p) {
-      const size_type a = iperm[size_t(A.rowind[p])], b = iperm[size_t(j)];
-      const size_type lo = std::max(a, b), hi = std::min(a, b);
-      P.urowind[size_t(pos[size_t(lo)]++)] = hi;
-      ++lcount[size_t(hi + 1)];
-    }
-  P.colptr = lcount;
-  for (size_type k = 0; k < n; ++k) P.colptr[size_t(k + 1)] += P.colptr[size_t(k)];
-  P.rowind.resize(static_cast<size_t>(nnz));
-  pos.assign(P.colptr.begin(), P.colptr.end() - 1);
-  for (size_type lo = 0; lo < n; ++lo)  // increasing row: lower columns come out sorted
-    for (size_type p = P.ucolptr[size_t(lo)]; p < P.ucolptr[size_t(lo + 1)]; ++p)
-      P.rowind[size_t(pos[size_t(P.urowind[size_t(p)])]++)] = lo;
+  const auto cuts = balanced_cuts(ucolptr.data(), A.n, T);
+  P.colptr = stable_buckets(
+      T, cuts, A.n,
+      [&](size_type lo, auto&& emit) {
+        for (size_type q = ucolptr[size_t(lo)]; q < ucolptr[size_t(lo + 1)]; ++q)
+          emit(urowind[size_t(q)], lo, uorigin[size_t(q)]);
+      },
+      P.rowind, &P.origin);
   return P;
 }
 
@@ -100,12 +183,14 @@ std::vector<size_type> postorder(const std::vector<size_type>& parent) {
 /// Seconds per phase, printed to stderr when KSPD_ANALYSE_PROFILE is set.
 struct PhaseTimer {
   bool on = std::getenv("KSPD_ANALYSE_PROFILE") != nullptr;
-  double t = now();
+  double t = now(), c = cpu();
+  static double cpu() { return double(std::clock()) / CLOCKS_PER_SEC; }
   void operator()(const char* phase) {
     if (!on) return;
-    const double t1 = now();
-    std::fprintf(stderr, "kspd::sparse::analyse %-14s %8.3f s\n", phase, t1 - t);
+    const double t1 = now(), c1 = cpu();
+    std::fprintf(stderr, "kspd::sparse::analyse %-14s %8.3f s (cpu %.3f s)\n", phase, t1 - t, c1 - c);
     t = t1;
+    c = c1;
   }
 };
 
@@ -116,8 +201,9 @@ size_type bin_of(size_type w) { return w <= 1 ? 0 : w <= 4 ? 1 : w <= 16 ? 2 : w
 std::vector<size_type> elimination_tree(const PatternRef& A) {
   std::vector<size_type> ident(static_cast<size_t>(A.n));
   std::iota(ident.begin(), ident.end(), size_type(0));
-  const Permuted P = permute(A, ident);
-  return etree_upper(A.n, P.ucolptr, P.urowind);
+  std::vector<size_type> ucolptr, urowind;
+  permute_upper(A, ident, 1, ucolptr, urowind, nullptr);
+  return etree_upper(A.n, ucolptr, urowind);
 }
 
 std::vector<size_type> column_counts(const PatternRef& A, const std::vector<size_type>& parent) {
@@ -178,13 +264,30 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
   KSPD_REQUIRE(n >= 0 && A.colptr != nullptr, InvalidArgument, "kspd::sparse::analyse: bad matrix (n = " << n << ")");
   KSPD_REQUIRE(opt.max_supernode >= 1, InvalidArgument,
                "kspd::sparse: Options::max_supernode must be >= 1, got " << opt.max_supernode);
-  for (size_type j = 0; j < n; ++j)
-    for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p)
-      KSPD_REQUIRE(A.rowind[p] >= j && A.rowind[p] < n && (p == A.colptr[j] || A.rowind[p] > A.rowind[p - 1]),
-                   InvalidArgument,
-                   "kspd::sparse::analyse: A must be the lower triangle with sorted unique rows; column "
-                       << j << " has row " << A.rowind[p]);
+  const int T = std::max(1, std::min(analysis_threads(opt), int(std::min<size_type>(n / 256 + 1, 256))));
   PhaseTimer phase;
+  {
+    // Each thread finds the first bad column of its range; the first overall is reported.
+    auto bad_entry = [&](size_type j, size_type p) {
+      return !(A.rowind[p] >= j && A.rowind[p] < n && (p == A.colptr[j] || A.rowind[p] > A.rowind[p - 1]));
+    };
+    const auto cuts = balanced_cuts(A.colptr, n, T);
+    std::vector<size_type> first_bad(static_cast<size_t>(T), -1);
+    run_threads(T, [&](int t) {
+      for (size_type j = cuts[size_t(t)]; j < cuts[size_t(t + 1)] && first_bad[size_t(t)] == -1; ++j)
+        for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p)
+          if (bad_entry(j, p)) {
+            first_bad[size_t(t)] = j;
+            break;
+          }
+    });
+    for (const size_type j : first_bad)
+      if (j != -1)
+        for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p)
+          KSPD_REQUIRE(!bad_entry(j, p), InvalidArgument,
+                       "kspd::sparse::analyse: A must be the lower triangle with sorted unique rows; column "
+                           << j << " has row " << A.rowind[p]);
+  }
   phase("check");
   Symbolic S;
   S.n = n;
@@ -193,21 +296,31 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
   phase("order");
   std::vector<size_type> iperm(static_cast<size_t>(n));
   for (size_type k = 0; k < n; ++k) iperm[size_t(perm[size_t(k)])] = k;
-  // Etree of the ordered matrix, then compose the ordering with its postorder.
+  // Etree of the ordered matrix, then compose the ordering with its postorder. A postorder
+  // is a topological order of the tree, so it leaves the filled graph alone: the etree of
+  // the postordered matrix is the relabelled one.
   {
-    Permuted P = permute(A, iperm);
-    const auto parent = etree_upper(n, P.ucolptr, P.urowind);
+    std::vector<size_type> ucolptr, urowind;
+    permute_upper(A, iperm, T, ucolptr, urowind, nullptr);
+    phase("permute upper");
+    const auto parent = etree_upper(n, ucolptr, urowind);
+    phase("etree");
     const auto post = postorder(parent);
     std::vector<size_type> p2(static_cast<size_t>(n));
     for (size_type k = 0; k < n; ++k) p2[size_t(k)] = perm[size_t(post[size_t(k)])];
     perm.swap(p2);
     for (size_type k = 0; k < n; ++k) iperm[size_t(perm[size_t(k)])] = k;
+    std::vector<size_type> inv(static_cast<size_t>(n));
+    for (size_type k = 0; k < n; ++k) inv[size_t(post[size_t(k)])] = k;
+    S.parent.resize(static_cast<size_t>(n));
+    for (size_type k = 0; k < n; ++k) {
+      const size_type q = parent[size_t(post[size_t(k)])];
+      S.parent[size_t(k)] = q == -1 ? -1 : inv[size_t(q)];
+    }
   }
   phase("postorder");
-  Permuted P = permute(A, iperm);
+  Permuted P = permute(A, iperm, T);
   phase("permute");
-  S.parent = etree_upper(n, P.ucolptr, P.urowind);
-  phase("etree");
   PatternRef PL{n, P.colptr.data(), P.rowind.data()};
   S.colcount = column_counts(PL, S.parent);
   S.perm = perm;
@@ -279,8 +392,11 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
     sn.parent = par == -1 ? -1 : S.col_snode[size_t(par)];
   }
   phase("supernodes");
-  // Row structures: own columns, rows of A below, and the children's rows below.
-  std::vector<size_type> chead(static_cast<size_t>(ns), -1), cnext(static_cast<size_t>(ns), -1), mark(static_cast<size_t>(n), -1);
+  // Row structures: own columns, rows of A below, and the children's rows below. The
+  // columns f..l of a supernode form a chain (parent(c) = c + 1), so its rows are f..l and
+  // the rows of column l below it: ncols - 1 + colcount(l) of them, known beforehand. That
+  // places every supernode's rows, and independent subtrees fill theirs in parallel.
+  std::vector<size_type> chead(static_cast<size_t>(ns), -1), cnext(static_cast<size_t>(ns), -1);
   for (size_type s = ns - 1; s >= 0; --s) {
     const size_type p = S.snodes[size_t(s)].parent;
     if (p != -1) {
@@ -288,41 +404,86 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
       chead[size_t(p)] = s;
     }
   }
-  S.rows.reserve(static_cast<size_t>(A.colptr[n] + n));
-  size_type voff = 0;
-  for (size_type s = 0; s < ns; ++s) {
-    Supernode& sn = S.snodes[size_t(s)];
-    const size_type f = sn.first_col, l = f + sn.ncols - 1;
-    sn.row_begin = size_type(S.rows.size());
-    for (size_type j = f; j <= l; ++j) {
-      S.rows.push_back(j);
-      mark[size_t(j)] = s;
-    }
-    const size_type below = size_type(S.rows.size());
-    for (size_type j = f; j <= l; ++j)
-      for (size_type p = P.colptr[size_t(j)]; p < P.colptr[size_t(j + 1)]; ++p) {
-        const size_type r = P.rowind[size_t(p)];
-        if (r > l && mark[size_t(r)] != s) {
-          mark[size_t(r)] = s;
-          S.rows.push_back(r);
-        }
-      }
-    for (size_type c = chead[size_t(s)]; c != -1; c = cnext[size_t(c)]) {
-      const Supernode& cn = S.snodes[size_t(c)];
-      for (size_type q = cn.row_begin + cn.ncols; q < cn.row_end; ++q) {
-        const size_type r = S.rows[size_t(q)];
-        if (r > l && mark[size_t(r)] != s) {
-          mark[size_t(r)] = s;
-          S.rows.push_back(r);
-        }
-      }
-    }
-    std::sort(S.rows.begin() + below, S.rows.end());
-    sn.row_end = size_type(S.rows.size());
+  size_type voff = 0, nrows_total = 0;
+  for (auto& sn : S.snodes) {
+    sn.row_begin = nrows_total;
+    nrows_total += sn.ncols - 1 + S.colcount[size_t(sn.first_col + sn.ncols - 1)];
+    sn.row_end = nrows_total;
     sn.value_offset = voff;
     voff += sn.nrows() * sn.ncols;
   }
   S.nvalues = voff;
+  S.rows.resize(static_cast<size_t>(nrows_total));
+  auto fill_rows = [&](size_type s, std::vector<size_type>& mark) {
+    Supernode& sn = S.snodes[size_t(s)];
+    const size_type f = sn.first_col, l = f + sn.ncols - 1;
+    size_type at = sn.row_begin;
+    for (size_type j = f; j <= l; ++j) {
+      S.rows[size_t(at++)] = j;
+      mark[size_t(j)] = s;
+    }
+    auto add = [&](size_type r) {
+      if (r > l && mark[size_t(r)] != s) {
+        mark[size_t(r)] = s;
+        KSPD_REQUIRE(at < sn.row_end, Error, "kspd::sparse::analyse: supernode " << s << " has more rows than its count");
+        S.rows[size_t(at++)] = r;
+      }
+    };
+    for (size_type j = f; j <= l; ++j)
+      for (size_type p = P.colptr[size_t(j)]; p < P.colptr[size_t(j + 1)]; ++p) add(P.rowind[size_t(p)]);
+    for (size_type c = chead[size_t(s)]; c != -1; c = cnext[size_t(c)]) {
+      const Supernode& cn = S.snodes[size_t(c)];
+      for (size_type q = cn.row_begin + cn.ncols; q < cn.row_end; ++q) add(S.rows[size_t(q)]);
+    }
+    KSPD_REQUIRE(at == sn.row_end, Error, "kspd::sparse::analyse: supernode " << s << " has fewer rows than its count");
+    std::sort(S.rows.begin() + (sn.row_begin + sn.ncols), S.rows.begin() + sn.row_end);
+  };
+  {
+    // Subtrees (the supernodal tree is postordered: the subtree of s is [s - size + 1, s]):
+    // split the heaviest until each holds at most 1/(4T) of the work; the split-off tops
+    // are done last, in order, by one thread.
+    std::vector<size_type> first(static_cast<size_t>(ns)), work(static_cast<size_t>(ns));
+    for (size_type s = 0; s < ns; ++s) {
+      first[size_t(s)] = s;
+      work[size_t(s)] = S.snodes[size_t(s)].nrows() + (P.colptr[size_t(S.snodes[size_t(s)].first_col + S.snodes[size_t(s)].ncols)] -
+                                                        P.colptr[size_t(S.snodes[size_t(s)].first_col)]);
+    }
+    for (size_type s = 0; s < ns; ++s) {
+      const size_type p = S.snodes[size_t(s)].parent;
+      if (p != -1) {
+        first[size_t(p)] = std::min(first[size_t(p)], first[size_t(s)]);
+        work[size_t(p)] += work[size_t(s)];
+      }
+    }
+    size_type total = 0;
+    std::priority_queue<std::pair<size_type, size_type>> heap;  // (work, root)
+    for (size_type s = 0; s < ns; ++s)
+      if (S.snodes[size_t(s)].parent == -1) {
+        heap.push({work[size_t(s)], s});
+        total += work[size_t(s)];
+      }
+    std::vector<size_type> top, roots;
+    while (T > 1 && !heap.empty() && heap.top().first * 4 * T > total) {
+      const size_type r = heap.top().second;
+      heap.pop();
+      top.push_back(r);
+      for (size_type c = chead[size_t(r)]; c != -1; c = cnext[size_t(c)]) heap.push({work[size_t(c)], c});
+    }
+    while (!heap.empty()) {  // heaviest first
+      roots.push_back(heap.top().second);
+      heap.pop();
+    }
+    std::sort(top.begin(), top.end());
+    std::atomic<size_type> next{0};
+    std::vector<std::vector<size_type>> marks(static_cast<size_t>(T));
+    run_threads(T, [&](int t) {
+      auto& mark = marks[size_t(t)];
+      mark.assign(static_cast<size_t>(n), -1);
+      for (size_type k = next++; k < size_type(roots.size()); k = next++)
+        for (size_type s = first[size_t(roots[size_t(k)])]; s <= roots[size_t(k)]; ++s) fill_rows(s, mark);
+    });
+    for (const size_type s : top) fill_rows(s, marks[0]);
+  }
   phase("rows");
   // Blocks (Algorithm 2): the diagonal block, then one block per target supernode.
   for (size_type s = 0; s < ns; ++s) {
@@ -371,20 +532,34 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
     }
   }
   phase("tasks");
-  // Where each entry of A lands in the factor values.
+  // Where each entry of A lands in the factor values: per supernode, each row's place in
+  // its row list, then the entries of its columns (the permuted lower pattern knows their
+  // index in A). Supernodes in T ranges; every entry of A is written once.
   S.value_map.resize(static_cast<size_t>(A.colptr[n]));
-  for (size_type j = 0; j < n; ++j)
-    for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p) {
-      const size_type a = iperm[size_t(A.rowind[p])], b = iperm[size_t(j)];
-      const size_type lo = std::max(a, b), hi = std::min(a, b);
-      const Supernode& sn = S.snodes[size_t(S.col_snode[size_t(hi)])];
-      const auto first = S.rows.begin() + sn.row_begin, last = S.rows.begin() + sn.row_end;
-      const size_type loc = size_type(std::lower_bound(first, last, lo) - first);
-      S.value_map[size_t(p)] = sn.value_offset + (hi - sn.first_col) * sn.nrows() + loc;
-    }
+  {
+    std::vector<size_type> snz(static_cast<size_t>(ns + 1), 0);
+    for (size_type s = 0; s < ns; ++s) snz[size_t(s + 1)] = snz[size_t(s)] + S.snodes[size_t(s)].nrows() +
+        (P.colptr[size_t(S.snodes[size_t(s)].first_col + S.snodes[size_t(s)].ncols)] - P.colptr[size_t(S.snodes[size_t(s)].first_col)]);
+    const auto cuts = balanced_cuts(snz.data(), ns, T);
+    run_threads(T, [&](int t) {
+      std::vector<size_type> loc(static_cast<size_t>(n));
+      for (size_type s = cuts[size_t(t)]; s < cuts[size_t(t + 1)]; ++s) {
+        const Supernode& sn = S.snodes[size_t(s)];
+        for (size_type q = sn.row_begin; q < sn.row_end; ++q) loc[size_t(S.rows[size_t(q)])] = q - sn.row_begin;
+        for (size_type j = sn.first_col; j < sn.first_col + sn.ncols; ++j)
+          for (size_type p = P.colptr[size_t(j)]; p < P.colptr[size_t(j + 1)]; ++p)
+            S.value_map[size_t(P.origin[size_t(p)])] =
+                sn.value_offset + (j - sn.first_col) * sn.nrows() + loc[size_t(P.rowind[size_t(p)])];
+      }
+    });
+  }
   phase("value_map");
   S.a_colptr.assign(A.colptr, A.colptr + n + 1);
-  S.a_rowind.assign(A.rowind, A.rowind + A.colptr[n]);
+  S.a_rowind.resize(static_cast<size_t>(A.colptr[n]));
+  run_threads(T, [&](int t) {
+    const size_type nnz = A.colptr[n], b0 = nnz * t / T, b1 = nnz * (t + 1) / T;
+    std::copy(A.rowind + b0, A.rowind + b1, S.a_rowind.begin() + b0);
+  });
   phase("copy A");
   // Statistics.
   AnalysisStats& st = S.stats;
