@@ -11,6 +11,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -21,6 +24,7 @@
 
 #include "KSPD_Config.hpp"
 #include "kspd_error.hpp"
+#include "kspd_sparse_analysis_threads.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
 #ifdef KSPD_ENABLE_METIS
@@ -93,39 +97,33 @@ struct Graph {
   idx_t* wptr() { return vwgt.empty() ? nullptr : vwgt.data(); }
 };
 
-/// The adjacency graph of the lower-triangular pattern: both triangles, no diagonal.
-Graph adjacency(const PatternRef& A) {
+/// The adjacency graph of the lower-triangular pattern: both triangles, no diagonal. Column
+/// j's rows come in increasing order and the columns in increasing order, so every list
+/// comes out sorted (and the same for every T).
+Graph adjacency(const PatternRef& A, int T) {
   const size_type n = A.n;
-  std::vector<size_type> deg(static_cast<size_t>(n), 0);
-  for (size_type j = 0; j < n; ++j)
-    for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p) {
-      const size_type i = A.rowind[p];
-      if (i != j) {
-        ++deg[size_t(i)];
-        ++deg[size_t(j)];
-      }
-    }
-  const size_type nadj = std::accumulate(deg.begin(), deg.end(), size_type(0));
+  size_type ndiag = 0;
+  for (size_type j = 0; j < n; ++j) ndiag += A.colptr[j] < A.colptr[j + 1] && A.rowind[A.colptr[j]] == j;
+  const size_type nadj = 2 * (A.colptr[n] - ndiag);
   KSPD_REQUIRE(nadj < size_type(std::numeric_limits<idx_t>::max()) && n < size_type(std::numeric_limits<idx_t>::max()),
                InvalidArgument,
                "kspd::sparse: the graph has " << nadj << " adjacency entries, more than this Metis's "
                                               << sizeof(idx_t) * 8 << "-bit idx_t holds; use another ordering");
   Graph G;
   G.n = idx_t(n);
-  G.xadj.assign(static_cast<size_t>(n + 1), 0);
-  G.adj.resize(static_cast<size_t>(nadj));
-  for (size_type j = 0; j < n; ++j) G.xadj[size_t(j + 1)] = G.xadj[size_t(j)] + idx_t(deg[size_t(j)]);
-  // Column j's entries below the diagonal come in increasing row order, and the rows i < j
-  // that reach j are visited in increasing i: every adjacency list comes out sorted.
-  std::vector<idx_t> pos(G.xadj.begin(), G.xadj.end() - 1);
-  for (size_type j = 0; j < n; ++j)
-    for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p) {
-      const size_type i = A.rowind[p];
-      if (i != j) {
-        G.adj[size_t(pos[size_t(i)]++)] = idx_t(j);
-        G.adj[size_t(pos[size_t(j)]++)] = idx_t(i);
-      }
-    }
+  const auto xadj = stable_buckets(
+      T, balanced_cuts(A.colptr, n, T), n,
+      [&](size_type j, auto&& emit) {
+        for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p) {
+          const size_type i = A.rowind[p];
+          if (i != j) {
+            emit(i, j, 0);
+            emit(j, i, 0);
+          }
+        }
+      },
+      G.adj, nullptr);
+  G.xadj.assign(xadj.begin(), xadj.end());
   return G;
 }
 
@@ -133,14 +131,16 @@ Graph adjacency(const PatternRef& A) {
 /// weighted by their number, as METIS_NodeND's CompressGraph does. members[cptr[v],
 /// cptr[v+1]) are the vertices of compressed vertex v, in increasing order. Returns false
 /// (and leaves C alone) when the graph shrinks by less than 15% (Metis' threshold).
-bool compress(const Graph& G, Graph& C, std::vector<idx_t>& cptr, std::vector<idx_t>& members) {
+bool compress(const Graph& G, int T, Graph& C, std::vector<idx_t>& cptr, std::vector<idx_t>& members) {
   const idx_t n = G.n;
   std::vector<std::pair<std::uint64_t, idx_t>> key(static_cast<size_t>(n));
-  for (idx_t i = 0; i < n; ++i) {
-    std::uint64_t k = std::uint64_t(i);
-    for (idx_t p = G.xadj[size_t(i)]; p < G.xadj[size_t(i + 1)]; ++p) k += std::uint64_t(G.adj[size_t(p)]);
-    key[size_t(i)] = {k, i};
-  }
+  run_threads(T, [&](int t) {
+    for (idx_t i = idx_t(std::int64_t(n) * t / T); i < idx_t(std::int64_t(n) * (t + 1) / T); ++i) {
+      std::uint64_t k = std::uint64_t(i);
+      for (idx_t p = G.xadj[size_t(i)]; p < G.xadj[size_t(i + 1)]; ++p) k += std::uint64_t(G.adj[size_t(p)]);
+      key[size_t(i)] = {k, i};
+    }
+  });
   std::sort(key.begin(), key.end());
   std::vector<idx_t> rep(static_cast<size_t>(n), -1), mark(static_cast<size_t>(n), -1);
   idx_t nc = 0;
@@ -178,21 +178,33 @@ bool compress(const Graph& G, Graph& C, std::vector<idx_t>& cptr, std::vector<id
   for (idx_t i = 0; i < n; ++i) members[size_t(pos[size_t(cid[size_t(rep[size_t(i)])])]++)] = i;
   C.n = nc;
   C.vwgt.resize(static_cast<size_t>(nc));
-  C.xadj.assign(static_cast<size_t>(nc + 1), 0);
-  C.adj.clear();
-  std::fill(mark.begin(), mark.end(), -1);
-  for (idx_t v = 0; v < nc; ++v) {
-    const idx_t i = members[size_t(cptr[size_t(v)])];
-    C.vwgt[size_t(v)] = cptr[size_t(v + 1)] - cptr[size_t(v)];
-    for (idx_t p = G.xadj[size_t(i)]; p < G.xadj[size_t(i + 1)]; ++p) {
-      const idx_t u = cid[size_t(rep[size_t(G.adj[size_t(p)])])];
-      if (u != v && mark[size_t(u)] != v) {
-        mark[size_t(u)] = v;
-        C.adj.push_back(u);
+  // The compressed lists in T ranges of compressed vertices, then joined.
+  std::vector<std::vector<idx_t>> part_adj(static_cast<size_t>(T));
+  std::vector<idx_t> deg(static_cast<size_t>(nc));
+  run_threads(T, [&](int t) {
+    std::vector<idx_t> seen(static_cast<size_t>(nc), -1);
+    auto& out = part_adj[size_t(t)];
+    for (idx_t v = idx_t(std::int64_t(nc) * t / T); v < idx_t(std::int64_t(nc) * (t + 1) / T); ++v) {
+      const idx_t i = members[size_t(cptr[size_t(v)])];
+      C.vwgt[size_t(v)] = cptr[size_t(v + 1)] - cptr[size_t(v)];
+      const size_t before = out.size();
+      for (idx_t p = G.xadj[size_t(i)]; p < G.xadj[size_t(i + 1)]; ++p) {
+        const idx_t u = cid[size_t(rep[size_t(G.adj[size_t(p)])])];
+        if (u != v && seen[size_t(u)] != v) {
+          seen[size_t(u)] = v;
+          out.push_back(u);
+        }
       }
+      deg[size_t(v)] = idx_t(out.size() - before);
     }
-    C.xadj[size_t(v + 1)] = idx_t(C.adj.size());
-  }
+  });
+  C.xadj.assign(static_cast<size_t>(nc + 1), 0);
+  for (idx_t v = 0; v < nc; ++v) C.xadj[size_t(v + 1)] = C.xadj[size_t(v)] + deg[size_t(v)];
+  C.adj.resize(static_cast<size_t>(C.xadj[size_t(nc)]));
+  run_threads(T, [&](int t) {
+    std::copy(part_adj[size_t(t)].begin(), part_adj[size_t(t)].end(),
+              C.adj.begin() + C.xadj[size_t(std::int64_t(nc) * t / T)]);
+  });
   return true;
 }
 
@@ -277,7 +289,11 @@ std::vector<idx_t> parallel_nd(Graph G, int threads) {
       idx_t nv = g.n, sepsize = 0;
       std::vector<idx_t> part(static_cast<size_t>(g.n));
       MetisRandScope rand_scope;
+      const auto ts = std::chrono::steady_clock::now();
       const int rc = METIS_ComputeVertexSeparator(&nv, g.xadj.data(), g.adj.data(), g.wptr(), options, &sepsize, part.data());
+      if (std::getenv("KSPD_ANALYSE_PROFILE"))
+        std::fprintf(stderr, "kspd::sparse::order   separator of %ld vertices: %ld, %.3f s\n", long(g.n), long(sepsize),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count());
       KSPD_REQUIRE(rc == METIS_OK, TplError, "kspd::sparse: METIS_ComputeVertexSeparator failed with status " << rc);
       idx_t count[3] = {0, 0, 0};
       for (idx_t v = 0; v < g.n; ++v) ++count[part[size_t(v)]];
@@ -298,7 +314,11 @@ std::vector<idx_t> parallel_nd(Graph G, int threads) {
         return out;
       }
     }
+    const auto ts = std::chrono::steady_clock::now();
     const auto p = node_nd(g);
+    if (std::getenv("KSPD_ANALYSE_PROFILE"))
+      std::fprintf(stderr, "kspd::sparse::order   NodeND of %ld vertices: %.3f s\n", long(g.n),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count());
     for (idx_t k = 0; k < g.n; ++k) order[size_t(pc.first + k)] = pc.ids[size_t(p[size_t(k)])];
     return out;
   };
@@ -338,9 +358,23 @@ std::vector<idx_t> parallel_nd(Graph G, int threads) {
 
 constexpr size_type kParallelNdMinVertices = 5000;
 
+/// Seconds since the last call, printed to stderr when KSPD_ANALYSE_PROFILE is set.
+struct OrderTimer {
+  bool on = std::getenv("KSPD_ANALYSE_PROFILE") != nullptr;
+  std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+  void operator()(const char* phase) {
+    if (!on) return;
+    const auto t1 = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "kspd::sparse::order   %-14s %8.3f s\n", phase, std::chrono::duration<double>(t1 - t).count());
+    t = t1;
+  }
+};
+
 std::vector<size_type> metis_nd(const PatternRef& A, int threads) {
   const size_type n = A.n;
-  Graph G = adjacency(A);
+  OrderTimer phase;
+  Graph G = adjacency(A, int(std::min<size_type>(threads, n / 256 + 1)));
+  phase("graph");
   std::vector<size_type> out(static_cast<size_t>(n));
   if (n <= 2 || G.xadj[size_t(n)] == 0) {
     std::iota(out.begin(), out.end(), size_type(0));
@@ -355,13 +389,16 @@ std::vector<size_type> metis_nd(const PatternRef& A, int threads) {
   }
   Graph C;
   std::vector<idx_t> cptr, members;
-  if (!compress(G, C, cptr, members)) {
+  const bool compressed = compress(G, threads, C, cptr, members);
+  phase("compress");
+  if (!compressed) {
     const auto perm = parallel_nd(std::move(G), threads);
     for (size_type k = 0; k < n; ++k) out[size_t(k)] = perm[size_t(k)];
     return out;
   }
   G = Graph{};
   const auto cperm = parallel_nd(std::move(C), threads);
+  phase("dissection");
   size_type k = 0;
   for (const idx_t v : cperm)
     for (idx_t q = cptr[size_t(v)]; q < cptr[size_t(v + 1)]; ++q) out[size_t(k++)] = members[size_t(q)];

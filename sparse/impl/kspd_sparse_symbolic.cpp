@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "kspd_error.hpp"
+#include "kspd_sparse_analysis_threads.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
 namespace kspd::sparse::Impl {
@@ -25,80 +26,6 @@ namespace {
 
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-/// Runs f(t) for t = 0..T-1, t > 0 on new threads; the first exception is rethrown.
-template <class F>
-void run_threads(int T, F&& f) {
-  if (T <= 1) {
-    f(0);
-    return;
-  }
-  std::mutex m;
-  std::exception_ptr error;
-  auto guarded = [&](int t) {
-    try {
-      f(t);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(m);
-      if (!error) error = std::current_exception();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < T; ++t) pool.emplace_back(guarded, t);
-  guarded(0);
-  for (auto& th : pool) th.join();
-  if (error) std::rethrow_exception(error);
-}
-
-/// T + 1 cuts of the sources [0, nsrc) that split the items (ptr: prefix counts) evenly.
-std::vector<size_type> balanced_cuts(const size_type* ptr, size_type nsrc, int T) {
-  std::vector<size_type> cuts(static_cast<size_t>(T + 1), nsrc);
-  cuts[0] = 0;
-  for (int t = 1; t < T; ++t) {
-    const size_type goal = ptr[0] + (ptr[nsrc] - ptr[0]) * t / T;
-    cuts[size_t(t)] = std::max(cuts[size_t(t - 1)], size_type(std::lower_bound(ptr, ptr + nsrc + 1, goal) - ptr));
-    cuts[size_t(t)] = std::min(cuts[size_t(t)], nsrc);
-  }
-  return cuts;
-}
-
-/// A stable counting sort of items into nb buckets: visit(src, emit) calls emit(bucket,
-/// value, origin) for the items of source src, sources in the T chunks of cuts; the items land
-/// in bucket order, and within a bucket in source order, whatever T is (so the result is
-/// the serial one). Returns the bucket pointers; value[pos], origin[pos] hold the items.
-template <class Visit>
-std::vector<size_type> stable_buckets(int T, const std::vector<size_type>& cuts, size_type nb, Visit visit,
-                                      std::vector<size_type>& value, std::vector<size_type>* origin) {
-  std::vector<std::vector<size_type>> cnt(static_cast<size_t>(T));
-  run_threads(T, [&](int t) {
-    auto& c = cnt[size_t(t)];
-    c.assign(static_cast<size_t>(nb), 0);
-    for (size_type src = cuts[size_t(t)]; src < cuts[size_t(t + 1)]; ++src)
-      visit(src, [&](size_type b, size_type, size_type) { ++c[size_t(b)]; });
-  });
-  std::vector<size_type> ptr(static_cast<size_t>(nb + 1), 0);
-  for (size_type b = 0; b < nb; ++b) {
-    size_type at = ptr[size_t(b)];
-    for (int t = 0; t < T; ++t) {
-      const size_type k = cnt[size_t(t)][size_t(b)];
-      cnt[size_t(t)][size_t(b)] = at;
-      at += k;
-    }
-    ptr[size_t(b + 1)] = at;
-  }
-  value.resize(static_cast<size_t>(ptr[size_t(nb)]));
-  if (origin) origin->resize(value.size());
-  run_threads(T, [&](int t) {
-    auto& c = cnt[size_t(t)];
-    for (size_type src = cuts[size_t(t)]; src < cuts[size_t(t + 1)]; ++src)
-      visit(src, [&](size_type b, size_type v, size_type o) {
-        const size_type pos = c[size_t(b)]++;
-        value[size_t(pos)] = v;
-        if (origin) (*origin)[size_t(pos)] = o;
-      });
-  });
-  return ptr;
 }
 
 /// The upper triangle of P A P^T: column k lists the rows i <= k with a_ki != 0 (in the
