@@ -7,6 +7,8 @@
 /// whose result does not depend on T.
 
 #include <algorithm>
+#include <atomic>
+#include <ctime>
 #include <cstddef>
 #include <exception>
 #include <mutex>
@@ -17,6 +19,30 @@
 
 namespace kspd::sparse::Impl {
 
+/// CPU seconds of the calling thread.
+inline double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+/// For the KSPD_ANALYSE_PROFILE report: the CPU seconds that threads spent beside the
+/// busiest one of each fork-join (in nanoseconds). Process CPU minus this is the critical
+/// path, what the phases would take on dedicated cores; on a shared machine (where the
+/// scheduler gives a process one share however many threads it runs) wall times hide it.
+inline std::atomic<long long>& parallel_excess_ns() {
+  static std::atomic<long long> v{0};
+  return v;
+}
+
+/// Adds sum - max of per-thread CPU seconds to parallel_excess_ns().
+inline void add_parallel_excess(const std::vector<double>& cpu) {
+  if (cpu.size() < 2) return;
+  double sum = 0, mx = 0;
+  for (const double c : cpu) sum += c, mx = std::max(mx, c);
+  parallel_excess_ns() += (long long)((sum - mx) * 1e9);
+}
+
 /// Runs f(t) for t = 0..T-1, t > 0 on new threads; the first exception is rethrown.
 template <class F>
 void run_threads(int T, F&& f) {
@@ -26,18 +52,22 @@ void run_threads(int T, F&& f) {
   }
   std::mutex m;
   std::exception_ptr error;
+  std::vector<double> cpu(static_cast<size_t>(T), 0.0);
   auto guarded = [&](int t) {
+    const double c0 = thread_cpu_seconds();
     try {
       f(t);
     } catch (...) {
       std::lock_guard<std::mutex> lock(m);
       if (!error) error = std::current_exception();
     }
+    cpu[size_t(t)] = thread_cpu_seconds() - c0;
   };
   std::vector<std::thread> pool;
   for (int t = 1; t < T; ++t) pool.emplace_back(guarded, t);
   guarded(0);
   for (auto& th : pool) th.join();
+  add_parallel_excess(cpu);
   if (error) std::rethrow_exception(error);
 }
 

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -322,7 +323,14 @@ std::vector<idx_t> parallel_nd(Graph G, int threads) {
     for (idx_t k = 0; k < g.n; ++k) order[size_t(pc.first + k)] = pc.ids[size_t(p[size_t(k)])];
     return out;
   };
-  auto worker = [&]() {
+  std::vector<double> cpu(static_cast<size_t>(threads), 0.0);
+  auto worker = [&](int t) {
+    const double c0 = thread_cpu_seconds();
+    struct Record {  // the thread's CPU time, however it leaves
+      double& out;
+      double c0;
+      ~Record() { out = thread_cpu_seconds() - c0; }
+    } record{cpu[size_t(t)], c0};
     std::unique_lock<std::mutex> lock(m);
     for (;;) {
       cv.wait(lock, [&] { return !queue.empty() || busy == 0; });
@@ -349,9 +357,10 @@ std::vector<idx_t> parallel_nd(Graph G, int threads) {
     }
   };
   std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker, t);
+  worker(0);
   for (auto& t : pool) t.join();
+  add_parallel_excess(cpu);
   if (error) std::rethrow_exception(error);
   return order;
 }
@@ -362,11 +371,18 @@ constexpr size_type kParallelNdMinVertices = 5000;
 struct OrderTimer {
   bool on = std::getenv("KSPD_ANALYSE_PROFILE") != nullptr;
   std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+  double c = cpu(), x = excess();
+  static double cpu() { return double(std::clock()) / CLOCKS_PER_SEC; }
+  static double excess() { return 1e-9 * double(parallel_excess_ns().load()); }
   void operator()(const char* phase) {
     if (!on) return;
     const auto t1 = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "kspd::sparse::order   %-14s %8.3f s\n", phase, std::chrono::duration<double>(t1 - t).count());
+    const double c1 = cpu(), x1 = excess();
+    std::fprintf(stderr, "kspd::sparse::order   %-14s %8.3f s (cpu %.3f s, critical path %.3f s)\n", phase,
+                 std::chrono::duration<double>(t1 - t).count(), c1 - c, (c1 - c) - (x1 - x));
     t = t1;
+    c = c1;
+    x = x1;
   }
 };
 

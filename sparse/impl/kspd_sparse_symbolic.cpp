@@ -110,15 +110,22 @@ std::vector<size_type> postorder(const std::vector<size_type>& parent) {
 /// Seconds per phase, printed to stderr when KSPD_ANALYSE_PROFILE is set.
 struct PhaseTimer {
   bool on = std::getenv("KSPD_ANALYSE_PROFILE") != nullptr;
-  double t = now(), c = cpu();
+  double t = now(), c = cpu(), x = excess();
   static double cpu() { return double(std::clock()) / CLOCKS_PER_SEC; }
+  static double excess() { return 1e-9 * double(parallel_excess_ns().load()); }
   void operator()(const char* phase) {
     if (!on) return;
-    const double t1 = now(), c1 = cpu();
-    std::fprintf(stderr, "kspd::sparse::analyse %-14s %8.3f s (cpu %.3f s)\n", phase, t1 - t, c1 - c);
+    const double t1 = now(), c1 = cpu(), x1 = excess();
+    std::fprintf(stderr, "kspd::sparse::analyse %-14s %8.3f s (cpu %.3f s, critical path %.3f s)\n", phase, t1 - t,
+                 c1 - c, (c1 - c) - (x1 - x));
     t = t1;
     c = c1;
+    x = x1;
   }
+  ~PhaseTimer() {
+    if (on) std::fprintf(stderr, "kspd::sparse::analyse total          (cpu %.3f s, critical path %.3f s)\n", cpu() - c0, (cpu() - c0) - (excess() - x0));
+  }
+  double c0 = cpu(), x0 = excess();
 };
 
 size_type bin_of(size_type w) { return w <= 1 ? 0 : w <= 4 ? 1 : w <= 16 ? 2 : w <= 64 ? 3 : w <= 256 ? 4 : 5; }
