@@ -11,6 +11,9 @@
 #include <ctime>
 #include <cstddef>
 #include <exception>
+#include <memory>
+#include <type_traits>
+#include <utility>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -18,6 +21,29 @@
 #include "kspd_types.hpp"
 
 namespace kspd::sparse::Impl {
+
+/// An allocator whose resize() leaves new elements uninitialised, so that large work arrays
+/// are first touched (and their pages faulted in) by the threads that fill them.
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() = default;
+  template <class U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+template <class T>
+using WorkVector = std::vector<T, DefaultInitAllocator<T>>;
 
 /// CPU seconds of the calling thread.
 inline double thread_cpu_seconds() {
@@ -87,9 +113,10 @@ inline std::vector<size_type> balanced_cuts(const size_type* ptr, size_type nsrc
 /// value, origin) for the items of source src, sources in the T chunks of cuts; the items land
 /// in bucket order, and within a bucket in source order, whatever T is (so the result is
 /// the serial one). Returns the bucket pointers; value[pos], origin[pos] hold the items.
-template <class V, class Visit>
+template <class ValueVector, class OriginVector, class Visit>
 std::vector<size_type> stable_buckets(int T, const std::vector<size_type>& cuts, size_type nb, Visit visit,
-                                      std::vector<V>& value, std::vector<size_type>* origin) {
+                                      ValueVector& value, OriginVector* origin) {
+  using V = typename ValueVector::value_type;
   std::vector<std::vector<size_type>> cnt(static_cast<size_t>(T));
   run_threads(T, [&](int t) {
     auto& c = cnt[size_t(t)];

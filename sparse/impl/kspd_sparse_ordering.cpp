@@ -123,7 +123,7 @@ Graph adjacency(const PatternRef& A, int T) {
           }
         }
       },
-      G.adj, nullptr);
+      G.adj, static_cast<std::vector<size_type>*>(nullptr));
   G.xadj.assign(xadj.begin(), xadj.end());
   return G;
 }

@@ -31,7 +31,7 @@ double now() {
 /// The upper triangle of P A P^T: column k lists the rows i <= k with a_ki != 0 (in the
 /// order of A's entries), and with origins each entry's index in A.
 void permute_upper(const PatternRef& A, const std::vector<size_type>& iperm, int T, std::vector<size_type>& ucolptr,
-                   std::vector<size_type>& urowind, std::vector<size_type>* uorigin) {
+                   WorkVector<size_type>& urowind) {
   const auto cuts = balanced_cuts(A.colptr, A.n, T);
   ucolptr = stable_buckets(
       T, cuts, A.n,
@@ -42,32 +42,51 @@ void permute_upper(const PatternRef& A, const std::vector<size_type>& iperm, int
           emit(std::max(a, b), std::min(a, b), p);
         }
       },
-      urowind, uorigin);
+      urowind, static_cast<WorkVector<size_type>*>(nullptr));
 }
 
-/// The lower triangle of P A P^T as sorted CSC (the transpose of the upper, taken in
-/// increasing row order), with each entry's index in A.
+/// The lower triangle of P A P^T as sorted CSC, with each entry's index in A.
 struct Permuted {
-  std::vector<size_type> colptr, rowind, origin;
+  std::vector<size_type> colptr;
+  WorkVector<size_type> rowind, origin;
 };
 
 Permuted permute(const PatternRef& A, const std::vector<size_type>& iperm, int T) {
-  std::vector<size_type> ucolptr, urowind, uorigin;
-  permute_upper(A, iperm, T, ucolptr, urowind, &uorigin);
+  // Bucket A's entries by their lower column (stable), then sort each column by row: the
+  // rows of a column are distinct, so the result is the same for every T.
   Permuted P;
-  const auto cuts = balanced_cuts(ucolptr.data(), A.n, T);
   P.colptr = stable_buckets(
-      T, cuts, A.n,
-      [&](size_type lo, auto&& emit) {
-        for (size_type q = ucolptr[size_t(lo)]; q < ucolptr[size_t(lo + 1)]; ++q)
-          emit(urowind[size_t(q)], lo, uorigin[size_t(q)]);
+      T, balanced_cuts(A.colptr, A.n, T), A.n,
+      [&](size_type j, auto&& emit) {
+        const size_type b = iperm[size_t(j)];
+        for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p) {
+          const size_type a = iperm[size_t(A.rowind[p])];
+          emit(std::min(a, b), std::max(a, b), p);
+        }
       },
       P.rowind, &P.origin);
+  const auto cuts = balanced_cuts(P.colptr.data(), A.n, T);
+  run_threads(T, [&](int t) {
+    std::vector<std::pair<size_type, size_type>> col;
+    for (size_type j = cuts[size_t(t)]; j < cuts[size_t(t + 1)]; ++j) {
+      const size_type b = P.colptr[size_t(j)], e = P.colptr[size_t(j + 1)];
+      bool sorted = true;
+      for (size_type q = b + 1; q < e && sorted; ++q) sorted = P.rowind[size_t(q - 1)] < P.rowind[size_t(q)];
+      if (sorted) continue;
+      col.clear();
+      for (size_type q = b; q < e; ++q) col.emplace_back(P.rowind[size_t(q)], P.origin[size_t(q)]);
+      std::sort(col.begin(), col.end());
+      for (size_type q = b; q < e; ++q) {
+        P.rowind[size_t(q)] = col[size_t(q - b)].first;
+        P.origin[size_t(q)] = col[size_t(q - b)].second;
+      }
+    }
+  });
   return P;
 }
 
 std::vector<size_type> etree_upper(size_type n, const std::vector<size_type>& ucolptr,
-                                   const std::vector<size_type>& urowind) {
+                                   const WorkVector<size_type>& urowind) {
   std::vector<size_type> parent(static_cast<size_t>(n), -1), anc(static_cast<size_t>(n), -1);
   for (size_type k = 0; k < n; ++k)
     for (size_type p = ucolptr[size_t(k)]; p < ucolptr[size_t(k + 1)]; ++p)
@@ -135,8 +154,9 @@ size_type bin_of(size_type w) { return w <= 1 ? 0 : w <= 4 ? 1 : w <= 16 ? 2 : w
 std::vector<size_type> elimination_tree(const PatternRef& A) {
   std::vector<size_type> ident(static_cast<size_t>(A.n));
   std::iota(ident.begin(), ident.end(), size_type(0));
-  std::vector<size_type> ucolptr, urowind;
-  permute_upper(A, ident, 1, ucolptr, urowind, nullptr);
+  std::vector<size_type> ucolptr;
+  WorkVector<size_type> urowind;
+  permute_upper(A, ident, 1, ucolptr, urowind);
   return etree_upper(A.n, ucolptr, urowind);
 }
 
@@ -234,8 +254,9 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
   // is a topological order of the tree, so it leaves the filled graph alone: the etree of
   // the postordered matrix is the relabelled one.
   {
-    std::vector<size_type> ucolptr, urowind;
-    permute_upper(A, iperm, T, ucolptr, urowind, nullptr);
+    std::vector<size_type> ucolptr;
+    WorkVector<size_type> urowind;
+    permute_upper(A, iperm, T, ucolptr, urowind);
     phase("permute upper");
     const auto parent = etree_upper(n, ucolptr, urowind);
     phase("etree");
