@@ -94,7 +94,9 @@ namespace {
 /// An undirected graph in Metis' CSR form; vwgt empty means unit weights.
 struct Graph {
   idx_t n = 0;
-  std::vector<idx_t> xadj, adj, vwgt;
+  std::vector<idx_t> xadj;
+  WorkVector<idx_t> adj;
+  std::vector<idx_t> vwgt;
   idx_t* wptr() { return vwgt.empty() ? nullptr : vwgt.data(); }
 };
 
@@ -123,7 +125,7 @@ Graph adjacency(const PatternRef& A, int T) {
           }
         }
       },
-      G.adj, static_cast<std::vector<size_type>*>(nullptr));
+      G.adj, static_cast<WorkVector<size_type>*>(nullptr));
   G.xadj.assign(xadj.begin(), xadj.end());
   return G;
 }
@@ -143,28 +145,44 @@ bool compress(const Graph& G, int T, Graph& C, std::vector<idx_t>& cptr, std::ve
     }
   });
   std::sort(key.begin(), key.end());
-  std::vector<idx_t> rep(static_cast<size_t>(n), -1), mark(static_cast<size_t>(n), -1);
-  idx_t nc = 0;
-  for (idx_t a = 0; a < n; ++a) {
-    const idx_t i = key[size_t(a)].second;
-    if (rep[size_t(i)] != -1) continue;
-    rep[size_t(i)] = i;
-    ++nc;
-    const idx_t di = G.xadj[size_t(i + 1)] - G.xadj[size_t(i)];
-    bool marked = false;
-    for (idx_t b = a + 1; b < n && key[size_t(b)].first == key[size_t(a)].first; ++b) {
-      const idx_t j = key[size_t(b)].second;
-      if (rep[size_t(j)] != -1 || G.xadj[size_t(j + 1)] - G.xadj[size_t(j)] != di) continue;
-      if (!marked) {
-        mark[size_t(i)] = i;
-        for (idx_t p = G.xadj[size_t(i)]; p < G.xadj[size_t(i + 1)]; ++p) mark[size_t(G.adj[size_t(p)])] = i;
-        marked = true;
-      }
-      bool same = mark[size_t(j)] == i;
-      for (idx_t p = G.xadj[size_t(j)]; same && p < G.xadj[size_t(j + 1)]; ++p) same = mark[size_t(G.adj[size_t(p)])] == i;
-      if (same) rep[size_t(j)] = i;
-    }
+  // Vertices of one key are compared (a mark of the leader's closed adjacency); the runs
+  // of equal keys are split over the threads, each with its own marks.
+  std::vector<idx_t> rep(static_cast<size_t>(n), -1);
+  std::vector<idx_t> cut(static_cast<size_t>(T + 1), n);
+  cut[0] = 0;
+  for (int t = 1; t < T; ++t) {
+    idx_t a = std::max(cut[size_t(t - 1)], idx_t(std::int64_t(n) * t / T));
+    while (a > 0 && a < n && key[size_t(a)].first == key[size_t(a - 1)].first) ++a;
+    cut[size_t(t)] = a;
   }
+  std::vector<idx_t> leaders(static_cast<size_t>(T), 0);
+  run_threads(T, [&](int t) {
+    std::vector<idx_t> mark(static_cast<size_t>(n), -1);
+    idx_t nl = 0;
+    for (idx_t a = cut[size_t(t)]; a < cut[size_t(t + 1)]; ++a) {
+      const idx_t i = key[size_t(a)].second;
+      if (rep[size_t(i)] != -1) continue;
+      rep[size_t(i)] = i;
+      ++nl;
+      const idx_t di = G.xadj[size_t(i + 1)] - G.xadj[size_t(i)];
+      bool marked = false;
+      for (idx_t b = a + 1; b < n && key[size_t(b)].first == key[size_t(a)].first; ++b) {
+        const idx_t j = key[size_t(b)].second;
+        if (rep[size_t(j)] != -1 || G.xadj[size_t(j + 1)] - G.xadj[size_t(j)] != di) continue;
+        if (!marked) {
+          mark[size_t(i)] = i;
+          for (idx_t p = G.xadj[size_t(i)]; p < G.xadj[size_t(i + 1)]; ++p) mark[size_t(G.adj[size_t(p)])] = i;
+          marked = true;
+        }
+        bool same = mark[size_t(j)] == i;
+        for (idx_t p = G.xadj[size_t(j)]; same && p < G.xadj[size_t(j + 1)]; ++p)
+          same = mark[size_t(G.adj[size_t(p)])] == i;
+        if (same) rep[size_t(j)] = i;
+      }
+    }
+    leaders[size_t(t)] = nl;
+  });
+  const idx_t nc = std::accumulate(leaders.begin(), leaders.end(), idx_t(0));
   if (double(nc) >= 0.85 * double(n)) return false;
   // Number the compressed vertices by their smallest member.
   std::vector<idx_t> cid(static_cast<size_t>(n), -1);
