@@ -475,17 +475,27 @@ std::vector<size_type> compute_ordering(const PatternRef& A, const Options& opt)
 }  // namespace kspd::sparse::Impl
 
 #ifdef KSPD_ENABLE_METIS
+namespace {
+// Without a next definition of rand (a fully static program) a shared generator stands in.
+std::mutex fallback_rand_mutex;
+kspd::sparse::Impl::GlibcRand fallback_rand;
+}  // namespace
+
 extern "C" {
 // The interposers of the FIXME_METIS above (an executable's definitions come before libc's).
 int rand(void) noexcept {
   if (kspd::sparse::Impl::metis_rand_local) return kspd::sparse::Impl::metis_rand.next();
   static const auto libc_rand = reinterpret_cast<int (*)(void)>(dlsym(RTLD_NEXT, "rand"));
-  return libc_rand();
+  if (libc_rand) return libc_rand();
+  std::lock_guard<std::mutex> lock(fallback_rand_mutex);
+  return fallback_rand.next();
 }
 void srand(unsigned seed) noexcept {
   if (kspd::sparse::Impl::metis_rand_local) return kspd::sparse::Impl::metis_rand.seed(seed);
   static const auto libc_srand = reinterpret_cast<void (*)(unsigned)>(dlsym(RTLD_NEXT, "srand"));
-  libc_srand(seed);
+  if (libc_srand) return libc_srand(seed);
+  std::lock_guard<std::mutex> lock(fallback_rand_mutex);
+  fallback_rand.seed(seed);
 }
 }
 #endif
