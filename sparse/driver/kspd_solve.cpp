@@ -51,6 +51,7 @@ struct Args {
   size_type nx = 22, ny = -1, nz = -1;
   size_type nrhs = 1;
   int refactor = 0;
+  bool analyse_only = false;  // --analyse-only: stop after the order + analyse report
   int blas_threads = -1;  // -1: 1 when several task workers run, else the BLAS default
   bool gpu_direct = false;  // distributed: DistributedOptions::gpu_direct (reported only)
   bool max_supernode_given = false, memory_limit_given = false;
@@ -64,9 +65,10 @@ void usage() {
       "  [--relax on|off] [--nrelax a,b,c] [--zrelax x,y,z] [--max-supernode W] [--max-trsm-rows R]\n"
       "  [--gpu on|off|force] [--gpu-threshold-potrf W] [--gpu-threshold-trsm M*W] [--gpu-threshold-update M*N*K]\n"
       "  [--gpu-mem-limit MiB] [--fallback cpu|fail] [--gpu-placement resident|top] [--timeline]\n"
-      "  [--gpu-direct on|off] [--refactor K] [--quiet]\n"
+      "  [--gpu-direct on|off] [--refactor K] [--quiet] [--analyse-only]\n"
       "Default: --generate elasticity3d --size 22 (3 dof per node, n = 31944), --threads = all cores as\n"
       "task workers with single-threaded BLAS inside each (--threads 1: one worker, threaded BLAS).\n"
+      "--threads also sets the threads of the ordering and the analysis; --analyse-only stops after them.\n"
       "--gpu on|force: the whole factor on the GPU when it fits (--gpu-mem-limit), factored by tree level and\n"
       "kept there for the solve (--gpu-placement resident, the default); else, or with --gpu-placement top,\n"
       "the top of the tree on the GPU (by the thresholds) and the rest on the host workers. --timeline: fence\n"
@@ -99,6 +101,7 @@ bool parse(int argc, char** argv, Args& a) {
     else if (f == "--blas-threads") a.blas_threads = std::atoi(need(i));
     else if (f == "--refactor") a.refactor = std::atoi(need(i));
     else if (f == "--quiet") a.opt.progress_interval = 1e30;
+    else if (f == "--analyse-only") a.analyse_only = true;
     else if (f == "--ordering") {
       const std::string o = need(i);
       if (o == "metis") a.opt.ordering = ks::Ordering::Metis;
@@ -167,6 +170,11 @@ int run(const Args& a) {
   const auto& as = chol.analysis_stats();
   std::printf("order    %8.3f s  %s\n", as.order_seconds, ks::to_string(opt.ordering));
   std::printf("analyse  %8.3f s  %s\n", as.analyse_seconds, as.summary().c_str());
+  if (a.analyse_only) {
+    std::printf("summary  n=%ld nnz(L)=%ld flops=%.3e order+analyse=%.3fs threads=%d\n", long(A.n), long(as.nnz_l),
+                as.flops, as.order_seconds + as.analyse_seconds, opt.threads);
+    return 0;
+  }
   // factor (and refactor)
   Kokkos::DefaultExecutionSpace exec;
   for (int round = 0; round <= a.refactor; ++round) {

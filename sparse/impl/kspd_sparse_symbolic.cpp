@@ -4,12 +4,20 @@
 /// and the fan-out task graph.
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <exception>
+#include <mutex>
 #include <numeric>
+#include <queue>
 #include <sstream>
+#include <thread>
 
 #include "kspd_error.hpp"
+#include "kspd_sparse_analysis_threads.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
 namespace kspd::sparse::Impl {
@@ -20,43 +28,65 @@ double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-/// The lower triangle of P A P^T as sorted CSC, plus the unsorted upper (rows of lower).
+/// The upper triangle of P A P^T: column k lists the rows i <= k with a_ki != 0 (in the
+/// order of A's entries), and with origins each entry's index in A.
+void permute_upper(const PatternRef& A, const std::vector<size_type>& iperm, int T, std::vector<size_type>& ucolptr,
+                   WorkVector<size_type>& urowind) {
+  const auto cuts = balanced_cuts(A.colptr, A.n, T);
+  ucolptr = stable_buckets(
+      T, cuts, A.n,
+      [&](size_type j, auto&& emit) {
+        const size_type b = iperm[size_t(j)];
+        for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p) {
+          const size_type a = iperm[size_t(A.rowind[p])];
+          emit(std::max(a, b), std::min(a, b), p);
+        }
+      },
+      urowind, static_cast<WorkVector<size_type>*>(nullptr));
+}
+
+/// The lower triangle of P A P^T as sorted CSC, with each entry's index in A.
 struct Permuted {
-  std::vector<size_type> colptr, rowind;  // lower, sorted
-  std::vector<size_type> ucolptr, urowind;  // upper: column k lists i <= k with a_ki != 0
+  std::vector<size_type> colptr;
+  WorkVector<size_type> rowind, origin;
 };
 
-Permuted permute(const PatternRef& A, const std::vector<size_type>& iperm) {
-  const size_type n = A.n, nnz = A.colptr[n];
+Permuted permute(const PatternRef& A, const std::vector<size_type>& iperm, int T) {
+  // Bucket A's entries by their lower column (stable), then sort each column by row: the
+  // rows of a column are distinct, so the result is the same for every T.
   Permuted P;
-  // Bucket every entry by its larger index (upper column), then transpose into the lower.
-  P.ucolptr.assign(static_cast<size_t>(n + 1), 0);
-  for (size_type j = 0; j < n; ++j)
-    for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p)
-      ++P.ucolptr[size_t(std::max(iperm[size_t(A.rowind[p])], iperm[size_t(j)]) + 1)];
-  for (size_type k = 0; k < n; ++k) P.ucolptr[size_t(k + 1)] += P.ucolptr[size_t(k)];
-  P.urowind.resize(static_cast<size_t>(nnz));
-  std::vector<size_type> pos(P.ucolptr.begin(), P.ucolptr.end() - 1);
-  std::vector<size_type> lcount(static_cast<size_t>(n + 1), 0);
-  for (size_type j = 0; j < n; ++j)
-    for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p) {
-      const size_type a = iperm[size_t(A.rowind[p])], b = iperm[size_t(j)];
-      const size_type lo = std::max(a, b), hi = std::min(a, b);
-      P.urowind[size_t(pos[size_t(lo)]++)] = hi;
-      ++lcount[size_t(hi + 1)];
+  P.colptr = stable_buckets(
+      T, balanced_cuts(A.colptr, A.n, T), A.n,
+      [&](size_type j, auto&& emit) {
+        const size_type b = iperm[size_t(j)];
+        for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p) {
+          const size_type a = iperm[size_t(A.rowind[p])];
+          emit(std::min(a, b), std::max(a, b), p);
+        }
+      },
+      P.rowind, &P.origin);
+  const auto cuts = balanced_cuts(P.colptr.data(), A.n, T);
+  run_threads(T, [&](int t) {
+    std::vector<std::pair<size_type, size_type>> col;
+    for (size_type j = cuts[size_t(t)]; j < cuts[size_t(t + 1)]; ++j) {
+      const size_type b = P.colptr[size_t(j)], e = P.colptr[size_t(j + 1)];
+      bool sorted = true;
+      for (size_type q = b + 1; q < e && sorted; ++q) sorted = P.rowind[size_t(q - 1)] < P.rowind[size_t(q)];
+      if (sorted) continue;
+      col.clear();
+      for (size_type q = b; q < e; ++q) col.emplace_back(P.rowind[size_t(q)], P.origin[size_t(q)]);
+      std::sort(col.begin(), col.end());
+      for (size_type q = b; q < e; ++q) {
+        P.rowind[size_t(q)] = col[size_t(q - b)].first;
+        P.origin[size_t(q)] = col[size_t(q - b)].second;
+      }
     }
-  P.colptr = lcount;
-  for (size_type k = 0; k < n; ++k) P.colptr[size_t(k + 1)] += P.colptr[size_t(k)];
-  P.rowind.resize(static_cast<size_t>(nnz));
-  pos.assign(P.colptr.begin(), P.colptr.end() - 1);
-  for (size_type lo = 0; lo < n; ++lo)  // increasing row: lower columns come out sorted
-    for (size_type p = P.ucolptr[size_t(lo)]; p < P.ucolptr[size_t(lo + 1)]; ++p)
-      P.rowind[size_t(pos[size_t(P.urowind[size_t(p)])]++)] = lo;
+  });
   return P;
 }
 
 std::vector<size_type> etree_upper(size_type n, const std::vector<size_type>& ucolptr,
-                                   const std::vector<size_type>& urowind) {
+                                   const WorkVector<size_type>& urowind) {
   std::vector<size_type> parent(static_cast<size_t>(n), -1), anc(static_cast<size_t>(n), -1);
   for (size_type k = 0; k < n; ++k)
     for (size_type p = ucolptr[size_t(k)]; p < ucolptr[size_t(k + 1)]; ++p)
@@ -96,6 +126,27 @@ std::vector<size_type> postorder(const std::vector<size_type>& parent) {
   return post;
 }
 
+/// Seconds per phase, printed to stderr when KSPD_ANALYSE_PROFILE is set.
+struct PhaseTimer {
+  bool on = std::getenv("KSPD_ANALYSE_PROFILE") != nullptr;
+  double t = now(), c = cpu(), x = excess();
+  static double cpu() { return double(std::clock()) / CLOCKS_PER_SEC; }
+  static double excess() { return 1e-9 * double(parallel_excess_ns().load()); }
+  void operator()(const char* phase) {
+    if (!on) return;
+    const double t1 = now(), c1 = cpu(), x1 = excess();
+    std::fprintf(stderr, "kspd::sparse::analyse %-14s %8.3f s (cpu %.3f s, critical path %.3f s)\n", phase, t1 - t,
+                 c1 - c, (c1 - c) - (x1 - x));
+    t = t1;
+    c = c1;
+    x = x1;
+  }
+  ~PhaseTimer() {
+    if (on) std::fprintf(stderr, "kspd::sparse::analyse total          (cpu %.3f s, critical path %.3f s)\n", cpu() - c0, (cpu() - c0) - (excess() - x0));
+  }
+  double c0 = cpu(), x0 = excess();
+};
+
 size_type bin_of(size_type w) { return w <= 1 ? 0 : w <= 4 ? 1 : w <= 16 ? 2 : w <= 64 ? 3 : w <= 256 ? 4 : 5; }
 
 }  // namespace
@@ -103,8 +154,10 @@ size_type bin_of(size_type w) { return w <= 1 ? 0 : w <= 4 ? 1 : w <= 16 ? 2 : w
 std::vector<size_type> elimination_tree(const PatternRef& A) {
   std::vector<size_type> ident(static_cast<size_t>(A.n));
   std::iota(ident.begin(), ident.end(), size_type(0));
-  const Permuted P = permute(A, ident);
-  return etree_upper(A.n, P.ucolptr, P.urowind);
+  std::vector<size_type> ucolptr;
+  WorkVector<size_type> urowind;
+  permute_upper(A, ident, 1, ucolptr, urowind);
+  return etree_upper(A.n, ucolptr, urowind);
 }
 
 std::vector<size_type> column_counts(const PatternRef& A, const std::vector<size_type>& parent) {
@@ -165,34 +218,69 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
   KSPD_REQUIRE(n >= 0 && A.colptr != nullptr, InvalidArgument, "kspd::sparse::analyse: bad matrix (n = " << n << ")");
   KSPD_REQUIRE(opt.max_supernode >= 1, InvalidArgument,
                "kspd::sparse: Options::max_supernode must be >= 1, got " << opt.max_supernode);
-  for (size_type j = 0; j < n; ++j)
-    for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p)
-      KSPD_REQUIRE(A.rowind[p] >= j && A.rowind[p] < n && (p == A.colptr[j] || A.rowind[p] > A.rowind[p - 1]),
-                   InvalidArgument,
-                   "kspd::sparse::analyse: A must be the lower triangle with sorted unique rows; column "
-                       << j << " has row " << A.rowind[p]);
+  const int T = std::max(1, std::min(analysis_threads(opt), int(std::min<size_type>(n / 256 + 1, 256))));
+  PhaseTimer phase;
+  {
+    // Each thread finds the first bad column of its range; the first overall is reported.
+    auto bad_entry = [&](size_type j, size_type p) {
+      return !(A.rowind[p] >= j && A.rowind[p] < n && (p == A.colptr[j] || A.rowind[p] > A.rowind[p - 1]));
+    };
+    const auto cuts = balanced_cuts(A.colptr, n, T);
+    std::vector<size_type> first_bad(static_cast<size_t>(T), -1);
+    run_threads(T, [&](int t) {
+      for (size_type j = cuts[size_t(t)]; j < cuts[size_t(t + 1)] && first_bad[size_t(t)] == -1; ++j)
+        for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p)
+          if (bad_entry(j, p)) {
+            first_bad[size_t(t)] = j;
+            break;
+          }
+    });
+    for (const size_type j : first_bad)
+      if (j != -1)
+        for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p)
+          KSPD_REQUIRE(!bad_entry(j, p), InvalidArgument,
+                       "kspd::sparse::analyse: A must be the lower triangle with sorted unique rows; column "
+                           << j << " has row " << A.rowind[p]);
+  }
+  phase("check");
   Symbolic S;
   S.n = n;
   std::vector<size_type> perm = compute_ordering(A, opt);
   const double t1 = now();
+  phase("order");
   std::vector<size_type> iperm(static_cast<size_t>(n));
   for (size_type k = 0; k < n; ++k) iperm[size_t(perm[size_t(k)])] = k;
-  // Etree of the ordered matrix, then compose the ordering with its postorder.
+  // Etree of the ordered matrix, then compose the ordering with its postorder. A postorder
+  // is a topological order of the tree, so it leaves the filled graph alone: the etree of
+  // the postordered matrix is the relabelled one.
   {
-    Permuted P = permute(A, iperm);
-    const auto parent = etree_upper(n, P.ucolptr, P.urowind);
+    std::vector<size_type> ucolptr;
+    WorkVector<size_type> urowind;
+    permute_upper(A, iperm, T, ucolptr, urowind);
+    phase("permute upper");
+    const auto parent = etree_upper(n, ucolptr, urowind);
+    phase("etree");
     const auto post = postorder(parent);
     std::vector<size_type> p2(static_cast<size_t>(n));
     for (size_type k = 0; k < n; ++k) p2[size_t(k)] = perm[size_t(post[size_t(k)])];
     perm.swap(p2);
     for (size_type k = 0; k < n; ++k) iperm[size_t(perm[size_t(k)])] = k;
+    std::vector<size_type> inv(static_cast<size_t>(n));
+    for (size_type k = 0; k < n; ++k) inv[size_t(post[size_t(k)])] = k;
+    S.parent.resize(static_cast<size_t>(n));
+    for (size_type k = 0; k < n; ++k) {
+      const size_type q = parent[size_t(post[size_t(k)])];
+      S.parent[size_t(k)] = q == -1 ? -1 : inv[size_t(q)];
+    }
   }
-  Permuted P = permute(A, iperm);
-  S.parent = etree_upper(n, P.ucolptr, P.urowind);
+  phase("postorder");
+  Permuted P = permute(A, iperm, T);
+  phase("permute");
   PatternRef PL{n, P.colptr.data(), P.rowind.data()};
   S.colcount = column_counts(PL, S.parent);
   S.perm = perm;
   S.iperm = iperm;
+  phase("colcounts");
 
   // Fundamental supernodes (a chain of single children with nested structure), <= max width.
   const size_type maxw = opt.max_supernode;
@@ -258,8 +346,12 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
     const size_type par = S.parent[size_t(sn.first_col + sn.ncols - 1)];
     sn.parent = par == -1 ? -1 : S.col_snode[size_t(par)];
   }
-  // Row structures: own columns, rows of A below, and the children's rows below.
-  std::vector<size_type> chead(static_cast<size_t>(ns), -1), cnext(static_cast<size_t>(ns), -1), mark(static_cast<size_t>(n), -1);
+  phase("supernodes");
+  // Row structures: own columns, rows of A below, and the children's rows below. The
+  // columns f..l of a supernode form a chain (parent(c) = c + 1), so its rows are f..l and
+  // the rows of column l below it: ncols - 1 + colcount(l) of them, known beforehand. That
+  // places every supernode's rows, and independent subtrees fill theirs in parallel.
+  std::vector<size_type> chead(static_cast<size_t>(ns), -1), cnext(static_cast<size_t>(ns), -1);
   for (size_type s = ns - 1; s >= 0; --s) {
     const size_type p = S.snodes[size_t(s)].parent;
     if (p != -1) {
@@ -267,41 +359,87 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
       chead[size_t(p)] = s;
     }
   }
-  S.rows.reserve(static_cast<size_t>(A.colptr[n] + n));
-  size_type voff = 0;
-  for (size_type s = 0; s < ns; ++s) {
-    Supernode& sn = S.snodes[size_t(s)];
-    const size_type f = sn.first_col, l = f + sn.ncols - 1;
-    sn.row_begin = size_type(S.rows.size());
-    for (size_type j = f; j <= l; ++j) {
-      S.rows.push_back(j);
-      mark[size_t(j)] = s;
-    }
-    const size_type below = size_type(S.rows.size());
-    for (size_type j = f; j <= l; ++j)
-      for (size_type p = P.colptr[size_t(j)]; p < P.colptr[size_t(j + 1)]; ++p) {
-        const size_type r = P.rowind[size_t(p)];
-        if (r > l && mark[size_t(r)] != s) {
-          mark[size_t(r)] = s;
-          S.rows.push_back(r);
-        }
-      }
-    for (size_type c = chead[size_t(s)]; c != -1; c = cnext[size_t(c)]) {
-      const Supernode& cn = S.snodes[size_t(c)];
-      for (size_type q = cn.row_begin + cn.ncols; q < cn.row_end; ++q) {
-        const size_type r = S.rows[size_t(q)];
-        if (r > l && mark[size_t(r)] != s) {
-          mark[size_t(r)] = s;
-          S.rows.push_back(r);
-        }
-      }
-    }
-    std::sort(S.rows.begin() + below, S.rows.end());
-    sn.row_end = size_type(S.rows.size());
+  size_type voff = 0, nrows_total = 0;
+  for (auto& sn : S.snodes) {
+    sn.row_begin = nrows_total;
+    nrows_total += sn.ncols - 1 + S.colcount[size_t(sn.first_col + sn.ncols - 1)];
+    sn.row_end = nrows_total;
     sn.value_offset = voff;
     voff += sn.nrows() * sn.ncols;
   }
   S.nvalues = voff;
+  S.rows.resize(static_cast<size_t>(nrows_total));
+  auto fill_rows = [&](size_type s, std::vector<size_type>& mark) {
+    Supernode& sn = S.snodes[size_t(s)];
+    const size_type f = sn.first_col, l = f + sn.ncols - 1;
+    size_type at = sn.row_begin;
+    for (size_type j = f; j <= l; ++j) {
+      S.rows[size_t(at++)] = j;
+      mark[size_t(j)] = s;
+    }
+    auto add = [&](size_type r) {
+      if (r > l && mark[size_t(r)] != s) {
+        mark[size_t(r)] = s;
+        KSPD_REQUIRE(at < sn.row_end, Error, "kspd::sparse::analyse: supernode " << s << " has more rows than its count");
+        S.rows[size_t(at++)] = r;
+      }
+    };
+    for (size_type j = f; j <= l; ++j)
+      for (size_type p = P.colptr[size_t(j)]; p < P.colptr[size_t(j + 1)]; ++p) add(P.rowind[size_t(p)]);
+    for (size_type c = chead[size_t(s)]; c != -1; c = cnext[size_t(c)]) {
+      const Supernode& cn = S.snodes[size_t(c)];
+      for (size_type q = cn.row_begin + cn.ncols; q < cn.row_end; ++q) add(S.rows[size_t(q)]);
+    }
+    KSPD_REQUIRE(at == sn.row_end, Error, "kspd::sparse::analyse: supernode " << s << " has fewer rows than its count");
+    std::sort(S.rows.begin() + (sn.row_begin + sn.ncols), S.rows.begin() + sn.row_end);
+  };
+  {
+    // Subtrees (the supernodal tree is postordered: the subtree of s is [s - size + 1, s]):
+    // split the heaviest until each holds at most 1/(4T) of the work; the split-off tops
+    // are done last, in order, by one thread.
+    std::vector<size_type> first(static_cast<size_t>(ns)), work(static_cast<size_t>(ns));
+    for (size_type s = 0; s < ns; ++s) {
+      first[size_t(s)] = s;
+      work[size_t(s)] = S.snodes[size_t(s)].nrows() + (P.colptr[size_t(S.snodes[size_t(s)].first_col + S.snodes[size_t(s)].ncols)] -
+                                                        P.colptr[size_t(S.snodes[size_t(s)].first_col)]);
+    }
+    for (size_type s = 0; s < ns; ++s) {
+      const size_type p = S.snodes[size_t(s)].parent;
+      if (p != -1) {
+        first[size_t(p)] = std::min(first[size_t(p)], first[size_t(s)]);
+        work[size_t(p)] += work[size_t(s)];
+      }
+    }
+    size_type total = 0;
+    std::priority_queue<std::pair<size_type, size_type>> heap;  // (work, root)
+    for (size_type s = 0; s < ns; ++s)
+      if (S.snodes[size_t(s)].parent == -1) {
+        heap.push({work[size_t(s)], s});
+        total += work[size_t(s)];
+      }
+    std::vector<size_type> top, roots;
+    while (T > 1 && !heap.empty() && heap.top().first * 4 * T > total) {
+      const size_type r = heap.top().second;
+      heap.pop();
+      top.push_back(r);
+      for (size_type c = chead[size_t(r)]; c != -1; c = cnext[size_t(c)]) heap.push({work[size_t(c)], c});
+    }
+    while (!heap.empty()) {  // heaviest first
+      roots.push_back(heap.top().second);
+      heap.pop();
+    }
+    std::sort(top.begin(), top.end());
+    std::atomic<size_type> next{0};
+    std::vector<std::vector<size_type>> marks(static_cast<size_t>(T));
+    run_threads(T, [&](int t) {
+      auto& mark = marks[size_t(t)];
+      mark.assign(static_cast<size_t>(n), -1);
+      for (size_type k = next++; k < size_type(roots.size()); k = next++)
+        for (size_type s = first[size_t(roots[size_t(k)])]; s <= roots[size_t(k)]; ++s) fill_rows(s, mark);
+    });
+    for (const size_type s : top) fill_rows(s, marks[0]);
+  }
+  phase("rows");
   // Blocks (Algorithm 2): the diagonal block, then one block per target supernode.
   for (size_type s = 0; s < ns; ++s) {
     Supernode& sn = S.snodes[size_t(s)];
@@ -316,6 +454,7 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
     }
     sn.block_end = size_type(S.blocks.size());
   }
+  phase("blocks");
   // Tasks: DiagFactor(s) = task s; Trsm over block ranges (<= max_trsm_rows rows, one
   // owner); Update(s, b) per off-diagonal block.
   S.tasks.resize(static_cast<size_t>(ns));
@@ -347,19 +486,36 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
       ++S.tasks[size_t(blk.target)].ndeps;
     }
   }
-  // Where each entry of A lands in the factor values.
+  phase("tasks");
+  // Where each entry of A lands in the factor values: per supernode, each row's place in
+  // its row list, then the entries of its columns (the permuted lower pattern knows their
+  // index in A). Supernodes in T ranges; every entry of A is written once.
   S.value_map.resize(static_cast<size_t>(A.colptr[n]));
-  for (size_type j = 0; j < n; ++j)
-    for (size_type p = A.colptr[j]; p < A.colptr[j + 1]; ++p) {
-      const size_type a = iperm[size_t(A.rowind[p])], b = iperm[size_t(j)];
-      const size_type lo = std::max(a, b), hi = std::min(a, b);
-      const Supernode& sn = S.snodes[size_t(S.col_snode[size_t(hi)])];
-      const auto first = S.rows.begin() + sn.row_begin, last = S.rows.begin() + sn.row_end;
-      const size_type loc = size_type(std::lower_bound(first, last, lo) - first);
-      S.value_map[size_t(p)] = sn.value_offset + (hi - sn.first_col) * sn.nrows() + loc;
-    }
+  {
+    std::vector<size_type> snz(static_cast<size_t>(ns + 1), 0);
+    for (size_type s = 0; s < ns; ++s) snz[size_t(s + 1)] = snz[size_t(s)] + S.snodes[size_t(s)].nrows() +
+        (P.colptr[size_t(S.snodes[size_t(s)].first_col + S.snodes[size_t(s)].ncols)] - P.colptr[size_t(S.snodes[size_t(s)].first_col)]);
+    const auto cuts = balanced_cuts(snz.data(), ns, T);
+    run_threads(T, [&](int t) {
+      std::vector<size_type> loc(static_cast<size_t>(n));
+      for (size_type s = cuts[size_t(t)]; s < cuts[size_t(t + 1)]; ++s) {
+        const Supernode& sn = S.snodes[size_t(s)];
+        for (size_type q = sn.row_begin; q < sn.row_end; ++q) loc[size_t(S.rows[size_t(q)])] = q - sn.row_begin;
+        for (size_type j = sn.first_col; j < sn.first_col + sn.ncols; ++j)
+          for (size_type p = P.colptr[size_t(j)]; p < P.colptr[size_t(j + 1)]; ++p)
+            S.value_map[size_t(P.origin[size_t(p)])] =
+                sn.value_offset + (j - sn.first_col) * sn.nrows() + loc[size_t(P.rowind[size_t(p)])];
+      }
+    });
+  }
+  phase("value_map");
   S.a_colptr.assign(A.colptr, A.colptr + n + 1);
-  S.a_rowind.assign(A.rowind, A.rowind + A.colptr[n]);
+  S.a_rowind.resize(static_cast<size_t>(A.colptr[n]));
+  run_threads(T, [&](int t) {
+    const size_type nnz = A.colptr[n], b0 = nnz * t / T, b1 = nnz * (t + 1) / T;
+    std::copy(A.rowind + b0, A.rowind + b1, S.a_rowind.begin() + b0);
+  });
+  phase("copy A");
   // Statistics.
   AnalysisStats& st = S.stats;
   st.n = n;
@@ -387,6 +543,7 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
       ++st.block_hist[bin_of(S.blocks[size_t(b)].nrows)];
     }
   }
+  phase("stats");
   st.order_seconds = t1 - t0;
   st.analyse_seconds = now() - t1;
   return S;

@@ -11,6 +11,7 @@
 /// units a distributed scheduler sends between ranks.
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -129,7 +130,25 @@ std::pair<size_type, long double> failing_pivot(const std::vector<Scalar>& block
   return {info > 0 ? info - 1 : 0, std::nan("")};
 }
 
-/// Fill-reducing ordering of the pattern: new -> old.
+/// glibc's rand()/srand() (TYPE_3 additive feedback) as a value: the per-thread random
+/// stream the Metis calls of kspd_sparse_ordering.cpp see (see FIXME_METIS there).
+class GlibcRand {
+ public:
+  explicit GlibcRand(unsigned seed = 1);
+  void seed(unsigned seed);
+  int next();  ///< the next rand() value, in [0, RAND_MAX]
+
+ private:
+  std::uint32_t next_raw();
+  std::int32_t r_[34] = {};
+  int k_ = 34;
+};
+
+/// Threads of the ordering and the analysis: Options::threads, or all cores when it is 0.
+int analysis_threads(const Options& opt);
+
+/// Fill-reducing ordering of the pattern: new -> old. Metis with one thread is one
+/// METIS_NodeND call; with more, a parallel nested dissection (kspd_sparse_ordering.cpp).
 std::vector<size_type> compute_ordering(const PatternRef& A, const Options& opt);
 
 /// The whole analysis.
