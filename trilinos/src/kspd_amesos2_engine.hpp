@@ -6,6 +6,7 @@
 /// API changes (execution-space-first factorize returning info, device solves), only this
 /// file changes.
 
+#include <type_traits>
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -54,11 +55,15 @@ class Engine {
                  "kspd::amesos2: the matrix pattern differs from the analysed one; call symbolicFactorization()");
     input_.update_values(values);
     factored_ = false;
-    try {
-      chol_->factorize(input_.matrix());
-    } catch (const NotPositiveDefinite& e) {
-      message_ = e.what();
-      return int(e.column() > 0 ? e.column() : 1);
+    using Exec = typename std::remove_reference_t<decltype(*chol_)>::execution_space;
+    const int info = chol_->factorize(Exec(), input_.matrix());
+    if (info != 0) {
+      try {
+        chol_->require_spd();
+      } catch (const NotPositiveDefinite& e) {
+        message_ = e.what();
+      }
+      return info;
     }
     factored_ = true;
     return 0;
@@ -68,7 +73,8 @@ class Engine {
   template <class XView>
   void solve(const XView& X) const {
     KSPD_REQUIRE(factored_, InvalidArgument, "kspd::amesos2::Engine::solve: the factorization failed or was not done");
-    chol_->solve(X);
+    using Exec = typename std::remove_reference_t<decltype(*chol_)>::execution_space;
+    chol_->solve(Exec(), X);
   }
 
   size_type nnz_l() const { return chol_ ? chol_->analysis_stats().nnz_l : 0; }

@@ -150,11 +150,11 @@ TEST(SparseInput, SameFactorAndSolutionAsTheCscPath) {
   opt.threads = 1;
   ks::SupernodalCholesky<double> chol_ref(opt);
   chol_ref.analyze(ref);
-  chol_ref.factorize(ref);
+  if (chol_ref.factorize(Kokkos::DefaultExecutionSpace(), ref) != 0) chol_ref.require_spd();
   Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace> Xref("Xref", n, nrhs);
   for (size_type r = 0; r < nrhs; ++r)
     for (size_type i = 0; i < n; ++i) Xref(i, r) = B[size_t(i + r * n)];
-  chol_ref.solve(Xref);
+  chol_ref.solve(Kokkos::DefaultExecutionSpace(), Xref);
   const auto Lref = chol_ref.factor_csc();
   for (auto fmt : all_formats()) {
     SCOPED_TRACE(fmt_name(fmt));
@@ -163,24 +163,24 @@ TEST(SparseInput, SameFactorAndSolutionAsTheCscPath) {
     auto in = ks::make_input(C.n, size_type(C.ind.size()), C.ptr.data(), C.ind.data(), C.val.data(), fmt);
     ks::SupernodalCholesky<double> chol(opt);
     chol.analyze(in.matrix());
-    chol.factorize(in.matrix());
+    if (chol.factorize(Kokkos::DefaultExecutionSpace(), in.matrix()) != 0) chol.require_spd();
     const auto L = chol.factor_csc();
     ASSERT_EQ(L.rowind, Lref.rowind);
     ASSERT_EQ(L.values, Lref.values);
     Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace> Xs("X", n, nrhs);
     for (size_type r = 0; r < nrhs; ++r)
       for (size_type i = 0; i < n; ++i) Xs(i, r) = B[size_t(i + r * n)];
-    chol.solve(Xs);
+    chol.solve(Kokkos::DefaultExecutionSpace(), Xs);
     for (size_type r = 0; r < nrhs; ++r)
       for (size_type i = 0; i < n; ++i) ASSERT_EQ(Xs(i, r), Xref(i, r));
     // Refactorization with new values of the same pattern: 2A, so X/2 solves it.
     std::vector<double> v2(C.val.size());
     for (size_t k = 0; k < v2.size(); ++k) v2[k] = 2 * C.val[k];
     in.update_values(v2.data());
-    chol.factorize(in.matrix());
+    if (chol.factorize(Kokkos::DefaultExecutionSpace(), in.matrix()) != 0) chol.require_spd();
     for (size_type r = 0; r < nrhs; ++r)
       for (size_type i = 0; i < n; ++i) Xs(i, r) = B[size_t(i + r * n)];
-    chol.solve(Xs);
+    chol.solve(Kokkos::DefaultExecutionSpace(), Xs);
     for (size_type r = 0; r < nrhs; ++r)
       for (size_type i = 0; i < n; ++i) ASSERT_NEAR(Xs(i, r), X[size_t(i + r * n)] / 2, 1e-12);
   }
