@@ -7,6 +7,7 @@
 #include "kspd_dense.hpp"
 #include "kspd_error.hpp"
 #include "kspd_lapack.hpp"
+#include "kspd_runtime.hpp"
 #include "kspd_tags.hpp"
 #include "kspd_types.hpp"
 #endif
