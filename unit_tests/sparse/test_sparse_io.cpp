@@ -577,6 +577,12 @@ TEST(SparseIoRutherfordBoeing, MalformedHeader) {
   RbFile f = ok;
   f.crd_fix[0] = 9;
   expect_rb_error(tmp, f, 2, "totcrd = 9 is not ptrcrd + indcrd + valcrd + rhscrd = 4");
+  {  // counts whose sum overflows 64 bits: an error at line 2, not signed overflow
+    const std::string p = tmp.write("overflow.rsa", "title\n 4 9223372036854775807 9223372036854775807 2 0\n");
+    expect_parse_error([&] { (void)sp::read_rutherford_boeing<double>(p); }, p, 2, "overflow a 64-bit integer");
+    const std::string p2 = tmp.write("overflow2.rsa", "title\n 9223372036854775807 1 9223372036854775807 0\n");
+    expect_parse_error([&] { (void)sp::read_rutherford_boeing<double>(p2); }, p2, 2, "overflow a 64-bit integer");
+  }
   const std::vector<std::pair<std::string, std::string>> types = {
       {"RSE", "elemental"}, {"CSA", "complex"}, {"RHA", "only symmetric (S)"}, {"RZA", "only symmetric (S)"},
       {"RRA", "rectangular"}, {"XSA", "unknown value type 'X'"}, {"RXA", "unknown symmetry 'X'"},
