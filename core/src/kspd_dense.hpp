@@ -116,7 +116,11 @@ bool views_overlap(const XV& X, const YV& Y) {
   if (!std::is_same<typename XV::memory_space, typename YV::memory_space>::value) return false;
   constexpr std::uintptr_t sx = sizeof(typename XV::value_type), sy = sizeof(typename YV::value_type);
   const std::uintptr_t x0 = reinterpret_cast<std::uintptr_t>(X.data()), y0 = reinterpret_cast<std::uintptr_t>(Y.data());
-  const std::uintptr_t x1 = x0 + std::uintptr_t(X.span()) * sx, y1 = y0 + std::uintptr_t(Y.span()) * sy;
+  // One past the last element (View::span() of a LayoutStride View may reach further).
+  auto last = [](const auto& V) {
+    return std::uintptr_t(1 + (V.extent(0) - 1) * V.stride(0) + (V.extent(1) - 1) * V.stride(1));
+  };
+  const std::uintptr_t x1 = x0 + last(X) * sx, y1 = y0 + last(Y) * sy;
   if (x1 <= y0 || y1 <= x0) return false;  // disjoint address ranges: the common case
   const MemoryPattern px = memory_pattern(X), py = memory_pattern(Y);
   if (sx != sy || !px.known || !py.known || (px.ld && py.ld && px.ld != py.ld)) return true;

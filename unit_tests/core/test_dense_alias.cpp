@@ -124,6 +124,11 @@ TEST(DenseAlias, OverlapIsExactForBlocksOfOneMatrix) {
   EXPECT_FALSE(views_overlap(blk(2, 3, 0, 10), blk(3, 10, 7, 8)));
   Mat E("E", 0, 5);
   EXPECT_FALSE(views_overlap(E, A));
+  // Strided 1 x 1 and m x 1 blocks of one panel (a LayoutStride span reaches past them).
+  using SMat = Kokkos::View<double**, Kokkos::LayoutStride, Mat::memory_space>;
+  SMat a11(A.data(), Kokkos::LayoutStride(1, 1, 1, 10)), a21(A.data() + 1, Kokkos::LayoutStride(9, 1, 1, 10));
+  EXPECT_FALSE(views_overlap(a11, a21));
+  EXPECT_TRUE(views_overlap(a11, SMat(A.data(), Kokkos::LayoutStride(9, 1, 1, 10))));
   Mat D("D", 10, 10);
   EXPECT_FALSE(views_overlap(A, D));
 }
