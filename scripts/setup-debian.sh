@@ -3,13 +3,15 @@
 #  - Kokkos / Kokkos Kernels 3.4 (Trilinos 13.2, Serial backend): the CPU default
 #  - OpenBLAS + LAPACK, Metis, Open MPI, zlib, GoogleTest, Google Benchmark
 #  - SuiteSparse (CHOLMOD) and MUMPS: benchmark peers only
+#  - clang and its runtime (libFuzzer, sanitizers: scripts/fuzz.sh)
 set -euo pipefail
 pkgs=(cmake make g++ gfortran pkg-config
       libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
       libopenblas-dev liblapack-dev libmetis-dev zlib1g-dev
       libopenmpi-dev openmpi-bin libmumps-dev
       googletest libgtest-dev libbenchmark-dev
-      libsuitesparse-dev)
+      libsuitesparse-dev
+      clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
