@@ -47,7 +47,7 @@ TEST(ReliabilityThreads, NoWorkerStartsIsAnErrorNamingTheCount) {
   ks::SupernodalCholesky<double> chol(opt);
   ThreadBudget none(0);
   try {
-    chol.factorize(A);
+    (void)chol.factorize(Kokkos::DefaultExecutionSpace(), A);
     FAIL() << "factorize ran with no worker thread created";
   } catch (const kspd::Error& e) {
     const std::string msg = e.what();
@@ -63,13 +63,13 @@ TEST(ReliabilityThreads, SomeWorkersStartTheFactorizationGoesOnWithThem) {
   ks::SupernodalCholesky<double> chol(opt);
   {
     ThreadBudget two(2);
-    chol.factorize(A);
+    ASSERT_EQ(chol.factorize(Kokkos::DefaultExecutionSpace(), A), 0);
   }
   EXPECT_EQ(chol.factor_stats().threads, 2);
   std::vector<double> b(size_t(A.n), 1.0), x = b;
   chol.solve(x);
   EXPECT_LE(residual(A, x, b), 1e-12);
-  chol.factorize(A);  // the budget is back: all six
+  ASSERT_EQ(chol.factorize(Kokkos::DefaultExecutionSpace(), A), 0);  // the budget is back: all six
   EXPECT_EQ(chol.factor_stats().threads, 6);
 }
 
@@ -104,7 +104,7 @@ TEST(ReliabilityThreads, AddressSpaceLimitIsAnErrorNotTerminate) {
       std::vector<char>().swap(spare);
       rlimit lim{vm + (rlim_t(2) << 20), vm + (rlim_t(2) << 20)};  // less than one 8 MiB stack
       setrlimit(RLIMIT_AS, &lim);
-      chol.factorize(A);
+      if (chol.factorize(Kokkos::DefaultExecutionSpace(), A) != 0) _exit(7);
       code = chol.factor_stats().threads < 64 ? 0 : 4;  // degraded (a thread fit after all)
     } catch (const kspd::Error& e) {
       code = std::string(e.what()).find("64 requested") != std::string::npos ? 0 : 5;
