@@ -6,6 +6,7 @@
 #  - Trilinos 13.2 Tpetra + Amesos2 (with Tacho, KLU2) and what building against them needs
 #    beyond the -dev packages' own dependencies (Epetra/EpetraExt/Triutils, Scotch): the
 #    Amesos2 adapter, its Tpetra test and the Tacho/KLU2 benchmark
+#  - clang and its runtime (libFuzzer, sanitizers: scripts/fuzz.sh)
 set -euo pipefail
 pkgs=(cmake make g++ gfortran pkg-config
       libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
@@ -15,7 +16,8 @@ pkgs=(cmake make g++ gfortran pkg-config
       libsuitesparse-dev
       libtrilinos-amesos2-dev libtrilinos-tpetra-dev libtrilinos-teuchos-dev libtrilinos-shylu-dev
       libtrilinos-epetra-dev libtrilinos-epetraext-dev libtrilinos-triutils-dev
-      libscotch-dev libptscotch-dev)
+      libscotch-dev libptscotch-dev
+      clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -4,6 +4,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "KSPD_Config.hpp"
+#include "kspd_test_data.hpp"
 #ifdef KSPD_ENABLE_MPI
 #include <mpi.h>
 #endif
@@ -17,6 +18,8 @@ int main(int argc, char* argv[]) {
   {
     Kokkos::ScopeGuard guard(argc, argv);
     ::testing::InitGoogleTest(&argc, argv);
+    // How many tests skipped for lack of the real matrices, at the end of the run.
+    ::testing::UnitTest::GetInstance()->listeners().Append(new kspd::test::DataSkipReport);
     result = RUN_ALL_TESTS();
   }
 #ifdef KSPD_ENABLE_MPI

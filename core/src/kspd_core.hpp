@@ -9,6 +9,7 @@
 #include "kspd_dense_logdet.hpp"
 #include "kspd_error.hpp"
 #include "kspd_lapack.hpp"
+#include "kspd_runtime.hpp"
 #include "kspd_tags.hpp"
 #include "kspd_types.hpp"
 #endif

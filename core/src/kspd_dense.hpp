@@ -13,7 +13,9 @@
 /// kspd::DimensionMismatch naming the argument.
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "kspd_compat.hpp"
 #include "kspd_dense_recursive.hpp"
@@ -88,6 +90,70 @@ void require_square(const char* op, const char* name, const V& A) {
                op << ": " << name << " must be square, got " << A.extent(0) << " x " << A.extent(1));
 }
 
+/// The memory a rank-2 View touches, as `count` runs of `run` consecutive elements whose
+/// starts are `ld` elements apart (ld = 0: one run). known = false: no unit stride.
+struct MemoryPattern {
+  std::uintptr_t begin = 0;
+  size_type run = 0, count = 0, ld = 0;
+  bool known = true;
+};
+template <class V>
+MemoryPattern memory_pattern(const V& X) {
+  MemoryPattern p;
+  p.begin = reinterpret_cast<std::uintptr_t>(X.data());
+  const size_type e[2] = {size_type(X.extent(0)), size_type(X.extent(1))};
+  const size_type s[2] = {size_type(X.stride(0)), size_type(X.stride(1))};
+  // The run dimension: a unit stride, or an extent of 1; the longer one when both qualify.
+  const bool ok0 = e[0] == 1 || s[0] == 1, ok1 = e[1] == 1 || s[1] == 1;
+  if (!ok0 && !ok1) return p.known = false, p;
+  const int u = ok0 && (!ok1 || e[0] >= e[1]) ? 0 : 1;
+  p.run = e[u];
+  p.count = e[1 - u];
+  p.ld = p.count > 1 ? s[1 - u] : 0;
+  return p;
+}
+
+/// Whether two Views share an element. Exact for Views with a unit stride that share their
+/// leading dimension (the blocks of one matrix: L11 and L21 of a panel do not overlap);
+/// other strided Views count as overlapping when their address ranges do.
+template <class XV, class YV>
+bool views_overlap(const XV& X, const YV& Y) {
+  if (X.size() == 0 || Y.size() == 0) return false;
+  if (!std::is_same<typename XV::memory_space, typename YV::memory_space>::value) return false;
+  constexpr std::uintptr_t sx = sizeof(typename XV::value_type), sy = sizeof(typename YV::value_type);
+  const std::uintptr_t x0 = reinterpret_cast<std::uintptr_t>(X.data()), y0 = reinterpret_cast<std::uintptr_t>(Y.data());
+  // One past the last element (View::span() of a LayoutStride View may reach further).
+  auto last = [](const auto& V) {
+    return std::uintptr_t(1 + (V.extent(0) - 1) * V.stride(0) + (V.extent(1) - 1) * V.stride(1));
+  };
+  const std::uintptr_t x1 = x0 + last(X) * sx, y1 = y0 + last(Y) * sy;
+  if (x1 <= y0 || y1 <= x0) return false;  // disjoint address ranges: the common case
+  const MemoryPattern px = memory_pattern(X), py = memory_pattern(Y);
+  if (sx != sy || !px.known || !py.known || (px.ld && py.ld && px.ld != py.ld)) return true;
+  const std::uintptr_t base = std::min(x0, y0);
+  if ((x0 - base) % sx || (y0 - base) % sx) return true;
+  const size_type ld = px.ld ? px.ld : py.ld;
+  if (ld == 0) return true;  // two contiguous runs whose ranges meet
+  // Positions in the lattice of leading dimension ld: (offset mod ld, offset div ld).
+  auto rect = [&](const MemoryPattern& p, std::uintptr_t b, size_type r[4]) {
+    const size_type off = size_type((b - base) / sx);
+    r[0] = off % ld, r[1] = r[0] + p.run, r[2] = off / ld, r[3] = r[2] + p.count;
+    return r[1] <= ld;  // a run that wraps past ld: not a block of that lattice
+  };
+  size_type a[4], b[4];
+  if (!rect(px, x0, a) || !rect(py, y0, b)) return true;
+  return a[0] < b[1] && b[0] < a[1] && a[2] < b[3] && b[2] < a[3];
+}
+
+/// InvalidArgument when output `out` shares memory with input `in` (an operation that is not
+/// defined in place).
+template <class OV, class IV>
+void require_no_alias(const char* op, const char* out, const OV& O, const char* in, const IV& I) {
+  KSPD_REQUIRE(!views_overlap(O, I), InvalidArgument,
+               op << ": the output " << out << " overlaps the input " << in
+                  << " (aliased operands; the operation is not defined in place: pass a copy of " << in << ")");
+}
+
 }  // namespace Impl
 
 /// C = alpha op(A) op(B) + beta C (?gemm). beta == 0 does not read C.
@@ -103,6 +169,8 @@ void gemm(const ExecSpace& exec, Trans ta, Trans tb, typename CV::const_value_ty
   KSPD_REQUIRE(am == size_type(C.extent(0)) && bn == size_type(C.extent(1)) && ak == bk, DimensionMismatch,
                "kspd::gemm: op(A) is " << am << " x " << ak << ", op(B) is " << bk << " x " << bn
                                        << ", C is " << C.extent(0) << " x " << C.extent(1));
+  Impl::require_no_alias("kspd::gemm", "C", C, "A", A);
+  Impl::require_no_alias("kspd::gemm", "C", C, "B", B);
   compat::ScopedRegion region("kspd::gemm");
   Impl::Recursive<ExecSpace, T>{exec, true, 0}.gemm(ta, tb, alpha, Impl::make_mat(A), Impl::make_mat(B),
                                                     beta, Impl::make_mat(C));
@@ -130,6 +198,7 @@ void trxm(const char* name, bool solve, const ExecSpace& exec, Side side, Uplo u
   KSPD_REQUIRE(size_type(A.extent(0)) == k, DimensionMismatch,
                name << ": A is " << A.extent(0) << " x " << A.extent(1) << " but B is " << B.extent(0)
                     << " x " << B.extent(1) << " (side " << to_char(side) << ")");
+  require_no_alias(name, "B", B, "A", A);
   compat::ScopedRegion region(name);
   const Algo algo = resolve<ExecSpace, T>(opt.algo, DenseOp::Trxm,
                                           std::min<size_type>(B.extent(0), B.extent(1)));
@@ -164,6 +233,7 @@ void syrk(const ExecSpace& exec, Uplo uplo, Trans trans, typename CV::const_valu
   const size_type an = is_trans(trans) ? A.extent(1) : A.extent(0);
   KSPD_REQUIRE(an == size_type(C.extent(0)), DimensionMismatch,
                "kspd::syrk: op(A) has " << an << " rows but C is " << C.extent(0) << " x " << C.extent(1));
+  Impl::require_no_alias("kspd::syrk", "C", C, "A", A);
   compat::ScopedRegion region("kspd::syrk");
   const Algo algo = Impl::resolve<ExecSpace, T>(opt.algo, Impl::DenseOp::Syrk, C.extent(0));
   auto a = Impl::make_mat(A);
@@ -234,6 +304,8 @@ void syr2k(const ExecSpace& exec, Uplo uplo, Trans trans, typename CV::const_val
   const size_type an = is_trans(trans) ? A.extent(1) : A.extent(0);
   KSPD_REQUIRE(an == size_type(C.extent(0)), DimensionMismatch,
                "kspd::syr2k: op(A) has " << an << " rows but C is " << C.extent(0) << " x " << C.extent(1));
+  Impl::require_no_alias("kspd::syr2k", "C", C, "A", A);
+  Impl::require_no_alias("kspd::syr2k", "C", C, "B", B);
   compat::ScopedRegion region("kspd::syr2k");
   const Algo algo = Impl::resolve<ExecSpace, T>(opt.algo, Impl::DenseOp::Syrk, C.extent(0));
   auto a = Impl::make_mat(A);
@@ -266,6 +338,8 @@ void symm(const ExecSpace& exec, Side side, Uplo uplo, typename CV::const_value_
                DimensionMismatch,
                "kspd::symm: A is " << A.extent(0) << " x " << A.extent(1) << ", B is " << B.extent(0) << " x "
                                    << B.extent(1) << ", C is " << C.extent(0) << " x " << C.extent(1));
+  Impl::require_no_alias("kspd::symm", "C", C, "A", A);
+  Impl::require_no_alias("kspd::symm", "C", C, "B", B);
   compat::ScopedRegion region("kspd::symm");
   const Algo algo = Impl::resolve<ExecSpace, T>(opt.algo, Impl::DenseOp::Symm, C.extent(0));
   auto a = Impl::make_mat(A);

@@ -128,6 +128,7 @@ void potrs(const ExecSpace& exec, Uplo uplo, const AV& A, const BV& B, const Den
   KSPD_REQUIRE(A.extent(0) == B.extent(0), DimensionMismatch,
                "kspd::potrs: A is " << A.extent(0) << " x " << A.extent(1) << " but B has " << B.extent(0)
                                     << " rows");
+  Impl::require_no_alias("kspd::potrs", "B", B, "A", A);
   compat::ScopedRegion region("kspd::potrs");
   using T = typename BV::non_const_value_type;
   // A = L L^H (Lower) or U^H U (Upper); ^H is ^T for real scalars

@@ -4,7 +4,7 @@
 // forward error against a known solution). Flags follow symPACK's run_sympack2D.
 //
 //   kspd-solve                                   # 3-D elasticity, a few seconds on 2 cores
-//   kspd-solve --input A.mtx --nrhs 4 --ordering metis
+//   kspd-solve A.mtx --nrhs 4 --ordering metis        # (or --input A.mtx)
 //   kspd-solve --generate laplace3d --size 60 --precision float --threads 4
 //   kspd-solve --generate elasticity3d --size 40 --gpu on --gpu-mem-limit 40000
 //   mpiexec -n 4 kspd-solve --size 40 --gpu on    # distributed, one rank per GPU
@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "KSPD_Config.hpp"
 #include "kspd_sparse_generate.hpp"
 #include "kspd_sparse_io.hpp"
+#include "kspd_solve_args.hpp"
 #include "kspd_sparse_supernodal_cholesky.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
@@ -46,94 +48,7 @@ double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-struct Args {
-  std::string input, generate = "elasticity3d", precision = "double";
-  size_type nx = 22, ny = -1, nz = -1;
-  size_type nrhs = 1;
-  int refactor = 0;
-  bool analyse_only = false;  // --analyse-only: stop after the order + analyse report
-  int blas_threads = -1;  // -1: 1 when several task workers run, else the BLAS default
-  bool gpu_direct = false;  // distributed: DistributedOptions::gpu_direct (reported only)
-  bool max_supernode_given = false, memory_limit_given = false;
-  ks::Options opt;
-};
-
-void usage() {
-  std::printf(
-      "usage: kspd-solve [--input FILE | --generate laplace2d|laplace3d|elasticity3d --size N [--ny N --nz N]]\n"
-      "  [--ordering metis|natural] [--nrhs K] [--precision float|double] [--threads T] [--blas-threads B]\n"
-      "  [--relax on|off] [--nrelax a,b,c] [--zrelax x,y,z] [--max-supernode W] [--max-trsm-rows R]\n"
-      "  [--gpu on|off|force] [--gpu-threshold-potrf W] [--gpu-threshold-trsm M*W] [--gpu-threshold-update M*N*K]\n"
-      "  [--gpu-mem-limit MiB] [--fallback cpu|fail] [--gpu-placement resident|top] [--timeline]\n"
-      "  [--gpu-direct on|off] [--refactor K] [--quiet] [--analyse-only]\n"
-      "Default: --generate elasticity3d --size 22 (3 dof per node, n = 31944), --threads = all cores as\n"
-      "task workers with single-threaded BLAS inside each (--threads 1: one worker, threaded BLAS).\n"
-      "--threads also sets the threads of the ordering and the analysis; --analyse-only stops after them.\n"
-      "--gpu on|force: the whole factor on the GPU when it fits (--gpu-mem-limit), factored by tree level and\n"
-      "kept there for the solve (--gpu-placement resident, the default); else, or with --gpu-placement top,\n"
-      "the top of the tree on the GPU (by the thresholds) and the rest on the host workers. --timeline: fence\n"
-      "per phase of the resident factorization and print where the time went.\n"
-      "Under mpiexec (distributed): one rank per GPU (node-local rank %% GPUs); --gpu on|off|force and the\n"
-      "thresholds pick the device supernodes, --gpu-mem-limit is per rank; --gpu-direct is reported only\n"
-      "(blocks are staged through host memory); --threads T is per rank (the main thread, which makes the MPI\n"
-      "calls and runs the device tasks, and T-1 host task workers; default: the node's cores / its ranks).\n");
-}
-
-bool parse(int argc, char** argv, Args& a) {
-  auto need = [&](int& i) -> const char* {
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "kspd-solve: %s needs a value\n", argv[i]);
-      std::exit(2);
-    }
-    return argv[++i];
-  };
-  for (int i = 1; i < argc; ++i) {
-    const std::string f = argv[i];
-    if (f == "--help" || f == "-h") return usage(), false;
-    else if (f == "--input") a.input = need(i);
-    else if (f == "--generate") a.generate = need(i);
-    else if (f == "--size") a.nx = std::atoll(need(i));
-    else if (f == "--ny") a.ny = std::atoll(need(i));
-    else if (f == "--nz") a.nz = std::atoll(need(i));
-    else if (f == "--nrhs") a.nrhs = std::atoll(need(i));
-    else if (f == "--precision") a.precision = need(i);
-    else if (f == "--threads") a.opt.threads = std::atoi(need(i));
-    else if (f == "--blas-threads") a.blas_threads = std::atoi(need(i));
-    else if (f == "--refactor") a.refactor = std::atoi(need(i));
-    else if (f == "--quiet") a.opt.progress_interval = 1e30;
-    else if (f == "--analyse-only") a.analyse_only = true;
-    else if (f == "--ordering") {
-      const std::string o = need(i);
-      if (o == "metis") a.opt.ordering = ks::Ordering::Metis;
-      else if (o == "natural") a.opt.ordering = ks::Ordering::Natural;
-      else return std::fprintf(stderr, "kspd-solve: unknown ordering '%s'\n", o.c_str()), false;
-    } else if (f == "--relax") a.opt.relax.enabled = std::string(need(i)) != "off";
-    else if (f == "--nrelax") std::sscanf(need(i), "%ld,%ld,%ld", &a.opt.relax.nrelax[0], &a.opt.relax.nrelax[1], &a.opt.relax.nrelax[2]);
-    else if (f == "--zrelax") std::sscanf(need(i), "%lf,%lf,%lf", &a.opt.relax.zrelax[0], &a.opt.relax.zrelax[1], &a.opt.relax.zrelax[2]);
-    else if (f == "--max-supernode") a.opt.max_supernode = std::atoll(need(i)), a.max_supernode_given = true;
-    else if (f == "--max-trsm-rows") a.opt.max_trsm_rows = std::atoll(need(i));
-    else if (f == "--gpu") {
-      const std::string g = need(i);
-      if (g == "on") a.opt.offload.gpu_defaults();
-      else if (g == "force") a.opt.offload.force_all();
-      else a.opt.offload.potrf_threshold = a.opt.offload.trsm_threshold = a.opt.offload.update_threshold = -1;
-    } else if (f == "--gpu-placement") {
-      const std::string g = need(i);
-      a.opt.offload.placement = g == "top" ? ks::Offload::Placement::TopOfTree : ks::Offload::Placement::Resident;
-    } else if (f == "--timeline") a.opt.offload.timeline = true;
-    else if (f == "--gpu-threshold-potrf") a.opt.offload.potrf_threshold = std::atoll(need(i));
-    else if (f == "--gpu-threshold-trsm") a.opt.offload.trsm_threshold = std::atoll(need(i));
-    else if (f == "--gpu-threshold-update") a.opt.offload.update_threshold = std::atoll(need(i));
-    else if (f == "--gpu-mem-limit")
-      a.opt.offload.device_memory_limit = std::int64_t(std::atof(need(i)) * 1048576.0), a.memory_limit_given = true;
-    else if (f == "--gpu-direct") a.gpu_direct = std::string(need(i)) == "on";
-    else if (f == "--fallback") a.opt.offload.fallback = std::string(need(i)) == "fail" ? ks::OffloadFallback::Fail : ks::OffloadFallback::Cpu;
-    else return std::fprintf(stderr, "kspd-solve: unknown flag '%s' (--help lists them)\n", f.c_str()), false;
-  }
-  if (a.ny < 0) a.ny = a.nx;
-  if (a.nz < 0) a.nz = a.nx;
-  return true;
-}
+using kspd::sparse::driver::Args;
 
 template <class Scalar>
 int run(const Args& a) {
@@ -206,6 +121,11 @@ int run(const Args& a) {
   }
   // solve with a known solution
   const size_type n = A.n, k = a.nrhs;
+  if (double(n) * double(k) > double(size_type(1) << 31)) {
+    std::fprintf(stderr, "kspd-solve: --nrhs '%ld': n * nrhs = %.3g right-hand-side entries (at most 2^31)\n", long(k),
+                 double(n) * double(k));
+    return 2;
+  }
   std::vector<Scalar> X(static_cast<size_t>(n * k));
   for (size_type i = 0; i < n * k; ++i) X[size_t(i)] = Scalar(1.0 + 0.5 * std::sin(double(i)));
   const std::vector<Scalar> B = ks::known_solution_rhs(A, X, k);
@@ -263,8 +183,12 @@ int run(const Args& a) {
 
 int main(int argc, char** argv) {
   Args a;
-  a.opt.threads = 0;  // all cores
-  if (!parse(argc, argv, a)) return 2;
+  const auto parsed = kspd::sparse::driver::parse_args(argc, argv, a);
+  if (parsed.status == kspd::sparse::driver::ParseStatus::Help) return std::fputs(kspd::sparse::driver::usage_text(), stdout), 0;
+  if (parsed.status == kspd::sparse::driver::ParseStatus::Error) {
+    std::fprintf(stderr, "%s\n", parsed.message.c_str());
+    return 2;
+  }
   const int workers = a.opt.threads > 0 ? a.opt.threads : int(std::thread::hardware_concurrency());
   const int blas = a.blas_threads >= 0 ? a.blas_threads : (workers > 1 ? 1 : 0);
   if (blas > 0 && openblas_set_num_threads) openblas_set_num_threads(blas);
@@ -276,6 +200,9 @@ int main(int argc, char** argv) {
   Kokkos::ScopeGuard guard;  // not argv: Kokkos would claim --threads
   try {
     return a.precision == "float" ? run<float>(a) : run<double>(a);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "kspd-solve: out of memory (the problem does not fit in this machine's memory)\n");
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kspd-solve: %s\n", e.what());
     return 1;

@@ -167,9 +167,15 @@ CscMatrix<Scalar> read_rutherford_boeing(const std::string& path, const ReadOpti
   }
   if (ncrd < 4) in.fail("expected the card counts 'totcrd ptrcrd indcrd valcrd [rhscrd]', found " + std::to_string(ncrd) + " numbers");
   const long long totcrd = crd[0], ptrcrd = crd[1], indcrd = crd[2], valcrd = crd[3], rhscrd = crd[4];
-  if (totcrd != ptrcrd + indcrd + valcrd + rhscrd)
+  // Checked sum: each count may be up to 2^63 - 1 (signed overflow is undefined).
+  long long sum = 0;
+  for (int k = 1; k < 5; ++k)
+    if (__builtin_add_overflow(sum, crd[k], &sum))
+      in.fail("the card counts ptrcrd + indcrd + valcrd" + std::string(ncrd == 5 ? " + rhscrd" : "") +
+              " overflow a 64-bit integer (totcrd = " + std::to_string(totcrd) + ")");
+  if (totcrd != sum)
     in.fail("totcrd = " + std::to_string(totcrd) + " is not ptrcrd + indcrd + valcrd" + (ncrd == 5 ? " + rhscrd" : "") +
-            " = " + std::to_string(ptrcrd + indcrd + valcrd + rhscrd));
+            " = " + std::to_string(sum));
 
   // Line 3: type, nrow, ncol, nnzero, neltvl.
   if (!in.next(line, len)) in.fail_at(3, "unexpected end of file: expected 'mxtype nrow ncol nnzero neltvl'");

@@ -53,12 +53,14 @@
 #include <queue>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "kspd_error.hpp"
 #include "kspd_host_blas.hpp"
+#include "kspd_runtime.hpp"
 #include "kspd_sparse_mpi_device.hpp"
 #include "kspd_sparse_mpi_layout.hpp"
 
@@ -559,7 +561,14 @@ class MpiFactor {
     stop_ = false;
     if (threads <= 1) return;
     if (!locks_) locks_.reset(new std::mutex[kLocks]);
-    for (int w = 0; w + 1 < threads; ++w) workers_.emplace_back([this] { work(); });
+    try {
+      for (int w = 0; w + 1 < threads; ++w) workers_.push_back(kspd::Impl::start_thread([this] { work(); }));
+    } catch (const std::system_error&) {
+      // The system refused a thread: go on with the workers that started (the main thread
+      // runs host tasks too, so none is also fine). No rank throws here, so no rank is left
+      // waiting in a collective; host_threads records what ran.
+      st_.host_threads = int(workers_.size()) + 1;
+    }
   }
   void stop_workers() {
     if (workers_.empty()) return;

@@ -179,7 +179,7 @@ class Numeric {
     for (size_type s = 0; s < ns; ++s)
       if (gathered_[size_t(s)]) shared_[size_t(s)] = std::make_unique<Gathered>();
     sched.gather_updates(gathered_);
-    sched.run(
+    stats_.threads = sched.run(  // fewer when the system refused a thread
         nthreads, [&](size_type t, int w) { run_task(S_.tasks[size_t(t)], work_[size_t(w)], w); },
         [&](size_type) {
           ++ndiag;

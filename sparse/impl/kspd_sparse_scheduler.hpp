@@ -20,6 +20,7 @@
 #include <string>
 
 #include "kspd_error.hpp"
+#include "kspd_runtime.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
 namespace kspd::sparse::Impl {
@@ -35,8 +36,11 @@ class Scheduler {
 
   /// Runs every task with `nthreads` workers; run_task(task, worker) executes one task.
   /// The first exception a task throws stops all workers and is rethrown here.
+  /// \return the workers that ran: fewer than nthreads when the system refused a thread
+  /// (the ones already running share the queue and finish the work); none starting is a
+  /// kspd::Error naming the count.
   template <class RunTask, class OnDiag>
-  void run(int nthreads, RunTask&& run_task, OnDiag&& on_diag_done) {
+  int run(int nthreads, RunTask&& run_task, OnDiag&& on_diag_done) {
     const size_type nt = size_type(S_.tasks.size());
     ready_ = {};
     done_ = 0;
@@ -104,14 +108,24 @@ class Scheduler {
         t = keep;
       }
     };
+    int used = 1;
     if (nthreads <= 1) {
       worker(0);
     } else {
       std::vector<std::thread> pool;
-      for (int w = 0; w < nthreads; ++w) pool.emplace_back(worker, w);
+      pool.reserve(size_t(nthreads));
+      try {
+        for (int w = 0; w < nthreads; ++w) pool.push_back(kspd::Impl::start_thread(worker, w));
+      } catch (const std::system_error& e) {
+        // A std::thread destroyed while joinable calls std::terminate: join the running ones
+        // first. They take every task from the shared queue, so they finish without the rest.
+        if (pool.empty()) throw Error(kspd::Impl::thread_start_failure("kspd::sparse::SupernodalCholesky", nthreads, 0, e));
+      }
       for (auto& th : pool) th.join();
+      used = int(pool.size());
     }
     if (error_) std::rethrow_exception(error_);
+    return used;
   }
 
   /// The consumers of an event: decrement their counters; those reaching zero are ready.

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "kspd_error.hpp"
+#include "kspd_runtime.hpp"
 #include "kspd_sparse_csc.hpp"
 #include "kspd_sparse_mpi_chunked.hpp"
 #include "kspd_sparse_mpi_error.hpp"
@@ -69,6 +70,8 @@ class DistributedCholesky {
 
  public:
   explicit DistributedCholesky(MPI_Comm comm, const DistributedOptions& opt = {}) : opt_(opt) {
+    // Before any collective: a process started like the others throws on every rank.
+    kspd::Impl::require_kokkos_initialized("kspd::sparse::DistributedCholesky");
     KSPD_MPI_SAFE_CALL(MPI_Comm_dup(comm, &comm_));
     KSPD_MPI_SAFE_CALL(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
     KSPD_MPI_SAFE_CALL(MPI_Comm_rank(comm_, &rank_));

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "kspd_error.hpp"
+#include "kspd_runtime.hpp"
 #include "kspd_sparse_csc.hpp"
 #include "kspd_sparse_numeric.hpp"
 #include "kspd_sparse_options.hpp"
@@ -47,7 +48,9 @@ class SupernodalCholesky {
  public:
   using scalar_type = Scalar;
   using execution_space = ExecSpace;
-  explicit SupernodalCholesky(const Options& opt = {}) : opt_(opt) {}
+  explicit SupernodalCholesky(const Options& opt = {}) : opt_(opt) {
+    kspd::Impl::require_kokkos_initialized("kspd::sparse::SupernodalCholesky");
+  }
 
   /// Ordering and symbolic analysis of A's pattern (lower triangle, CSC).
   void analyze(const CscMatrix<Scalar>& A) {

@@ -4,6 +4,8 @@
 // against MANIFEST.md.
 #include <gtest/gtest.h>
 
+#include "kspd_test_data.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -577,6 +579,12 @@ TEST(SparseIoRutherfordBoeing, MalformedHeader) {
   RbFile f = ok;
   f.crd_fix[0] = 9;
   expect_rb_error(tmp, f, 2, "totcrd = 9 is not ptrcrd + indcrd + valcrd + rhscrd = 4");
+  {  // counts whose sum overflows 64 bits: an error at line 2, not signed overflow
+    const std::string p = tmp.write("overflow.rsa", "title\n 4 9223372036854775807 9223372036854775807 2 0\n");
+    expect_parse_error([&] { (void)sp::read_rutherford_boeing<double>(p); }, p, 2, "overflow a 64-bit integer");
+    const std::string p2 = tmp.write("overflow2.rsa", "title\n 9223372036854775807 1 9223372036854775807 0\n");
+    expect_parse_error([&] { (void)sp::read_rutherford_boeing<double>(p2); }, p2, 2, "overflow a 64-bit integer");
+  }
   const std::vector<std::pair<std::string, std::string>> types = {
       {"RSE", "elemental"}, {"CSA", "complex"}, {"RHA", "only symmetric (S)"}, {"RZA", "only symmetric (S)"},
       {"RRA", "rectangular"}, {"XSA", "unknown value type 'X'"}, {"RXA", "unknown symmetry 'X'"},
@@ -744,19 +752,7 @@ std::vector<ManifestRow> read_manifest(const fs::path& dir) {
   return rows;
 }
 
-/// The data directory, or "" with the reason printed (the calling test then skips).
-std::string data_dir() {
-  const char* d = std::getenv("KSPD_DATA_DIR");
-  if (!d || !*d) {
-    std::printf("[  SKIPPED ] KSPD_DATA_DIR is not set (CTest sets it to ../shared/data/matrices)\n");
-    return "";
-  }
-  if (!fs::is_directory(d)) {
-    std::printf("[  SKIPPED ] KSPD_DATA_DIR=%s is not a directory: the real-matrix checks do not run\n", d);
-    return "";
-  }
-  return d;
-}
+using kspd::test::data_dir;  // records the skip (a failure under CI)
 
 TEST(SparseIoData, EveryMatrixReadsAndMatchesTheManifest) {
   const std::string dir = data_dir();
@@ -841,7 +837,10 @@ TEST(SparseIoData, Bcsstk01And02KnownProperties) {
   const std::string dir = data_dir();
   if (dir.empty()) GTEST_SKIP() << "no data directory (reason printed above)";
   const std::string p1 = dir + "/bcsstk01.rsa", p2 = dir + "/bcsstk02.rsa";
-  if (!fs::exists(p1) || !fs::exists(p2)) GTEST_SKIP() << "bcsstk01.rsa / bcsstk02.rsa missing from " << dir;
+  if (!fs::exists(p1) || !fs::exists(p2)) {
+    kspd::test::record_data_skip("bcsstk01.rsa / bcsstk02.rsa missing from " + dir);
+    GTEST_SKIP() << "bcsstk01.rsa / bcsstk02.rsa missing from " << dir;
+  }
   const auto A = sp::read_rutherford_boeing<double>(p1);
   EXPECT_EQ(A.n, 48);
   EXPECT_EQ(A.nnz(), 224);

@@ -1,0 +1,145 @@
+// Worker threads that the system refuses: the sparse engines throw a kspd::Error naming the
+// requested count (none started) or go on with the threads that started (recorded in the
+// stats), never std::terminate (issue #12, row 1).
+
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "KSPD_Config.hpp"
+#include "kspd_runtime.hpp"
+#include "kspd_sparse_generate.hpp"
+#include "kspd_sparse_supernodal_cholesky.hpp"
+#ifdef KSPD_ENABLE_MPI
+#include "kspd_sparse_distributed.hpp"
+#endif
+
+namespace {
+
+namespace ks = kspd::sparse;
+using kspd::size_type;
+
+/// Sets kspd's thread-start budget for the scope (-1 again afterwards).
+struct ThreadBudget {
+  explicit ThreadBudget(int b) { kspd::Impl::thread_start_budget() = b; }
+  ~ThreadBudget() { kspd::Impl::thread_start_budget() = -1; }
+};
+
+double residual(const ks::CscMatrix<double>& A, const std::vector<double>& x, const std::vector<double>& b) {
+  std::vector<double> ax;
+  ks::symv(A, x, ax);
+  double r = 0, bn = 0;
+  for (size_t i = 0; i < b.size(); ++i) r += (ax[i] - b[i]) * (ax[i] - b[i]), bn += b[i] * b[i];
+  return std::sqrt(r / bn);
+}
+
+TEST(ReliabilityThreads, NoWorkerStartsIsAnErrorNamingTheCount) {
+  const auto A = ks::laplacian_3d<double>(6, 6, 6);
+  ks::Options opt;
+  opt.threads = 37;
+  ks::SupernodalCholesky<double> chol(opt);
+  ThreadBudget none(0);
+  try {
+    (void)chol.factorize(Kokkos::DefaultExecutionSpace(), A);
+    FAIL() << "factorize ran with no worker thread created";
+  } catch (const kspd::Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("37 requested"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("Options::threads = 37"), std::string::npos) << msg;
+  }
+}
+
+TEST(ReliabilityThreads, SomeWorkersStartTheFactorizationGoesOnWithThem) {
+  const auto A = ks::laplacian_3d<double>(8, 8, 8);
+  ks::Options opt;
+  opt.threads = 6;
+  ks::SupernodalCholesky<double> chol(opt);
+  {
+    ThreadBudget two(2);
+    ASSERT_EQ(chol.factorize(Kokkos::DefaultExecutionSpace(), A), 0);
+  }
+  EXPECT_EQ(chol.factor_stats().threads, 2);
+  std::vector<double> b(size_t(A.n), 1.0), x = b;
+  chol.solve(x);
+  EXPECT_LE(residual(A, x, b), 1e-12);
+  ASSERT_EQ(chol.factorize(Kokkos::DefaultExecutionSpace(), A), 0);  // the budget is back: all six
+  EXPECT_EQ(chol.factor_stats().threads, 6);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define KSPD_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KSPD_TEST_ASAN 1
+#endif
+#endif
+
+// The real thing: a child process whose address space cannot hold one more thread stack.
+TEST(ReliabilityThreads, AddressSpaceLimitIsAnErrorNotTerminate) {
+#ifdef KSPD_TEST_ASAN
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: RLIMIT_AS cannot apply";
+#endif
+  const auto A = ks::laplacian_3d<double>(5, 5, 5);
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    int code = 3;
+    try {
+      ks::Options opt;
+      opt.threads = 64;
+      ks::SupernodalCholesky<double> chol(opt);
+      chol.analyze(A);
+      std::vector<char> spare(size_t(64) << 20, 1);  // room for the factorization's own memory
+      long pages = 0;
+      std::ifstream("/proc/self/statm") >> pages;
+      const rlim_t vm = rlim_t(pages) * rlim_t(sysconf(_SC_PAGESIZE));
+      std::vector<char>().swap(spare);
+      rlimit lim{vm + (rlim_t(2) << 20), vm + (rlim_t(2) << 20)};  // less than one 8 MiB stack
+      setrlimit(RLIMIT_AS, &lim);
+      if (chol.factorize(Kokkos::DefaultExecutionSpace(), A) != 0) _exit(7);
+      code = chol.factor_stats().threads < 64 ? 0 : 4;  // degraded (a thread fit after all)
+    } catch (const kspd::Error& e) {
+      code = std::string(e.what()).find("64 requested") != std::string::npos ? 0 : 5;
+      if (code) std::fprintf(stderr, "child: %s\n", e.what());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "child: not a kspd::Error: %s\n", e.what());
+      code = 6;
+    }
+    _exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "child killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+#ifdef KSPD_ENABLE_MPI
+// The distributed factorization's workers: the rank goes on with those that started.
+TEST(ReliabilityThreads, DistributedWorkersDegradeOnEveryRank) {
+  int level = 0;
+  MPI_Query_thread(&level);
+  if (level < MPI_THREAD_FUNNELED) GTEST_SKIP() << "MPI thread level below FUNNELED";
+  const auto A = ks::laplacian_3d<double>(6, 6, 6);
+  ks::DistributedOptions opt;
+  opt.threads = 5;
+  ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+  {
+    ThreadBudget one(1);
+    dist.factorize(A);
+  }
+  EXPECT_EQ(dist.stats().host_threads, 2);  // the main thread and the one worker
+  std::vector<double> b(size_t(A.n), 1.0), x = b;
+  dist.solve(x, 1);
+  EXPECT_LE(residual(A, x, b), 1e-12);
+}
+#endif
+
+}  // namespace
