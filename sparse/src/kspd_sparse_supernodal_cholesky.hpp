@@ -138,6 +138,38 @@ class SupernodalCholesky {
     solve(ExecSpace(), v, v);
   }
 
+  /// d(k) = L(k, k), the factor's diagonal in the factor's numbering (A's row perm[k]), into
+  /// a View of n entries in any memory space; read where the factor lives, L not copied.
+  template <class DView>
+  void factor_diagonal(const ExecSpace& exec, const DView& d) const {
+    static_assert(Kokkos::is_view<DView>::value && DView::rank == 1, "kspd::sparse::factor_diagonal: d must be a rank-1 View");
+    KSPD_REQUIRE(factored_, InvalidArgument, "kspd::sparse::SupernodalCholesky::factor_diagonal: call factorize first");
+    KSPD_REQUIRE(size_type(d.extent(0)) == symbolic_->n, DimensionMismatch,
+                 "kspd::sparse::SupernodalCholesky::factor_diagonal: d has " << d.extent(0) << " entries, A has n = "
+                                                                             << symbolic_->n);
+    if (!numeric_->resident()) {
+      auto h = Impl::reachable<Kokkos::DefaultHostExecutionSpace>(d, false);
+      const Scalar* v = numeric_->values();
+      for (const auto& sn : symbolic_->snodes)
+        for (size_type j = 0; j < sn.ncols; ++j) h(sn.first_col + j) = v[sn.value_offset + j * (sn.nrows() + 1)];
+      if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename DView::memory_space>::accessible)
+        Kokkos::deep_copy(d, h);
+      return;
+    }
+    const auto& F = numeric_->resident_factor();
+    const Impl::DevSnode* sns = F.snodes().data();
+    const Scalar* vals = F.values().data();
+    auto dd = Impl::reachable<ExecSpace>(d, false);
+    Kokkos::parallel_for(
+        "kspd::sparse::factor_diagonal", Kokkos::RangePolicy<ExecSpace>(exec, 0, symbolic_->snodes.size()),
+        KOKKOS_LAMBDA(const size_t q) {
+          const Impl::DevSnode sn = sns[q];
+          for (int j = 0; j < sn.ncols; ++j) dd(sn.first_col + j) = vals[sn.voff + std::int64_t(j) * (sn.nrows + 1)];
+        });
+    exec.fence();
+    if constexpr (!Kokkos::SpaceAccessibility<ExecSpace, typename DView::memory_space>::accessible) Kokkos::deep_copy(d, dd);
+  }
+
   /// log det(A) = 2 sum log L(j, j), computed where the factor lives.
   double log_determinant(const ExecSpace& exec) const {
     KSPD_REQUIRE(factored_, InvalidArgument, "kspd::sparse::SupernodalCholesky::log_determinant: call factorize first");

@@ -14,7 +14,7 @@
 
 #include "kspd_sparse_generate.hpp"
 #include "kspd_sparse_io.hpp"
-#include "kspd_sparse_supernodal_cholesky.hpp"
+#include "kspd_sparse.hpp"
 #include "kspd_test_data.hpp"
 #include "sparse_test_helpers.hpp"
 
@@ -490,6 +490,17 @@ void check_resident(const CscMatrix<Scalar>& A, size_type maxw, size_type nrhs) 
   EXPECT_LE(diff, 64 * kspd::test::eps<Scalar>() * ref * std::sqrt(double(A.n)));
   EXPECT_NEAR(d.log_determinant(exec), h.log_determinant(exec),
               1e3 * kspd::test::eps<Scalar>() * std::max(1.0, std::fabs(h.log_determinant(exec))));
+  // The factor's diagonal where it lives, against the host factor's (poisoned first).
+  Kokkos::View<Scalar*, Kokkos::DefaultExecutionSpace::memory_space> diag("diag", size_t(A.n));
+  Kokkos::deep_copy(diag, std::numeric_limits<Scalar>::quiet_NaN());
+  d.factor_diagonal(exec, diag);
+  Kokkos::View<Scalar*, Kokkos::HostSpace> hdiag("hdiag", size_t(A.n));
+  h.factor_diagonal(exec, hdiag);
+  auto dh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diag);
+  for (size_type j = 0; j < A.n; ++j) {
+    ASSERT_NEAR(double(dh(size_t(j))), double(hdiag(size_t(j))), 64 * kspd::test::eps<Scalar>() * ref * std::sqrt(double(A.n)));
+    ASSERT_EQ(double(hdiag(size_t(j))), double(Lh.values[size_t(Lh.colptr[size_t(j)])]));  // first entry of column j
+  }
   // Solve on the device with device Views (B and X distinct, X poisoned), many rhs.
   const size_type n = A.n;
   using Mem = Kokkos::DefaultExecutionSpace::memory_space;
