@@ -20,8 +20,10 @@ cat > "$OUT/include/KSPD_Config.hpp" <<'CFG'
 #define KSPD_GIT_HASH "fuzz"
 #endif
 CFG
+# core's types include Kokkos_Complex.hpp: Debian's Kokkos headers (or KOKKOS_INCLUDE_DIR)
+KINC=${KOKKOS_INCLUDE_DIR:-/usr/include/trilinos}
 FLAGS=(-std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-       -I"$OUT/include" -Icore/src -Isparse/src -Isparse/impl -Isparse/driver)
+       -I"$OUT/include" -Icore/src -Isparse/src -Isparse/impl -Isparse/driver -isystem "$KINC")
 t0=$(date +%s)
 objs=()
 for src in sparse/impl/kspd_sparse_io_mm.cpp sparse/impl/kspd_sparse_io_rb.cpp sparse/impl/kspd_sparse_io_stream.cpp \
