@@ -58,6 +58,7 @@ class Numeric {
       if (need <= double(opt.offload.device_memory_limit)) {
         try {
           resident_ = std::make_unique<ResidentFactor<Scalar, OffloadExec>>(S);
+          rsolve_ = std::make_unique<ResidentSolve<Scalar, OffloadExec>>(S);
           placement_ = Placement::Resident;
           resident_bytes_ = need;
           return;
@@ -95,6 +96,8 @@ class Numeric {
     return vals_;
   }
   const FactorStats& stats() const { return stats_; }
+  /// The last resident solve's timeline (empty unless Offload::timeline).
+  SolveTimeline solve_timeline() const { return rsolve_ ? rsolve_->timeline() : SolveTimeline{}; }
 
   /// Assembles A's values (in the analysed pattern's order) and factors; the first failing
   /// pivot (in postorder) is returned, not thrown.
@@ -134,7 +137,9 @@ class Numeric {
   /// Solves in place on W (n x nrhs, column-major, ld ldw, the permuted numbering), in the
   /// memory where the factor lives (the offload space's for Resident, else the host's).
   void solve(const OffloadExec& exec, Scalar* W, size_type nrhs, size_type ldw, SolvePart part) const {
-    if (resident()) resident_solve(exec, S_, *resident_, W, nrhs, ldw, part);
+    if (resident())
+      rsolve_->solve(exec, resident_->values().data(), resident_->rows().data(), W, nrhs, ldw, part,
+                     opt_.offload.timeline);
     else supernodal_solve(S_, vals_, W, nrhs, ldw, part);
   }
 
@@ -337,6 +342,7 @@ class Numeric {
   const Options& opt_;
   Placement placement_ = Placement::Host;
   std::unique_ptr<ResidentFactor<Scalar, OffloadExec>> resident_;
+  std::unique_ptr<ResidentSolve<Scalar, OffloadExec>> rsolve_;
   double resident_bytes_ = 0;
   bool resident_fallback_ = false;
   mutable bool host_current_ = false;

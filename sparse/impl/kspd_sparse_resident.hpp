@@ -106,17 +106,6 @@ class ResidentFactor {
     avals_ = DView<Scalar>(noinit("kspd::sparse::resident::a_values"), std::max<size_t>(S.value_map.size(), 1));
     info_ = DView<int>("kspd::sparse::resident::info", size_t(std::max<size_type>(ns, 1)));
     piv_ = DView<Scalar>(noinit("kspd::sparse::resident::pivot"), size_t(std::max<size_type>(ns, 1)));
-    std::vector<SolveChunk> hchunks;
-    chunk_begin_.assign(1, 0);
-    for (size_type l = 0; l < sched_.levels(); ++l) {
-      for (size_type q = sched_.level_begin[size_t(l)]; q < sched_.level_begin[size_t(l + 1)]; ++q) {
-        const std::int64_t s = sched_.order[size_t(q)];
-        const int m = int(S.snodes[size_t(s)].nrows() - S.snodes[size_t(s)].ncols);
-        for (int i0 = 0; i0 < m; i0 += kSolveChunk) hchunks.push_back(SolveChunk{s, i0, std::min(m, i0 + kSolveChunk)});
-      }
-      chunk_begin_.push_back(size_type(hchunks.size()));
-    }
-    chunks_ = upload<SolveChunk>("kspd::sparse::resident::solve_chunks", hchunks);
     const size_type mb = sched_.max_large_below;
     cbuf_ = DView<Scalar>(noinit("kspd::sparse::resident::update_product"), size_t(std::max<size_type>(mb * mb, 1)));
   }
@@ -127,9 +116,6 @@ class ResidentFactor {
   const DView<DevSnode>& snodes() const { return snodes_; }
   const LevelSchedule& schedule() const { return sched_; }
   const DView<std::int64_t>& order() const { return order_; }
-  /// The solves' row chunks, level by level: level l's are [chunk_begin()[l], [l + 1]).
-  const DView<SolveChunk>& chunks() const { return chunks_; }
-  const std::vector<size_type>& chunk_begin() const { return chunk_begin_; }
 
   /// Seconds per phase of the last factorization, measured with fences (timeline on).
   struct Timeline {
@@ -338,8 +324,6 @@ class ResidentFactor {
   DView<DevSnode> snodes_;
   DView<std::int64_t> off_, rows_, order_, vmap_;
   DView<ScatterCol> cols_;
-  DView<SolveChunk> chunks_;
-  std::vector<size_type> chunk_begin_;
   DView<std::int32_t> rel_;
   DView<Scalar> vals_, avals_, piv_, cbuf_;
   DView<int> info_;

@@ -103,5 +103,15 @@ struct FactorStats {
   double gflops() const { return seconds > 0 ? flops / seconds * 1e-9 : 0.0; }
 };
 
+/// Where the last device-resident solve spent its time (with Offload::timeline, which
+/// fences after every launch): seconds per kernel kind, the plan's size, and its slowest
+/// levels.
+struct SolveTimeline {
+  double diag_forward = 0, below_forward = 0, below_backward = 0, diag_backward = 0;
+  size_type levels = 0, units = 0;
+  int widest = 0;          ///< widest unit (columns)
+  std::string top_levels;  ///< the 8 slowest levels: time, units, chunks
+};
+
 }  // namespace kspd::sparse
 #endif

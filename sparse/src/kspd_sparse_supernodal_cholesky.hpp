@@ -228,6 +228,8 @@ class SupernodalCholesky {
     KSPD_REQUIRE(numeric_ != nullptr, InvalidArgument, "kspd::sparse::SupernodalCholesky: call factorize first");
     return numeric_->stats();
   }
+  /// Where the last device-resident solve spent its time (with Offload::timeline).
+  SolveTimeline solve_timeline() const { return numeric_ ? numeric_->solve_timeline() : SolveTimeline{}; }
   /// True when the factor lives in ExecSpace's memory (the resident placement).
   bool resident() const { return numeric_ && numeric_->resident(); }
   Options& options() { return opt_; }
