@@ -118,6 +118,11 @@ int run(const Args& a) {
     if (fs.resident && opt.offload.timeline)
       std::printf("; timeline: assemble %.3f s, small supernodes %.3f s, large supernodes %.3f s, info %.3f s\n",
                   fs.timeline.assemble, fs.timeline.small, fs.timeline.large, fs.timeline.info);
+    if (!fs.resident && opt.offload.timeline)
+      std::printf("         timeline (worker seconds): potrf %.3f, trsm %.3f, update products %.3f, scatter %.3f, "
+                  "lock wait %.3f; workers busy %.0f%% of %d x %.3f s\n",
+                  fs.timeline.potrf, fs.timeline.trsm, fs.timeline.product, fs.timeline.scatter, fs.timeline.lock_wait,
+                  100 * fs.timeline.busy, fs.threads, fs.seconds);
   }
   // solve with a known solution
   const size_type n = A.n, k = a.nrhs;

@@ -123,7 +123,10 @@ class Numeric {
       stats_.bytes_to_device = double(S_.value_map.size()) * sizeof(Scalar);
       stats_.device_peak_bytes = size_type(resident_bytes_);
       const auto& tl = resident_->timeline();
-      stats_.timeline = {tl.assemble, tl.small, tl.large, tl.info};
+      stats_.timeline.assemble = tl.assemble;
+      stats_.timeline.small = tl.small;
+      stats_.timeline.large = tl.large;
+      stats_.timeline.info = tl.info;
       return f;
     }
     try {
@@ -200,13 +203,33 @@ class Numeric {
     stats_.flops = S_.stats.flops;
     dev_.collect(stats_);
     stats_.fallbacks += resident_fallback_ ? 1 : 0;
+    if (opt_.offload.timeline) {
+      auto& tl = stats_.timeline;
+      for (const Work& w : work_) {
+        tl.potrf += w.seconds[0];
+        tl.trsm += w.seconds[1];
+        tl.product += w.seconds[2];
+        tl.scatter += w.seconds[3];
+        tl.lock_wait += w.seconds[4];
+      }
+      tl.busy = (tl.potrf + tl.trsm + tl.product + tl.scatter + tl.lock_wait) / (stats_.seconds * stats_.threads);
+    }
   }
 
  private:
   struct Work {
     std::vector<Scalar> c, dsave;
     std::vector<size_type> rel;
+    double seconds[5] = {0, 0, 0, 0, 0};  ///< timeline: potrf, trsm, update product, scatter, scatter lock wait
   };
+  using Clock = std::chrono::steady_clock;
+  /// Adds the seconds since `t` to w.seconds[i] and restarts t (timeline on).
+  void lap(Work& w, int i, Clock::time_point& t) const {
+    if (!opt_.offload.timeline) return;
+    const auto now = Clock::now();
+    w.seconds[i] += std::chrono::duration<double>(now - t).count();
+    t = now;
+  }
 
   HMat panel_view(size_type s, size_type r0, size_type m, size_type c0 = 0, size_type nc = -1) const {
     const Supernode& sn = S_.snodes[size_t(s)];
@@ -216,10 +239,11 @@ class Numeric {
   }
 
   void run_task(const Task& task, Work& w, int worker) {
+    auto t = Clock::now();
     switch (task.kind) {
-      case TaskKind::DiagFactor: diag_factor(task.snode, w, worker); break;
-      case TaskKind::Trsm: trsm(task, w); break;
-      case TaskKind::Update: update(task, w); break;
+      case TaskKind::DiagFactor: diag_factor(task.snode, w, worker); lap(w, 0, t); break;
+      case TaskKind::Trsm: trsm(task, w); lap(w, 1, t); break;
+      case TaskKind::Update: update(task, w, t); break;
     }
   }
 
@@ -268,7 +292,7 @@ class Numeric {
     bool queued = false;
   };
 
-  void update(const Task& task, Work& w) {
+  void update(const Task& task, Work& w, Clock::time_point& t0) {
     const size_type s = task.snode;
     const Supernode& sn = S_.snodes[size_t(s)];
     const Block& blk = S_.blocks[size_t(sn.block_begin + task.block_begin)];
@@ -295,13 +319,14 @@ class Numeric {
                    Scalar(0), Kokkos::subview(C, Kokkos::make_pair(static_cast<size_t>(nb), size_t(mb)), Kokkos::ALL));
     }
     count(2, false);
-    scatter(sn, r0, nb, mb, blk.target, w, w.c.data(), mb);
+    lap(w, 2, t0);
+    scatter(sn, r0, nb, mb, blk.target, w, w.c.data(), mb, t0);
   }
 
   /// Target panel -= C, rows matched by relative indices (the source rows are a subset of
   /// the target's rows), columns = the block's rows minus the target's first column.
   void scatter(const Supernode& sn, size_type r0, size_type nb, size_type mb, size_type t, Work& w, const Scalar* c,
-               size_type ldc) {
+               size_type ldc, Clock::time_point& t0) {
     const Supernode& tn = S_.snodes[size_t(t)];
     const size_type* srows = S_.rows.data() + sn.row_begin + r0;
     const size_type* trows = S_.rows.data() + tn.row_begin;
@@ -313,13 +338,16 @@ class Numeric {
     }
     const size_type ldt = tn.nrows();
     Scalar* pt = vals_ + tn.value_offset;
+    lap(w, 3, t0);
     std::lock_guard<std::mutex> lk(locks_[size_t(t)]);
+    lap(w, 4, t0);
     for (size_type j = 0; j < nb; ++j) {
       Scalar* col = pt + (srows[j] - tn.first_col) * ldt;
       const Scalar* cj = c + j * ldc;
       const size_type* rel = w.rel.data();
       for (size_type i = j; i < mb; ++i) col[rel[i]] -= cj[i];
     }
+    lap(w, 3, t0);
   }
 
   void count(int op, bool on_device) {
