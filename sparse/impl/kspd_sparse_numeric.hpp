@@ -106,6 +106,7 @@ class Numeric {
       const auto t0 = std::chrono::steady_clock::now();
       stats_ = FactorStats{};
       host_current_ = false;
+      rsolve_->invalidate();
       const PivotFailure f = resident_->factorize(exec, avalues, opt_.offload.timeline);
       stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       stats_.flops = S_.stats.flops;

@@ -56,6 +56,9 @@ class ResidentFactor {
     double b = double(S.nvalues) * sizeof(Scalar) + double(S.value_map.size()) * (sizeof(std::int64_t) + sizeof(Scalar));
     b += double(S.snodes.size()) * (sizeof(DevSnode) + 2 * sizeof(std::int64_t) + sizeof(int) + sizeof(Scalar));
     b += double(S.rows.size()) * sizeof(std::int64_t) + double(S.nvalues) / S.stats.max_width * sizeof(SolveChunk);
+    // the solves: their chunks (tiles of 128 x 64 of the panels) and the diagonal blocks' inverses
+    b += 2 * double(S.nvalues) / (kSolveChunk * kSolveChunkCols) * sizeof(SolveChunk);
+    b += double(S.n + 32 * size_type(S.snodes.size())) * 32 * sizeof(Scalar);
     for (size_type s = 0; s < size_type(S.snodes.size()); ++s) {
       const Supernode& sn = S.snodes[size_t(s)];
       b += double(sn.nrows() - sn.ncols) * sizeof(ScatterCol) + double(scatter_rel_count(S, s)) * sizeof(std::int32_t);

@@ -6,25 +6,30 @@
 /// each level is two launches over all its units (not a vendor call per supernode, whose
 /// launches would dominate).
 ///
-/// Units: the solve's own plan (SolvePlan) cuts every supernode into units of at most
-/// `width` columns. A unit is the trailing part of its supernode's panel from its first
-/// column: its diagonal block, then every row below it (the rest of the supernode's
-/// diagonal block, then the supernode's rows below). The units of a supernode are a chain
-/// of levels, so a wide supernode's work below each diagonal block spreads over the whole
-/// device instead of one team. A unit's level is one more than its predecessor's in the
-/// chain, and the first unit of a supernode comes after the last units of its children.
+/// Units: the solve's own plan (SolvePlan) can cut a supernode into units of at most
+/// `width` columns (a multiple of 32). A unit is the trailing part of its supernode's panel
+/// from its first column: its diagonal block, then every row below it (the rest of the
+/// supernode's diagonal block, then the supernode's rows below). The units of a supernode are
+/// a chain of levels; the first unit of a supernode comes after the last units of its
+/// children. The rows below a unit's diagonal block are cut into chunks of kSolveChunk rows x
+/// kSolveChunkCols columns, so a wide unit's work spreads over the whole device.
 ///
-///  - forward L Y = B, levels from the leaves up: (1) one team per unit solves its diagonal
-///    block (blocks of 32 columns staged in team scratch and swept column by column, then the
-///    team updates the block's rows below inside the unit's diagonal block); (2) per chunk of
-///    kSolveChunk rows below the unit's diagonal block, Y(rows) -= L21 Y(unit), atomically
-///    (chunks of one level may share rows): a thread per row with up to 8 right-hand sides,
-///    or, for 8 or more right-hand sides and units of at most kTileK columns, a
-///    register-tiled product (4 rows x 8 right-hand sides per thread, Y(unit) staged);
+/// Diagonal blocks: the inverses of the 32 x 32 diagonal blocks of every supernode are
+/// computed once per factorization (on the first solve after it; one launch, a thread per
+/// column), so a unit's diagonal solve is a product per block of 32 columns (two barriers)
+/// instead of a column sweep (a barrier per column).
+///
+///  - forward L Y = B, levels from the leaves up: (1) one team per unit: per block of 32
+///    columns, x_b = inv(L_bb) x_b, then the unit's diagonal rows below the block updated;
+///    (2) per chunk, Y(rows) -= L21 Y(unit), atomically (chunks of one level may share rows):
+///    a thread per row with up to 8 right-hand sides, or, for 8 or more right-hand sides and
+///    units of at most kTileK columns, a register-tiled product (4 rows x 8 right-hand sides
+///    per thread, Y(unit) staged);
 ///  - backward L^T X = Y, levels from the root down: (1) per chunk, X(unit) -= L21^T X(rows)
-///    (one right-hand side: vector lanes over the rows, a reduction per column; several: the
-///    chunk's rows of X staged and 4 columns x 4 right-hand sides per thread), atomically;
-///    (2) per unit, the transposed diagonal solve by blocks of 32 from the bottom.
+///    (one right-hand side: the chunk's rows of X staged, vector lanes over the rows, a
+///    reduction per column; several: 4 columns x 4 right-hand sides per thread), atomically;
+///    (2) per unit, x_b = inv(L_bb)^T x_b by blocks from the bottom, each followed by the
+///    update of the unit's rows above it.
 
 #include <Kokkos_Core.hpp>
 
@@ -49,8 +54,25 @@ struct SolveUnit {
   std::int64_t voff = 0;       ///< offset of the unit's diagonal entry (first column) in the values
   std::int64_t row_begin = 0;  ///< index of its first row in rows
   std::int64_t first_col = 0;
+  std::int64_t doff = 0;       ///< offset of its first diagonal block's inverse (32 x 32 each)
   int ld = 0, ncols = 0, nrows = 0;
 };
+
+/// A 32 x 32 (or smaller, last) diagonal block of a supernode, whose inverse the solves use.
+struct DiagBlock {
+  std::int64_t voff = 0;  ///< its diagonal entry's offset in the values
+  std::int64_t doff = 0;  ///< its inverse's offset (column-major, leading dimension 32)
+  int ld = 0, bs = 0;
+};
+constexpr int kDiagBlock = 32;
+
+/// Offset of supernode s's first diagonal block's inverse, for every s (and the total).
+inline std::vector<std::int64_t> diag_block_offsets(const Symbolic& S) {
+  std::vector<std::int64_t> off(S.snodes.size() + 1, 0);
+  for (size_t s = 0; s < S.snodes.size(); ++s)
+    off[s + 1] = off[s] + (S.snodes[s].ncols + kDiagBlock - 1) / kDiagBlock * kDiagBlock * kDiagBlock;
+  return off;
+}
 
 /// The solve's schedule over a symbolic analysis: units by level, their row chunks.
 template <class Mem>
@@ -63,14 +85,22 @@ struct SolvePlan {
   std::vector<size_type> chunk_begin;  ///< level l: chunks [chunk_begin[l], chunk_begin[l + 1])
   int widest = 0;                      ///< widest unit
 
-  /// width <= 0: one unit per supernode.
+  /// width <= 0: one unit per supernode; else units of at most width columns (rounded up
+  /// to a multiple of 32, so units start on a diagonal block).
   SolvePlan(const Symbolic& S, int width) {
     const size_type ns = size_type(S.snodes.size());
-    std::vector<size_type> first(size_t(ns), 0), pieces(size_t(ns), 1);
+    const std::vector<std::int64_t> doff = diag_block_offsets(S);
+    std::vector<size_type> first(size_t(ns), 0), pieces(size_t(ns), 1), pw(size_t(ns), 0);
     size_type nlev = 0, nunits = 0;
     for (size_type s = 0; s < ns; ++s) {  // postorder: children first
       const Supernode& sn = S.snodes[size_t(s)];
-      if (width > 0) pieces[size_t(s)] = std::max<size_type>(1, (sn.ncols + width - 1) / width);
+      size_type w = sn.ncols;
+      if (width > 0 && sn.ncols > width) {
+        const size_type P = (sn.ncols + width - 1) / width;
+        w = ((sn.ncols + P - 1) / P + kDiagBlock - 1) / kDiagBlock * kDiagBlock;
+      }
+      pw[size_t(s)] = std::max<size_type>(w, 1);
+      pieces[size_t(s)] = std::max<size_type>(1, (sn.ncols + pw[size_t(s)] - 1) / pw[size_t(s)]);
       const size_type last = first[size_t(s)] + pieces[size_t(s)] - 1;
       if (sn.parent >= 0) first[size_t(sn.parent)] = std::max(first[size_t(sn.parent)], last + 1);
       nlev = std::max(nlev, last + 1);
@@ -84,12 +114,12 @@ struct SolvePlan {
     std::vector<SolveUnit> hu(static_cast<size_t>(nunits));
     for (size_type s = 0; s < ns; ++s) {
       const Supernode& sn = S.snodes[size_t(s)];
-      const size_type P = pieces[size_t(s)], w = (sn.ncols + P - 1) / P;
-      for (size_type q = 0; q < P; ++q) {
+      const size_type w = pw[size_t(s)], ld = sn.nrows();
+      for (size_type q = 0; q < pieces[size_t(s)]; ++q) {
         const size_type a = q * w, b = std::min(sn.ncols, a + w);
-        const size_type ld = sn.nrows();
         hu[size_t(count[size_t(first[size_t(s)] + q)]++)] =
-            SolveUnit{sn.value_offset + a + a * ld, sn.row_begin + a, sn.first_col + a, int(ld), int(b - a), int(ld - a)};
+            SolveUnit{sn.value_offset + a + a * ld, sn.row_begin + a, sn.first_col + a, doff[size_t(s)] + a * kDiagBlock,
+                      int(ld), int(b - a), int(ld - a)};
         widest = std::max(widest, int(b - a));
       }
     }
@@ -97,8 +127,10 @@ struct SolvePlan {
     chunk_begin.assign(1, 0);
     for (size_type l = 0; l < nlev; ++l) {
       for (size_type u = level_begin[size_t(l)]; u < level_begin[size_t(l + 1)]; ++u) {
-        const int m = hu[size_t(u)].nrows - hu[size_t(u)].ncols;
-        for (int i0 = 0; i0 < m; i0 += kSolveChunk) hc.push_back(SolveChunk{u, i0, std::min(m, i0 + kSolveChunk)});
+        const int m = hu[size_t(u)].nrows - hu[size_t(u)].ncols, k = hu[size_t(u)].ncols;
+        for (int i0 = 0; i0 < m; i0 += kSolveChunk)
+          for (int j0 = 0; j0 < k; j0 += kSolveChunkCols)
+            hc.push_back(SolveChunk{u, i0, std::min(m, i0 + kSolveChunk), j0, std::min(k, j0 + kSolveChunkCols)});
       }
       chunk_begin.push_back(size_type(hc.size()));
     }
@@ -121,14 +153,15 @@ template <class Exec, class Scalar>
 struct LevelSolve {
   using Team = Kokkos::TeamPolicy<Exec>;
   using Member = typename Team::member_type;
-  static constexpr int kBlock = 32;     ///< diagonal-block columns per step
+  static constexpr int kBlock = kDiagBlock;  ///< diagonal-block columns per step
   static constexpr int kRhs = 8;        ///< right-hand sides per pass over a row of L (thread per row)
   static constexpr int kTileRhs = 32;   ///< tiled kernels: right-hand sides per team
-  static constexpr int kTileK = 64;     ///< tiled kernels: widest unit
+  static constexpr int kTileK = kSolveChunkCols;  ///< tiled kernels: widest unit
   static constexpr int kSlots = 128;    ///< tiled kernels: threads' work items per team
   static constexpr bool kGpu = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
 
   const Scalar* vals;
+  const Scalar* dinv;  ///< inverses of the diagonal blocks
   const SolveUnit* units;
   const std::int64_t* rows;
   const SolveChunk* chunks;
@@ -137,59 +170,64 @@ struct LevelSolve {
   int nr;
 
   using Scratch = Kokkos::View<Scalar*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  static size_t scratch_bytes() { return Scratch::shmem_size(2 * kBlock * kBlock); }
   static Team tiled_team(const Exec& exec, int league) {
     if constexpr (kGpu) return Team(exec, league, kSlots);
     else return Team(exec, league, Kokkos::AUTO);
   }
 
-  /// Stages the diagonal block [jb, je) of L and of X's right-hand sides [c0, c0 + nc) in
-  /// team scratch (the serial sweep over its columns then reads no global memory).
-  template <class M>
-  KOKKOS_INLINE_FUNCTION static void stage(const M& t, const Scalar* p, int ld, const Scalar* X, std::int64_t ldw,
-                                           int jb, int bs, int c0, int nc, Scalar* Lb, Scalar* Xb) {
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * bs), [&](const int q) {
-      const int i = q % bs, j = q / bs;
-      Lb[i + kBlock * j] = p[jb + i + std::int64_t(jb + j) * ld];
-    });
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
-      const int i = q % bs, c = q / bs;
-      Xb[i + kBlock * c] = X[jb + i + (c0 + c) * ldw];
-    });
-    t.team_barrier();
+  /// The inverses of the diagonal blocks [0, nb): a team per block, a thread per column
+  /// (forward substitution of the unit vector; the block read from global memory, whose
+  /// reuse stays in cache). Written column-major with leading dimension 32, zero above.
+  static void invert_blocks(const Exec& exec, const DiagBlock* blocks, size_type nb, const Scalar* vals, Scalar* dinv) {
+    if (nb == 0) return;
+    Kokkos::parallel_for(
+        "kspd::sparse::resident::invert_diagonal_blocks", Team(exec, int(nb), Kokkos::AUTO),
+        KOKKOS_LAMBDA(const Member& t) {
+          const DiagBlock d = blocks[t.league_rank()];
+          const Scalar* L = vals + d.voff;
+          Scalar* D = dinv + d.doff;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, kBlock), [&](const int j) {
+            Scalar* v = D + j * kBlock;
+            for (int i = 0; i < kBlock; ++i) v[i] = Scalar(0);
+            if (j >= d.bs) return;
+            v[j] = Scalar(1) / L[j + std::int64_t(j) * d.ld];
+            for (int i = j + 1; i < d.bs; ++i) {
+              Scalar acc = 0;
+              for (int m = j; m < i; ++m) acc += L[i + std::int64_t(m) * d.ld] * v[m];
+              v[i] = -acc / L[i + std::int64_t(i) * d.ld];
+            }
+          });
+        });
   }
 
-  /// L11 x = b for the units [b, e): per block of 32 columns, a column sweep over the staged
-  /// block (one barrier per column), then the team updates the unit's diagonal rows below it.
+  /// L11 x = b for the units [b, e): per block of 32 columns, x_b = inv(L_bb) x_b (x_b
+  /// staged), then the team updates the unit's diagonal rows below the block.
   void diag_forward(const Exec& exec, size_type b, size_type e) const {
     const LevelSolve me = *this;
     Kokkos::parallel_for(
         "kspd::sparse::resident::forward_diag",
-        Team(exec, int(e - b), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(scratch_bytes())),
+        Team(exec, int(e - b), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kBlock * kBlock))),
         KOKKOS_LAMBDA(const Member& t) {
           const SolveUnit u = me.units[b + t.league_rank()];
           const Scalar* p = me.vals + u.voff;
           const int k = u.ncols, ld = u.ld;
           Scalar* X = me.W + u.first_col;
-          Scratch scratch(t.team_scratch(0), 2 * kBlock * kBlock);
-          Scalar* Lb = scratch.data();
-          Scalar* Xb = Lb + kBlock * kBlock;
+          Scratch Xb(t.team_scratch(0), kBlock * kBlock);
           for (int jb = 0; jb < k; jb += kBlock) {
             const int je = jb + kBlock < k ? jb + kBlock : k, bs = je - jb;
+            const Scalar* D = me.dinv + u.doff + std::int64_t(jb) * kBlock;
             for (int c0 = 0; c0 < me.nr; c0 += kBlock) {
               const int nc = me.nr - c0 < kBlock ? me.nr - c0 : kBlock;
-              stage(t, p, ld, X, me.ldw, jb, bs, c0, nc, Lb, Xb);
-              for (int j = 0; j + 1 < bs; ++j) {
-                const int rows = bs - j - 1;
-                Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * nc), [&](const int q) {
-                  const int i = j + 1 + q % rows, c = q / rows;
-                  Xb[i + kBlock * c] -= Lb[i + kBlock * j] * (Xb[j + kBlock * c] / Lb[j + kBlock * j]);
-                });
-                t.team_barrier();
-              }
               Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
                 const int i = q % bs, c = q / bs;
-                X[jb + i + (c0 + c) * me.ldw] = Xb[i + kBlock * c] / Lb[i + kBlock * i];
+                Xb(i + kBlock * c) = X[jb + i + (c0 + c) * me.ldw];
+              });
+              t.team_barrier();
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
+                const int i = q % bs, c = q / bs;
+                Scalar acc = 0;
+                for (int j = 0; j <= i; ++j) acc += D[i + kBlock * j] * Xb(j + kBlock * c);
+                X[jb + i + (c0 + c) * me.ldw] = acc;
               });
               t.team_barrier();
             }
@@ -206,7 +244,52 @@ struct LevelSolve {
         });
   }
 
-  /// W(rows below) -= L21 x for the chunks [b, e): a thread per row.
+  /// L11^T x = y for the units [b, e), blocks of 32 from the bottom: x_b = inv(L_bb)^T x_b,
+  /// then the unit's rows above the block updated.
+  void diag_backward(const Exec& exec, size_type b, size_type e) const {
+    const LevelSolve me = *this;
+    Kokkos::parallel_for(
+        "kspd::sparse::resident::backward_diag",
+        Team(exec, int(e - b), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kBlock * kBlock))),
+        KOKKOS_LAMBDA(const Member& t) {
+          const SolveUnit u = me.units[b + t.league_rank()];
+          const Scalar* p = me.vals + u.voff;
+          const int k = u.ncols, ld = u.ld;
+          Scalar* X = me.W + u.first_col;
+          Scratch Xb(t.team_scratch(0), kBlock * kBlock);
+          for (int jb = ((k - 1) / kBlock) * kBlock; jb >= 0; jb -= kBlock) {
+            const int je = jb + kBlock < k ? jb + kBlock : k, bs = je - jb;
+            const Scalar* D = me.dinv + u.doff + std::int64_t(jb) * kBlock;
+            for (int c0 = 0; c0 < me.nr; c0 += kBlock) {
+              const int nc = me.nr - c0 < kBlock ? me.nr - c0 : kBlock;
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
+                const int i = q % bs, c = q / bs;
+                Xb(i + kBlock * c) = X[jb + i + (c0 + c) * me.ldw];
+              });
+              t.team_barrier();
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
+                const int i = q % bs, c = q / bs;
+                const Scalar* Di = D + kBlock * i;  // column i of inv(L_bb): row i of its transpose
+                Scalar acc = 0;
+                for (int j = i; j < bs; ++j) acc += Di[j] * Xb(j + kBlock * c);
+                X[jb + i + (c0 + c) * me.ldw] = acc;
+              });
+              t.team_barrier();
+            }
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(t, jb * me.nr), [&](const int q) {
+              const int i = q % jb, c = q / jb;
+              const Scalar* x = X + c * me.ldw;
+              const Scalar* li = p + std::int64_t(i) * ld;
+              Scalar acc = 0;
+              for (int j = jb; j < je; ++j) acc += li[j] * x[j];
+              X[i + c * me.ldw] -= acc;
+            });
+            t.team_barrier();
+          }
+        });
+  }
+
+  /// W(rows below) -= L21 x for the chunks [b, e): a thread per row, its columns of the chunk.
   void below_forward(const Exec& exec, size_type b, size_type e) const {
     const LevelSolve me = *this;
     Kokkos::parallel_for(
@@ -215,13 +298,13 @@ struct LevelSolve {
           const SolveUnit u = me.units[ch.unit];
           const Scalar* p = me.vals + u.voff + u.ncols;
           const std::int64_t* r = me.rows + u.row_begin + u.ncols;
-          const int k = u.ncols, ld = u.ld;
+          const int ld = u.ld;
           const Scalar* X = me.W + u.first_col;
           Kokkos::parallel_for(Kokkos::TeamThreadRange(t, ch.i0, ch.i1), [&](const int i) {
             for (int c0 = 0; c0 < me.nr; c0 += kRhs) {
               const int nc = me.nr - c0 < kRhs ? me.nr - c0 : kRhs;
               Scalar acc[kRhs] = {};
-              for (int j = 0; j < k; ++j) {
+              for (int j = ch.j0; j < ch.j1; ++j) {
                 const Scalar l = p[i + std::int64_t(j) * ld];
                 for (int c = 0; c < kRhs; ++c)
                   if (c < nc) acc[c] += l * X[j + (c0 + c) * me.ldw];
@@ -245,13 +328,13 @@ struct LevelSolve {
           const SolveChunk ch = me.chunks[b + t.league_rank() / nrt];
           const int c0 = (t.league_rank() % nrt) * kTileRhs, nc = me.nr - c0 < kTileRhs ? me.nr - c0 : kTileRhs;
           const SolveUnit u = me.units[ch.unit];
-          const Scalar* p = me.vals + u.voff + u.ncols;
+          const Scalar* p = me.vals + u.voff + u.ncols + std::int64_t(ch.j0) * u.ld;
           const std::int64_t* r = me.rows + u.row_begin + u.ncols;
-          const int k = u.ncols, ld = u.ld;
+          const int k = ch.j1 - ch.j0, ld = u.ld;
           Scratch Xs(t.team_scratch(0), kTileK * kTileRhs);
           Kokkos::parallel_for(Kokkos::TeamThreadRange(t, k * kTileRhs), [&](const int q) {
             const int j = q % k, c = q / k;
-            Xs(j * kTileRhs + c) = c < nc ? me.W[u.first_col + j + (c0 + c) * me.ldw] : Scalar(0);
+            Xs(j * kTileRhs + c) = c < nc ? me.W[u.first_col + ch.j0 + j + (c0 + c) * me.ldw] : Scalar(0);
           });
           t.team_barrier();
           Kokkos::parallel_for(Kokkos::TeamThreadRange(t, kSlots), [&](const int slot) {
@@ -285,7 +368,7 @@ struct LevelSolve {
 
   /// x -= L21^T W(rows below) for the chunks [b, e), one right-hand side: the chunk's rows
   /// of W staged, vector lanes over the rows (coalesced reads of a column of L), a reduction
-  /// per column.
+  /// per column of the chunk.
   void below_backward(const Exec& exec, size_type b, size_type e) const {
     const LevelSolve me = *this;
     const int vec = int(Team::vector_length_max());
@@ -295,17 +378,17 @@ struct LevelSolve {
         KOKKOS_LAMBDA(const Member& t) {
           const SolveChunk ch = me.chunks[b + t.league_rank()];
           const SolveUnit u = me.units[ch.unit];
-          const Scalar* p = me.vals + u.voff + u.ncols;
-          const std::int64_t* r = me.rows + u.row_begin + u.ncols;
-          const int k = u.ncols, ld = u.ld, rows = ch.i1 - ch.i0;
+          const Scalar* p = me.vals + u.voff + u.ncols + ch.i0;
+          const std::int64_t* r = me.rows + u.row_begin + u.ncols + ch.i0;
+          const int ld = u.ld, rows = ch.i1 - ch.i0;
           Scalar* X = me.W + u.first_col;
           Scratch Ws(t.team_scratch(0), kSolveChunk);
           Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows), [&](const int i) {
-            Kokkos::single(Kokkos::PerThread(t), [&]() { Ws(i) = me.W[r[ch.i0 + i]]; });
+            Kokkos::single(Kokkos::PerThread(t), [&]() { Ws(i) = me.W[r[i]]; });
           });
           t.team_barrier();
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, k), [&](const int j) {
-            const Scalar* lj = p + std::int64_t(j) * ld + ch.i0;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, ch.j0, ch.j1), [&](const int j) {
+            const Scalar* lj = p + std::int64_t(j) * ld;
             Scalar acc = 0;
             Kokkos::parallel_reduce(
                 Kokkos::ThreadVectorRange(t, rows), [&](const int i, Scalar& a) { a += lj[i] * Ws(i); }, acc);
@@ -328,10 +411,10 @@ struct LevelSolve {
           const SolveChunk ch = me.chunks[b + t.league_rank() / nrt];
           const int c0 = (t.league_rank() % nrt) * kTileRhs, nc = me.nr - c0 < kTileRhs ? me.nr - c0 : kTileRhs;
           const SolveUnit u = me.units[ch.unit];
-          const Scalar* p = me.vals + u.voff + u.ncols + ch.i0;
+          const Scalar* p = me.vals + u.voff + u.ncols + ch.i0 + std::int64_t(ch.j0) * u.ld;
           const std::int64_t* r = me.rows + u.row_begin + u.ncols + ch.i0;
-          const int k = u.ncols, ld = u.ld, rows = ch.i1 - ch.i0;
-          Scalar* X = me.W + u.first_col;
+          const int k = ch.j1 - ch.j0, ld = u.ld, rows = ch.i1 - ch.i0;
+          Scalar* X = me.W + u.first_col + ch.j0;
           Scratch Ws(t.team_scratch(0), kSolveChunk * kTileRhs);
           Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * kTileRhs), [&](const int q) {
             const int c = q % kTileRhs, i = q / kTileRhs;
@@ -365,52 +448,6 @@ struct LevelSolve {
           });
         });
   }
-
-  /// L11^T x = y for the units [b, e), blocks of 32 from the bottom, each swept in team
-  /// scratch.
-  void diag_backward(const Exec& exec, size_type b, size_type e) const {
-    const LevelSolve me = *this;
-    Kokkos::parallel_for(
-        "kspd::sparse::resident::backward_diag",
-        Team(exec, int(e - b), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(scratch_bytes())),
-        KOKKOS_LAMBDA(const Member& t) {
-          const SolveUnit u = me.units[b + t.league_rank()];
-          const Scalar* p = me.vals + u.voff;
-          const int k = u.ncols, ld = u.ld;
-          Scalar* X = me.W + u.first_col;
-          Scratch scratch(t.team_scratch(0), 2 * kBlock * kBlock);
-          Scalar* Lb = scratch.data();
-          Scalar* Xb = Lb + kBlock * kBlock;
-          for (int jb = ((k - 1) / kBlock) * kBlock; jb >= 0; jb -= kBlock) {
-            const int je = jb + kBlock < k ? jb + kBlock : k, bs = je - jb;
-            for (int c0 = 0; c0 < me.nr; c0 += kBlock) {
-              const int nc = me.nr - c0 < kBlock ? me.nr - c0 : kBlock;
-              stage(t, p, ld, X, me.ldw, jb, bs, c0, nc, Lb, Xb);
-              for (int j = bs - 1; j > 0; --j) {
-                Kokkos::parallel_for(Kokkos::TeamThreadRange(t, j * nc), [&](const int q) {
-                  const int i = q % j, c = q / j;
-                  Xb[i + kBlock * c] -= Lb[j + kBlock * i] * (Xb[j + kBlock * c] / Lb[j + kBlock * j]);
-                });
-                t.team_barrier();
-              }
-              Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
-                const int i = q % bs, c = q / bs;
-                X[jb + i + (c0 + c) * me.ldw] = Xb[i + kBlock * c] / Lb[i + kBlock * i];
-              });
-              t.team_barrier();
-            }
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(t, jb * me.nr), [&](const int q) {
-              const int i = q % jb, c = q / jb;
-              const Scalar* x = X + c * me.ldw;
-              const Scalar* li = p + std::int64_t(i) * ld;
-              Scalar acc = 0;
-              for (int j = jb; j < je; ++j) acc += li[j] * x[j];
-              X[i + c * me.ldw] -= acc;
-            });
-            t.team_barrier();
-          }
-        });
-  }
 };
 
 /// The solves with a resident factor: the plans (built on first use, kept with the
@@ -428,6 +465,10 @@ class ResidentSolve {
 
   explicit ResidentSolve(const Symbolic& S) : S_(S) {}
 
+  /// The factor changed (a new factorization): the diagonal blocks' inverses are recomputed
+  /// by the next solve.
+  void invalidate() { inverses_current_ = false; }
+
   /// Solves in place on W (n x nrhs, column-major, leading dimension ldw, the permuted
   /// numbering), a pointer into the execution space's memory. Queued on exec.
   void solve(const Exec& exec, const Scalar* vals, const std::int64_t* rows, Scalar* W, size_type nrhs, size_type ldw,
@@ -435,7 +476,8 @@ class ResidentSolve {
     if (S_.n == 0 || nrhs == 0) return;
     const bool tiled = nrhs >= kManyRhs;
     const SolvePlan<Mem>& P = plan(tiled);
-    const LS ls{vals, P.units.data(), rows, P.chunks.data(), W, std::int64_t(ldw), int(nrhs)};
+    invert_diagonal_blocks(exec, vals);
+    const LS ls{vals, dinv_.data(), P.units.data(), rows, P.chunks.data(), W, std::int64_t(ldw), int(nrhs)};
     const auto& lb = P.level_begin;
     const auto& cb = P.chunk_begin;
     const size_type nl = P.levels();
@@ -492,6 +534,26 @@ class ResidentSolve {
     }
   }
 
+  void invert_diagonal_blocks(const Exec& exec, const Scalar* vals) const {
+    if (inverses_current_) return;
+    if (blocks_.extent(0) == 0) {  // first use: the blocks of every supernode
+      const std::vector<std::int64_t> doff = diag_block_offsets(S_);
+      std::vector<DiagBlock> hb;
+      for (size_t s = 0; s < S_.snodes.size(); ++s) {
+        const Supernode& sn = S_.snodes[s];
+        for (size_type jb = 0; jb < sn.ncols; jb += kDiagBlock)
+          hb.push_back(DiagBlock{sn.value_offset + jb + jb * sn.nrows(), doff[s] + jb * kDiagBlock, int(sn.nrows()),
+                                 int(std::min<size_type>(kDiagBlock, sn.ncols - jb))});
+      }
+      nblocks_ = size_type(hb.size());
+      blocks_ = SolvePlan<Mem>::upload("kspd::sparse::solve_diag_blocks", hb);
+      dinv_ = Kokkos::View<Scalar*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::solve_diag_inverses"),
+                                         size_t(std::max<std::int64_t>(doff.back(), 1)));
+    }
+    LS::invert_blocks(exec, blocks_.data(), nblocks_, vals, dinv_.data());
+    inverses_current_ = true;
+  }
+
   const SolvePlan<Mem>& plan(bool tiled) const {
     auto& p = plans_[tiled ? 1 : 0];
     if (!p) p = std::make_unique<SolvePlan<Mem>>(S_, tiled ? LS::kTileK : width_override(kFewRhsWidth));
@@ -522,6 +584,10 @@ class ResidentSolve {
 
   const Symbolic& S_;
   mutable std::unique_ptr<SolvePlan<Mem>> plans_[2];
+  mutable Kokkos::View<DiagBlock*, Mem> blocks_;
+  mutable Kokkos::View<Scalar*, Mem> dinv_;
+  mutable size_type nblocks_ = 0;
+  mutable bool inverses_current_ = false;
   mutable SolveTimeline tl_;
 };
 
