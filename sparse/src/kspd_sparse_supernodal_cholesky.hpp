@@ -67,7 +67,7 @@ class SupernodalCholesky {
   [[nodiscard]] int factorize(const ExecSpace& exec, const CscMatrix<Scalar>& A) {
     if (!symbolic_) analyze(A);
     check(A);
-    KSPD_REQUIRE(A.n == symbolic_->n && A.colptr == symbolic_->a_colptr && A.rowind == symbolic_->a_rowind,
+    KSPD_REQUIRE(symbolic_->same_pattern(A.n, A.colptr, A.rowind),
                  InvalidArgument,
                  "kspd::sparse::SupernodalCholesky::factorize: A's pattern differs from the analysed one; call analyze(A)");
     if (!numeric_) numeric_ = std::make_unique<Impl::Numeric<Scalar, ExecSpace>>(*symbolic_, opt_);
