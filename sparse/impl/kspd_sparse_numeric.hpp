@@ -52,7 +52,11 @@ class Numeric {
   /// Chooses the placement: Resident when offload is on, the placement asks for it and the
   /// resident factor fits Offload::device_memory_limit (else TopOfTree; with fallback Fail
   /// and placement Resident, OutOfDeviceMemory); Host when offload is off.
-  Numeric(const Symbolic& S, const Options& opt) : S_(S), opt_(opt), locks_(S.snodes.size()), dev_(opt.offload) {
+  Numeric(const Symbolic& S, const Options& opt) : S_(S), opt_(opt), dev_(opt.offload) {
+    lock_base_.assign(S.snodes.size() + 1, 0);
+    for (size_t s = 0; s < S.snodes.size(); ++s)
+      lock_base_[s + 1] = lock_base_[s] + (S.snodes[s].ncols + kLockCols - 1) / kLockCols;
+    locks_ = std::vector<std::mutex>(size_t(lock_base_.back()));
     if (opt.offload.any() && opt.offload.placement == Offload::Placement::Resident) {
       const double need = ResidentFactor<Scalar, OffloadExec>::bytes_needed(S);
       if (need <= double(opt.offload.device_memory_limit)) {
@@ -340,15 +344,21 @@ class Numeric {
     const size_type ldt = tn.nrows();
     Scalar* pt = vals_ + tn.value_offset;
     lap(w, 3, t0);
-    std::lock_guard<std::mutex> lk(locks_[size_t(t)]);
-    lap(w, 4, t0);
-    for (size_type j = 0; j < nb; ++j) {
-      Scalar* col = pt + (srows[j] - tn.first_col) * ldt;
-      const Scalar* cj = c + j * ldc;
-      const size_type* rel = w.rel.data();
-      for (size_type i = j; i < mb; ++i) col[rel[i]] -= cj[i];
+    // one lock per 32 columns of the target: updates into other columns of it go on
+    for (size_type j = 0; j < nb;) {
+      const size_type chunk = (srows[j] - tn.first_col) / kLockCols;
+      size_type je = j + 1;
+      while (je < nb && (srows[je] - tn.first_col) / kLockCols == chunk) ++je;
+      std::lock_guard<std::mutex> lk(locks_[size_t(lock_base_[size_t(t)] + chunk)]);
+      lap(w, 4, t0);
+      for (; j < je; ++j) {
+        Scalar* col = pt + (srows[j] - tn.first_col) * ldt;
+        const Scalar* cj = c + j * ldc;
+        const size_type* rel = w.rel.data();
+        for (size_type i = j; i < mb; ++i) col[rel[i]] -= cj[i];
+      }
+      lap(w, 3, t0);
     }
-    lap(w, 3, t0);
   }
 
   void count(int op, bool on_device) {
@@ -379,6 +389,8 @@ class Numeric {
   Kokkos::View<Scalar*, Kokkos::HostSpace> host_;
   Kokkos::View<Scalar*, StagingSpace> pinned_;
   Scalar* vals_ = nullptr;
+  static constexpr size_type kLockCols = 32;  ///< target columns per scatter lock
+  std::vector<size_type> lock_base_;          ///< supernode s's locks start at lock_base_[s]
   std::vector<std::mutex> locks_;
   std::vector<Work> work_;
   std::vector<char> gathered_;
