@@ -175,6 +175,22 @@ struct LevelSolve {
     else return Team(exec, league, Kokkos::AUTO);
   }
 
+  /// sum_{j < n} f(j) in four independent partial sums (the loads of a long dot product in
+  /// flight together instead of one after another).
+  template <class F>
+  KOKKOS_INLINE_FUNCTION static Scalar dot4(const int n, const F& f) {
+    Scalar a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+      a0 += f(j);
+      a1 += f(j + 1);
+      a2 += f(j + 2);
+      a3 += f(j + 3);
+    }
+    for (; j < n; ++j) a0 += f(j);
+    return (a0 + a1) + (a2 + a3);
+  }
+
   /// The inverses of the diagonal blocks [0, nb): a team per block, a thread per column
   /// (forward substitution of the unit vector; the block read from global memory, whose
   /// reuse stays in cache). Written column-major with leading dimension 32, zero above.
@@ -225,19 +241,16 @@ struct LevelSolve {
               t.team_barrier();
               Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
                 const int i = q % bs, c = q / bs;
-                Scalar acc = 0;
-                for (int j = 0; j <= i; ++j) acc += D[i + kBlock * j] * Xb(j + kBlock * c);
-                X[jb + i + (c0 + c) * me.ldw] = acc;
+                X[jb + i + (c0 + c) * me.ldw] = dot4(i + 1, [&](int j) { return D[i + kBlock * j] * Xb(j + kBlock * c); });
               });
               t.team_barrier();
             }
             const int rest = k - je;
             Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rest * me.nr), [&](const int q) {
               const int i = je + q % rest, c = q / rest;
-              const Scalar* x = X + c * me.ldw;
-              Scalar acc = 0;
-              for (int j = jb; j < je; ++j) acc += p[i + std::int64_t(j) * ld] * x[j];
-              X[i + c * me.ldw] -= acc;
+              const Scalar* x = X + c * me.ldw + jb;
+              const Scalar* pi = p + i + std::int64_t(jb) * ld;
+              X[i + c * me.ldw] -= dot4(bs, [&](int j) { return pi[std::int64_t(j) * ld] * x[j]; });
             });
             t.team_barrier();
           }
@@ -269,23 +282,43 @@ struct LevelSolve {
               t.team_barrier();
               Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
                 const int i = q % bs, c = q / bs;
-                const Scalar* Di = D + kBlock * i;  // column i of inv(L_bb): row i of its transpose
-                Scalar acc = 0;
-                for (int j = i; j < bs; ++j) acc += Di[j] * Xb(j + kBlock * c);
-                X[jb + i + (c0 + c) * me.ldw] = acc;
+                const Scalar* Di = D + kBlock * i + i;  // column i of inv(L_bb): row i of its transpose
+                const Scalar* xb = &Xb(i + kBlock * c);
+                X[jb + i + (c0 + c) * me.ldw] = dot4(bs - i, [&](int j) { return Di[j] * xb[j]; });
               });
               t.team_barrier();
             }
             Kokkos::parallel_for(Kokkos::TeamThreadRange(t, jb * me.nr), [&](const int q) {
               const int i = q % jb, c = q / jb;
-              const Scalar* x = X + c * me.ldw;
-              const Scalar* li = p + std::int64_t(i) * ld;
-              Scalar acc = 0;
-              for (int j = jb; j < je; ++j) acc += li[j] * x[j];
-              X[i + c * me.ldw] -= acc;
+              const Scalar* x = X + c * me.ldw + jb;
+              const Scalar* li = p + std::int64_t(i) * ld + jb;
+              X[i + c * me.ldw] -= dot4(bs, [&](int j) { return li[j] * x[j]; });
             });
             t.team_barrier();
           }
+        });
+  }
+
+  /// W(rows below) -= L21 x for the chunks [b, e), one right-hand side: the chunk's part of
+  /// x staged, a thread per row.
+  void below_forward_one(const Exec& exec, size_type b, size_type e) const {
+    const LevelSolve me = *this;
+    Kokkos::parallel_for(
+        "kspd::sparse::resident::forward_below_one",
+        Team(exec, int(e - b), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kSolveChunkCols))),
+        KOKKOS_LAMBDA(const Member& t) {
+          const SolveChunk ch = me.chunks[b + t.league_rank()];
+          const SolveUnit u = me.units[ch.unit];
+          const Scalar* p = me.vals + u.voff + u.ncols + std::int64_t(ch.j0) * u.ld;
+          const std::int64_t* r = me.rows + u.row_begin + u.ncols;
+          const int ld = u.ld, k = ch.j1 - ch.j0;
+          Scratch Xs(t.team_scratch(0), kSolveChunkCols);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, k), [&](const int j) { Xs(j) = me.W[u.first_col + ch.j0 + j]; });
+          t.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, ch.i0, ch.i1), [&](const int i) {
+            const Scalar* pi = p + i;
+            Kokkos::atomic_add(&me.W[r[i]], -dot4(k, [&](int j) { return pi[std::int64_t(j) * ld] * Xs(j); }));
+          });
         });
   }
 
@@ -502,6 +535,7 @@ class ResidentSolve {
         mark(tl_.diag_forward, l);
         if (cb[size_t(l + 1)] > cb[size_t(l)]) {
           if (tiled) ls.below_forward_tiled(exec, cb[size_t(l)], cb[size_t(l + 1)]);
+          else if (nrhs == 1) ls.below_forward_one(exec, cb[size_t(l)], cb[size_t(l + 1)]);
           else ls.below_forward(exec, cb[size_t(l)], cb[size_t(l + 1)]);
           mark(tl_.below_forward, l);
         }
