@@ -301,7 +301,9 @@ class Numeric {
     const size_type s = task.snode;
     const Supernode& sn = S_.snodes[size_t(s)];
     const Block& blk = S_.blocks[size_t(sn.block_begin + task.block_begin)];
-    const size_type r0 = blk.row_offset, nb = blk.nrows, mb = sn.nrows() - r0;
+    const Block& last = S_.blocks[size_t(sn.block_begin + task.block_end - 1)];
+    // the task's blocks are consecutive rows [r0, r0 + nb) of the panel
+    const size_type r0 = blk.row_offset, nb = last.row_offset + last.nrows - r0, mb = sn.nrows() - r0;
     if (gathered_[size_t(s)]) {
       Gathered& g = *shared_[size_t(s)];
       {
@@ -312,7 +314,7 @@ class Numeric {
       count(2, true);
       return;
     }
-    {  // small supernodes: this block's update on the host
+    {  // small supernodes: these blocks' update on the host
       w.c.resize(static_cast<size_t>(mb * nb));
       HostExec exec;
       HMat C(w.c.data(), Kokkos::LayoutStride(static_cast<size_t>(mb), 1, size_t(nb), size_t(mb)));
@@ -325,7 +327,11 @@ class Numeric {
     }
     count(2, false);
     lap(w, 2, t0);
-    scatter(sn, r0, nb, mb, blk.target, w, w.c.data(), mb, t0);
+    for (size_type b = sn.block_begin + task.block_begin; b < sn.block_begin + task.block_end; ++b) {
+      const Block& q = S_.blocks[size_t(b)];
+      const size_type cb = q.row_offset - r0;  // its columns (and first row) in C
+      scatter(sn, q.row_offset, q.nrows, sn.nrows() - q.row_offset, q.target, w, w.c.data() + cb + cb * mb, mb, t0);
+    }
   }
 
   /// Target panel -= C, rows matched by relative indices (the source rows are a subset of

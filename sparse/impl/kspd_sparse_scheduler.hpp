@@ -145,11 +145,14 @@ class Scheduler {
         break;
       case TaskKind::Trsm: {
         const size_type last = gathered(task.snode) ? sn.block_end : sn.block_begin + task.block_end;
-        for (size_type b = sn.block_begin + 1; b < last; ++b) dec(S_.update_task[size_t(b)]);
+        for (size_type b = sn.block_begin + 1; b < last; ++b) {
+          const size_type u = S_.update_task[size_t(b)];  // once per task: at its first block
+          if (sn.block_begin + S_.tasks[size_t(u)].block_begin == b) dec(u);
+        }
         break;
       }
-      case TaskKind::Update:
-        dec(S_.blocks[size_t(sn.block_begin + task.block_begin)].target);
+      case TaskKind::Update:  // each block's target, once per block
+        for (size_type b = task.block_begin; b < task.block_end; ++b) dec(S_.blocks[size_t(sn.block_begin + b)].target);
         break;
     }
   }

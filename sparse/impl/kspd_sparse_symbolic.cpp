@@ -473,17 +473,25 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
       b = e;
     }
   }
+  // Update tasks: consecutive off-diagonal blocks of one owner grouped until they hold
+  // kUpdateGroupRows rows, so the product's narrow side is wide enough for GEMM (a lone
+  // 8-row block makes a matrix-vector-like product). A target's count rises once per block.
   S.update_task.assign(S.blocks.size(), -1);
   for (size_type s = 0; s < ns; ++s) {
     const Supernode& sn = S.snodes[size_t(s)];
     if (sn.block_end - sn.block_begin < 2) continue;
     const size_type last_trsm = S.blocks[size_t(sn.block_end - 1)].trsm_task;
-    for (size_type b = sn.block_begin + 1; b < sn.block_end; ++b) {
-      const Block& blk = S.blocks[size_t(b)];
-      S.update_task[size_t(b)] = size_type(S.tasks.size());
-      S.tasks.push_back(Task{TaskKind::Update, s, b - sn.block_begin, b - sn.block_begin + 1,
-                             int(last_trsm - blk.trsm_task + 1), blk.owner});
-      ++S.tasks[size_t(blk.target)].ndeps;
+    for (size_type b = sn.block_begin + 1; b < sn.block_end;) {
+      size_type e = b, rows = 0;
+      while (e < sn.block_end && (e == b || (rows < Symbolic::kUpdateGroupRows && S.blocks[size_t(e)].owner == S.blocks[size_t(b)].owner))) {
+        rows += S.blocks[size_t(e)].nrows;
+        S.update_task[size_t(e)] = size_type(S.tasks.size());
+        ++S.tasks[size_t(S.blocks[size_t(e)].target)].ndeps;
+        ++e;
+      }
+      S.tasks.push_back(Task{TaskKind::Update, s, b - sn.block_begin, e - sn.block_begin,
+                             int(last_trsm - S.blocks[size_t(b)].trsm_task + 1), S.blocks[size_t(b)].owner});
+      b = e;
     }
   }
   phase("tasks");

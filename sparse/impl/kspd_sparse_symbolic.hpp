@@ -103,6 +103,8 @@ struct Symbolic {
   std::vector<Block> blocks;
   std::vector<Task> tasks;          ///< DiagFactor(s) is task s; then Trsm, then Update
   std::vector<size_type> update_task;  ///< per block: its Update task (-1 for diagonal blocks)
+  /// Update tasks group consecutive blocks of a supernode up to this many rows.
+  static constexpr size_type kUpdateGroupRows = 64;
   WorkVector<size_type> value_map;     ///< per entry of A: its offset in the factor values
   size_type nvalues = 0;
   // The pattern of A the analysis saw (refactorization checks it: same_pattern).

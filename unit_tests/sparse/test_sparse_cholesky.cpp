@@ -119,9 +119,13 @@ TEST(SparseSymbolic, InvariantsMatchBruteForce) {
                     (b == sn.block_begin + 1 || S.blocks[size_t(b)].trsm_task != S.blocks[size_t(b - 1)].trsm_task))
                   ++incoming[size_t(S.blocks[size_t(b)].trsm_task)];
             } else if (task.kind == ks::Impl::TaskKind::Trsm) {
-              for (size_type b = 1; b < task.block_end; ++b) ++incoming[size_t(S.update_task[size_t(sn.block_begin + b)])];
+              for (size_type b = 1; b < task.block_end; ++b) {
+                const size_type u = S.update_task[size_t(sn.block_begin + b)];
+                if (S.tasks[size_t(u)].block_begin == b) ++incoming[size_t(u)];
+              }
             } else {
-              ++incoming[size_t(S.blocks[size_t(sn.block_begin + task.block_begin)].target)];
+              for (size_type b = task.block_begin; b < task.block_end; ++b)
+                ++incoming[size_t(S.blocks[size_t(sn.block_begin + b)].target)];
             }
           }
           for (size_type t = 0; t < size_type(S.tasks.size()); ++t) ASSERT_EQ(incoming[size_t(t)], S.tasks[size_t(t)].ndeps);
