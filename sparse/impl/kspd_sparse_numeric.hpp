@@ -95,6 +95,12 @@ class Numeric {
     return vals_;
   }
   const FactorStats& stats() const { return stats_; }
+  /// The factor's values where they live, for a modification in place (update/downdate):
+  /// the offload space's memory for Resident (the host copy is then stale), else the host.
+  Scalar* values_in_place() {
+    host_current_ = false;
+    return resident() ? resident_->values().data() : vals_;
+  }
 
   /// Assembles A's values (in the analysed pattern's order) and factors; the first failing
   /// pivot (in postorder) is returned, not thrown.

@@ -1,0 +1,252 @@
+#ifndef KSPD_SPARSE_UPDATE_IMPL_HPP
+#define KSPD_SPARSE_UPDATE_IMPL_HPP
+/// \file kspd_sparse_update_impl.hpp
+/// Rank-k update / downdate of a supernodal factor in place: L' L'^T = L L^T + s W W^T,
+/// s = +1 or -1, with L' on L's pattern (Davis & Hager, "Multiple-rank modifications of a
+/// sparse Cholesky factorization", SIAM J. Matrix Anal. Appl. 22 (2001), adapted to
+/// supernodes and blocked so that the work is GEMM).
+///
+/// Only the supernodes on the paths of W's columns in the elimination tree change: from the
+/// supernode of each column's first row up to the root. They are modified in postorder (a
+/// child before its parent), each on a dense copy of W's rows in its row structure:
+/// for a panel P of bw columns of the supernode, with D = L(P, P) and the rows B below it,
+///   Z = D^-1 W_P,  M M^T = I + s Z Z^T,  R R^T = I + s Z^T Z       (bw x bw, k x k)
+///   L'(P, P) = D M,  [L'(B, P)  W'_B] = [L(B, P)  W_B] Q,
+///   Q = [ M^-T          -Z R^-T ]
+///       [ s Z^T M^-T     R^-T   ]
+/// (D M M^T D^T = D D^T + s W_P W_P^T, and the second line keeps L(B,P) L(B,P)^T + s W_B W_B^T
+/// unchanged: Q is the generator of the s-orthogonal transformation that zeroes W_P).
+/// W'_B then goes on to the next panel and, below the supernode, to its ancestors. A
+/// downdate loses positive definiteness exactly where potrf of I + s Z Z^T fails (its
+/// leading minors are those of D^-1 (D D^T - W_P W_P^T) D^-T). Everything runs on core's
+/// potrf / trsm / trmm / gemm and a few copy kernels on one execution-space instance, so
+/// the same code modifies a host factor and a device-resident one.
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <vector>
+
+#include "kspd_core.hpp"
+#include "kspd_sparse_resident.hpp"
+#include "kspd_sparse_symbolic.hpp"
+#include "kspd_sparse_update.hpp"
+
+namespace kspd::sparse::Impl {
+
+/// W in the factor's numbering, checked against the factor's pattern, and the supernodes
+/// its columns' paths visit (postorder). Host-side; the same for every placement.
+struct UpdatePlan {
+  size_type k = 0;
+  std::vector<size_type> path;        ///< supernodes to modify, ascending (postorder)
+  std::vector<size_type> row_begin;   ///< per path supernode: its rows in rmap
+  std::vector<std::int64_t> rmap;     ///< compact W row of every row of every path supernode
+  size_type ncompact = 0;             ///< rows of the compact W (the path's columns)
+  size_type max_rows = 0;
+  std::vector<std::int64_t> w_row;    ///< per W entry: its compact row
+};
+
+/// Validates W (dimensions, k <= 64, sorted unique rows, finite values), checks that every
+/// column's rows lie in the structure of L's column at its first row (then the whole path
+/// stays in L's pattern) and builds the plan. `who` prefixes the messages.
+template <class Scalar>
+UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const char* who) {
+  const size_type n = S.n, k = W.ncols();
+  KSPD_REQUIRE(W.nrows == n, DimensionMismatch, who << ": W has " << W.nrows << " rows, A has n = " << n);
+  KSPD_REQUIRE(k >= 0 && k <= 64, InvalidArgument,
+               who << ": W has " << k << " columns; a rank-k modification takes 0 <= k <= 64 (split W into blocks of 64)");
+  KSPD_REQUIRE(W.colptr.size() == size_t(k + 1) && W.colptr[0] == 0 && size_type(W.rowind.size()) == W.nnz() &&
+                   size_type(W.values.size()) == W.nnz(),
+               InvalidArgument,
+               who << ": W is inconsistent (colptr " << W.colptr.size() << ", rowind " << W.rowind.size() << ", values "
+                   << W.values.size() << ")");
+  UpdatePlan P;
+  P.k = k;
+  std::vector<char> on_path(S.snodes.size(), 0);
+  for (size_type j = 0; j < k; ++j) {
+    const size_type b = W.colptr[size_t(j)], e = W.colptr[size_t(j + 1)];
+    KSPD_REQUIRE(b <= e && e <= W.nnz(), InvalidArgument, who << ": W.colptr is not nondecreasing at column " << j);
+    size_type first = n;
+    for (size_type p = b; p < e; ++p) {
+      const size_type i = W.rowind[size_t(p)];
+      KSPD_REQUIRE(i >= 0 && i < n, InvalidArgument, who << ": W(" << i << ", " << j << ") is outside the " << n << " rows");
+      KSPD_REQUIRE(p == b || i > W.rowind[size_t(p - 1)], InvalidArgument,
+                   who << ": the rows of W's column " << j << " are not strictly increasing at row " << i);
+      KSPD_REQUIRE(std::isfinite(double(W.values[size_t(p)])), InvalidArgument,
+                   who << ": W(" << i << ", " << j << ") = " << W.values[size_t(p)] << " is not finite");
+      first = std::min(first, S.iperm[size_t(i)]);
+    }
+    if (first == n) continue;  // an empty column changes nothing
+    // The structure of L's column `first`: the rest of its supernode's columns, then the
+    // supernode's rows below the diagonal block (sorted).
+    const size_type s = S.col_snode[size_t(first)];
+    const Supernode& sn = S.snodes[size_t(s)];
+    const size_type* below = S.rows.data() + sn.row_begin + sn.ncols;
+    const size_type* below_end = S.rows.data() + sn.row_end;
+    for (size_type p = b; p < e; ++p) {
+      const size_type r = S.iperm[size_t(W.rowind[size_t(p)])];
+      const bool in = r < sn.first_col + sn.ncols || std::binary_search(below, below_end, r);
+      KSPD_REQUIRE(in, InvalidArgument,
+                   who << ": W(" << W.rowind[size_t(p)] << ", " << j << ") (0-based, the input's numbering) lies outside the "
+                       << "pattern of L: column " << j << " of W W^T couples rows " << S.perm[size_t(first)] << " and "
+                       << W.rowind[size_t(p)] << ", which L does not, so the modified factor would need a larger pattern. "
+                       << "update() keeps L's pattern; factorize A +/- W W^T instead, after analyze() of a pattern that "
+                          "holds W W^T's entries (explicit zeros will do)");
+    }
+    for (size_type q = s; q >= 0 && !on_path[size_t(q)]; q = S.snodes[size_t(q)].parent) on_path[size_t(q)] = 1;
+  }
+  std::vector<std::int64_t> compact(size_t(n), -1);
+  for (size_type s = 0; s < size_type(S.snodes.size()); ++s) {
+    if (!on_path[size_t(s)]) continue;
+    const Supernode& sn = S.snodes[size_t(s)];
+    KSPD_REQUIRE(sn.parent < 0 || sn.parent > s, Error, who << ": supernodes are not in postorder (internal)");
+    P.path.push_back(s);
+    for (size_type c = 0; c < sn.ncols; ++c) compact[size_t(sn.first_col + c)] = P.ncompact++;
+  }
+  for (size_type s : P.path) {
+    const Supernode& sn = S.snodes[size_t(s)];
+    P.row_begin.push_back(size_type(P.rmap.size()));
+    P.max_rows = std::max(P.max_rows, sn.nrows());
+    for (size_type q = sn.row_begin; q < sn.row_end; ++q) {
+      const std::int64_t c = compact[size_t(S.rows[size_t(q)])];
+      KSPD_REQUIRE(c >= 0, Error, who << ": a row of a path supernode is off the path (internal)");
+      P.rmap.push_back(c);
+    }
+  }
+  P.w_row.resize(W.rowind.size());
+  for (size_t p = 0; p < W.rowind.size(); ++p) P.w_row[p] = compact[size_t(S.iperm[size_t(W.rowind[p])])];
+  return P;
+}
+
+/// The modification on `exec`, the factor's values `vals` in Exec's memory. Returns the
+/// first failure of a downdate (supernode, column within it; the pivot is not known: NaN),
+/// after which the factor is partly modified and unusable.
+template <class Scalar, class Exec>
+PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, const UpdatePlan& P,
+                           const SparseColumns<Scalar>& W, Sign sign) {
+  using Mem = typename Exec::memory_space;
+  using Mat = Kokkos::View<Scalar**, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Buf = Kokkos::View<Scalar*, Mem>;
+  if (P.path.empty() || P.k == 0) return {};
+  const Scalar sg = sign == Sign::Plus ? Scalar(1) : Scalar(-1);
+  const size_type k = P.k, nb = 32, maxm = P.max_rows, kb = nb + k;
+  auto mat = [](Scalar* p, size_type m, size_type n, size_type ld) {
+    return Mat(p, Kokkos::LayoutStride(size_t(m), 1, size_t(n), size_t(std::max<size_type>(ld, 1))));
+  };
+  const auto noinit = [](const char* name) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)); };
+
+  // W in the compact row numbering of the path's columns (ncompact x k), built on the host.
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Mem> Wc(noinit("kspd::sparse::update::W"), size_t(P.ncompact), size_t(k));
+  {
+    auto h = Kokkos::create_mirror_view(Wc);
+    Kokkos::deep_copy(h, Scalar(0));
+    for (size_type j = 0; j < k; ++j)
+      for (size_type p = W.colptr[size_t(j)]; p < W.colptr[size_t(j + 1)]; ++p)
+        h(size_t(P.w_row[size_t(p)]), size_t(j)) = W.values[size_t(p)];
+    Kokkos::deep_copy(exec, Wc, h);
+  }
+  Kokkos::View<std::int64_t*, Mem> rmap(noinit("kspd::sparse::update::rows"), std::max<size_t>(P.rmap.size(), 1));
+  Kokkos::deep_copy(exec, Kokkos::subview(rmap, std::make_pair(size_t(0), P.rmap.size())),
+                    Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                        P.rmap.data(), P.rmap.size()));
+  Buf ws(noinit("kspd::sparse::update::Ws"), size_t(maxm * k)), xb(noinit("kspd::sparse::update::X"), size_t(maxm * kb));
+  Buf small(noinit("kspd::sparse::update::small"), size_t(nb * k + nb * nb + k * k + kb * kb + nb * nb + k * k));
+  Scalar* zp = small.data();
+  Scalar* gp = zp + nb * k;
+  Scalar* rp = gp + nb * nb;
+  Scalar* qp = rp + k * k;
+  Scalar* mip = qp + kb * kb;
+  Scalar* rip = mip + nb * nb;
+  const auto wcv = Wc;
+  const auto rm = rmap;
+
+  for (size_t q = 0; q < P.path.size(); ++q) {
+    const size_type s = P.path[q];
+    const Supernode& sn = S.snodes[size_t(s)];
+    const size_type m = sn.nrows(), c = sn.ncols, r0 = P.row_begin[q];
+    Scalar* panel = vals + sn.value_offset;
+    Scalar* wsp = ws.data();
+    // Ws = W's rows of this supernode (m x k, ld m)
+    Kokkos::parallel_for(
+        "kspd::sparse::update::gather", Kokkos::RangePolicy<Exec>(exec, 0, size_t(m * k)), KOKKOS_LAMBDA(const size_t t) {
+          const size_t i = t % size_t(m), j = t / size_t(m);
+          wsp[t] = wcv(size_t(rm(size_t(r0) + i)), j);
+        });
+    for (size_type p = 0; p < c; p += nb) {
+      const size_type bw = std::min(nb, c - p), rest = m - p - bw;
+      Mat D = mat(panel + p + p * m, bw, bw, m), Wp = mat(wsp + p, bw, k, m);
+      Mat Z = mat(zp, bw, k, bw), G = mat(gp, bw, bw, bw), R = mat(rp, k, k, k);
+      // Z = D^-1 W_P; G = I + s Z Z^T; R = I + s Z^T Z
+      Kokkos::parallel_for(
+          "kspd::sparse::update::small_init", Kokkos::RangePolicy<Exec>(exec, 0, size_t(std::max(bw * k, bw * bw) + k * k)),
+          KOKKOS_LAMBDA(const size_t t) {
+            if (t < size_t(bw * k)) Z(t % size_t(bw), t / size_t(bw)) = Wp(t % size_t(bw), t / size_t(bw));
+            if (t < size_t(bw * bw)) G(t % size_t(bw), t / size_t(bw)) = t % size_t(bw) == t / size_t(bw) ? 1 : 0;
+            const size_t u = t - size_t(std::max(bw * k, bw * bw));
+            if (t >= size_t(std::max(bw * k, bw * bw))) R(u % size_t(k), u / size_t(k)) = u % size_t(k) == u / size_t(k) ? 1 : 0;
+          });
+      kspd::trsm(exec, Side::Left, Uplo::Lower, Trans::NoTranspose, Diag::NonUnit, Scalar(1), D, Z);
+      kspd::gemm(exec, Trans::NoTranspose, Trans::Transpose, sg, Z, Z, Scalar(1), G);
+      const int info = kspd::potrf(exec, Uplo::Lower, G);
+      if (info > 0) return PivotFailure{s, p + info - 1, std::nan("")};
+      kspd::gemm(exec, Trans::Transpose, Trans::NoTranspose, sg, Z, Z, Scalar(1), R);
+      const int rinfo = kspd::potrf(exec, Uplo::Lower, R);
+      if (rinfo > 0) return PivotFailure{s, p + bw - 1, std::nan("")};  // rounding: G passed, R did not
+      // L'(P, P) = D M (D's upper triangle holds zeros, so the product stays lower)
+      kspd::trmm(exec, Side::Right, Uplo::Lower, Trans::NoTranspose, Diag::NonUnit, Scalar(1), G, D);
+      if (rest == 0) continue;
+      Mat Mi = mat(mip, bw, bw, bw), Ri = mat(rip, k, k, k), Q = mat(qp, bw + k, bw + k, bw + k);
+      Mat X = mat(xb.data(), rest, bw + k, rest);
+      Mat Lb = mat(panel + p + bw + p * m, rest, bw, m), Wb = mat(wsp + p + bw, rest, k, m);
+      Kokkos::parallel_for(
+          "kspd::sparse::update::copy_below", Kokkos::RangePolicy<Exec>(exec, 0, size_t(rest * (bw + k) + bw * bw + k * k)),
+          KOKKOS_LAMBDA(const size_t t) {
+            const size_t nx = size_t(rest * (bw + k));
+            if (t < nx) {
+              const size_t i = t % size_t(rest), j = t / size_t(rest);
+              X(i, j) = j < size_t(bw) ? Lb(i, j) : Wb(i, j - size_t(bw));
+            } else if (t < nx + size_t(bw * bw)) {
+              const size_t u = t - nx;
+              Mi(u % size_t(bw), u / size_t(bw)) = u % size_t(bw) == u / size_t(bw) ? 1 : 0;
+            } else {
+              const size_t u = t - nx - size_t(bw * bw);
+              Ri(u % size_t(k), u / size_t(k)) = u % size_t(k) == u / size_t(k) ? 1 : 0;
+            }
+          });
+      kspd::trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1), G, Mi);  // M^-T
+      kspd::trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1), R, Ri);  // R^-T
+      const auto top = std::make_pair(size_t(0), size_t(bw)), bot = std::make_pair(size_t(bw), size_t(bw + k));
+      auto Q11 = Kokkos::subview(Q, top, top), Q12 = Kokkos::subview(Q, top, bot);
+      auto Q21 = Kokkos::subview(Q, bot, top), Q22 = Kokkos::subview(Q, bot, bot);
+      Kokkos::parallel_for(
+          "kspd::sparse::update::q_diag", Kokkos::RangePolicy<Exec>(exec, 0, size_t(bw * bw + k * k)),
+          KOKKOS_LAMBDA(const size_t t) {
+            if (t < size_t(bw * bw)) Q11(t % size_t(bw), t / size_t(bw)) = Mi(t % size_t(bw), t / size_t(bw));
+            else {
+              const size_t u = t - size_t(bw * bw);
+              Q22(u % size_t(k), u / size_t(k)) = Ri(u % size_t(k), u / size_t(k));
+            }
+          });
+      kspd::gemm(exec, Trans::Transpose, Trans::NoTranspose, sg, Z, Mi, Scalar(0), Q21);
+      kspd::gemm(exec, Trans::NoTranspose, Trans::NoTranspose, Scalar(-1), Z, Ri, Scalar(0), Q12);
+      kspd::gemm(exec, Trans::NoTranspose, Trans::NoTranspose, Scalar(1), X, Kokkos::subview(Q, Kokkos::ALL, top), Scalar(0), Lb);
+      kspd::gemm(exec, Trans::NoTranspose, Trans::NoTranspose, Scalar(1), X, Kokkos::subview(Q, Kokkos::ALL, bot), Scalar(0), Wb);
+    }
+    // W'_B, the rows below the diagonal block, goes back to the compact W for the ancestors
+    if (m > c)
+      Kokkos::parallel_for(
+          "kspd::sparse::update::scatter", Kokkos::RangePolicy<Exec>(exec, 0, size_t((m - c) * k)),
+          KOKKOS_LAMBDA(const size_t t) {
+            const size_t i = size_t(c) + t % size_t(m - c), j = t / size_t(m - c);
+            wcv(size_t(rm(size_t(r0) + i)), j) = wsp[i + j * size_t(m)];
+          });
+  }
+  exec.fence();
+  return {};
+}
+
+}  // namespace kspd::sparse::Impl
+#endif
