@@ -44,6 +44,9 @@ struct UpdatePlan {
   std::vector<size_type> path;        ///< supernodes to modify, ascending (postorder)
   std::vector<size_type> row_begin;   ///< per path supernode: its rows in rmap
   std::vector<std::int64_t> rmap;     ///< compact W row of every row of every path supernode
+  std::vector<size_type> act_begin;   ///< per path supernode: its active W columns in act
+  std::vector<std::int64_t> act;      ///< the columns whose path visits the supernode (the
+                                      ///< others are zero on its columns: they pass unchanged)
   size_type ncompact = 0;             ///< rows of the compact W (the path's columns)
   size_type max_rows = 0;
   std::vector<std::int64_t> w_row;    ///< per W entry: its compact row
@@ -66,6 +69,7 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
   UpdatePlan P;
   P.k = k;
   std::vector<char> on_path(S.snodes.size(), 0);
+  std::vector<size_type> start(size_t(k), -1);  // the supernode of each column's first row
   for (size_type j = 0; j < k; ++j) {
     const size_type b = W.colptr[size_t(j)], e = W.colptr[size_t(j + 1)];
     KSPD_REQUIRE(b <= e && e <= W.nnz(), InvalidArgument, who << ": W.colptr is not nondecreasing at column " << j);
@@ -96,6 +100,7 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
                        << "update() keeps L's pattern; factorize A +/- W W^T instead, after analyze() of a pattern that "
                           "holds W W^T's entries (explicit zeros will do)");
     }
+    start[size_t(j)] = s;
     for (size_type q = s; q >= 0 && !on_path[size_t(q)]; q = S.snodes[size_t(q)].parent) on_path[size_t(q)] = 1;
   }
   std::vector<std::int64_t> compact(size_t(n), -1);
@@ -106,8 +111,13 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
     P.path.push_back(s);
     for (size_type c = 0; c < sn.ncols; ++c) compact[size_t(sn.first_col + c)] = P.ncompact++;
   }
+  std::vector<std::vector<std::int64_t>> active(S.snodes.size());
+  for (size_type j = 0; j < k; ++j)
+    for (size_type q = start[size_t(j)]; q >= 0; q = S.snodes[size_t(q)].parent) active[size_t(q)].push_back(j);
   for (size_type s : P.path) {
     const Supernode& sn = S.snodes[size_t(s)];
+    P.act_begin.push_back(size_type(P.act.size()));
+    P.act.insert(P.act.end(), active[size_t(s)].begin(), active[size_t(s)].end());
     P.row_begin.push_back(size_type(P.rmap.size()));
     P.max_rows = std::max(P.max_rows, sn.nrows());
     for (size_type q = sn.row_begin; q < sn.row_end; ++q) {
@@ -116,6 +126,7 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
       P.rmap.push_back(c);
     }
   }
+  P.act_begin.push_back(size_type(P.act.size()));
   P.w_row.resize(W.rowind.size());
   for (size_t p = 0; p < W.rowind.size(); ++p) P.w_row[p] = compact[size_t(S.iperm[size_t(W.rowind[p])])];
   return P;
@@ -132,48 +143,55 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
   using Buf = Kokkos::View<Scalar*, Mem>;
   if (P.path.empty() || P.k == 0) return {};
   const Scalar sg = sign == Sign::Plus ? Scalar(1) : Scalar(-1);
-  const size_type k = P.k, nb = 32, maxm = P.max_rows, kb = nb + k;
+  const size_type kmax = P.k, nbmax = 32, maxm = P.max_rows, kb = nbmax + kmax;
   auto mat = [](Scalar* p, size_type m, size_type n, size_type ld) {
     return Mat(p, Kokkos::LayoutStride(size_t(m), 1, size_t(n), size_t(std::max<size_type>(ld, 1))));
   };
   const auto noinit = [](const char* name) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)); };
 
   // W in the compact row numbering of the path's columns (ncompact x k), built on the host.
-  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Mem> Wc(noinit("kspd::sparse::update::W"), size_t(P.ncompact), size_t(k));
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Mem> Wc(noinit("kspd::sparse::update::W"), size_t(P.ncompact), size_t(kmax));
   {
     auto h = Kokkos::create_mirror_view(Wc);
     Kokkos::deep_copy(h, Scalar(0));
-    for (size_type j = 0; j < k; ++j)
+    for (size_type j = 0; j < kmax; ++j)
       for (size_type p = W.colptr[size_t(j)]; p < W.colptr[size_t(j + 1)]; ++p)
         h(size_t(P.w_row[size_t(p)]), size_t(j)) = W.values[size_t(p)];
     Kokkos::deep_copy(exec, Wc, h);
   }
-  Kokkos::View<std::int64_t*, Mem> rmap(noinit("kspd::sparse::update::rows"), std::max<size_t>(P.rmap.size(), 1));
-  Kokkos::deep_copy(exec, Kokkos::subview(rmap, std::make_pair(size_t(0), P.rmap.size())),
-                    Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                        P.rmap.data(), P.rmap.size()));
-  Buf ws(noinit("kspd::sparse::update::Ws"), size_t(maxm * k)), xb(noinit("kspd::sparse::update::X"), size_t(maxm * kb));
-  Buf small(noinit("kspd::sparse::update::small"), size_t(nb * k + nb * nb + k * k + kb * kb + nb * nb + k * k));
+  auto upload = [&](const char* name, const std::vector<std::int64_t>& h) {
+    Kokkos::View<std::int64_t*, Mem> d(noinit(name), std::max<size_t>(h.size(), 1));
+    Kokkos::deep_copy(exec, Kokkos::subview(d, std::make_pair(size_t(0), h.size())),
+                      Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()));
+    return d;
+  };
+  const auto rmap = upload("kspd::sparse::update::rows", P.rmap), act = upload("kspd::sparse::update::active", P.act);
+  Buf ws(noinit("kspd::sparse::update::Ws"), size_t(maxm * kmax)), xb(noinit("kspd::sparse::update::X"), size_t(maxm * kb));
+  Buf small(noinit("kspd::sparse::update::small"),
+            size_t(nbmax * kmax + nbmax * nbmax + kmax * kmax + kb * kb + nbmax * nbmax + kmax * kmax));
   Scalar* zp = small.data();
-  Scalar* gp = zp + nb * k;
-  Scalar* rp = gp + nb * nb;
-  Scalar* qp = rp + k * k;
+  Scalar* gp = zp + nbmax * kmax;
+  Scalar* rp = gp + nbmax * nbmax;
+  Scalar* qp = rp + kmax * kmax;
   Scalar* mip = qp + kb * kb;
-  Scalar* rip = mip + nb * nb;
+  Scalar* rip = mip + nbmax * nbmax;
   const auto wcv = Wc;
   const auto rm = rmap;
 
   for (size_t q = 0; q < P.path.size(); ++q) {
     const size_type s = P.path[q];
     const Supernode& sn = S.snodes[size_t(s)];
-    const size_type m = sn.nrows(), c = sn.ncols, r0 = P.row_begin[q];
+    const size_type m = sn.nrows(), c = sn.ncols, r0 = P.row_begin[q], a0 = P.act_begin[q];
+    const size_type k = P.act_begin[q + 1] - a0;  // active columns
+    // panels of nb columns: 2 (nb + k)^2 / nb flops per entry of L, least near nb = k
+    const size_type nb = std::min<size_type>(nbmax, std::max<size_type>(8, k));
     Scalar* panel = vals + sn.value_offset;
     Scalar* wsp = ws.data();
-    // Ws = W's rows of this supernode (m x k, ld m)
+    // Ws = W's rows of this supernode, active columns (m x k, ld m)
     Kokkos::parallel_for(
         "kspd::sparse::update::gather", Kokkos::RangePolicy<Exec>(exec, 0, size_t(m * k)), KOKKOS_LAMBDA(const size_t t) {
           const size_t i = t % size_t(m), j = t / size_t(m);
-          wsp[t] = wcv(size_t(rm(size_t(r0) + i)), j);
+          wsp[t] = wcv(size_t(rm(size_t(r0) + i)), size_t(act(size_t(a0) + j)));
         });
     for (size_type p = 0; p < c; p += nb) {
       const size_type bw = std::min(nb, c - p), rest = m - p - bw;
@@ -241,7 +259,7 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
           "kspd::sparse::update::scatter", Kokkos::RangePolicy<Exec>(exec, 0, size_t((m - c) * k)),
           KOKKOS_LAMBDA(const size_t t) {
             const size_t i = size_t(c) + t % size_t(m - c), j = t / size_t(m - c);
-            wcv(size_t(rm(size_t(r0) + i)), j) = wsp[i + j * size_t(m)];
+            wcv(size_t(rm(size_t(r0) + i)), size_t(act(size_t(a0) + j))) = wsp[i + j * size_t(m)];
           });
   }
   exec.fence();
