@@ -132,9 +132,9 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
   return P;
 }
 
-/// The modification on `exec`, the factor's values `vals` in Exec's memory. Returns the
-/// first failure of a downdate (supernode, column within it; the pivot is not known: NaN),
-/// after which the factor is partly modified and unusable.
+/// The modification on `exec`, the factor's values `vals` in Exec's memory; one wait, at the
+/// end. Returns the first failure of a downdate (supernode, column within it; the pivot is
+/// not known: NaN), after which the factor is modified past it and unusable.
 template <class Scalar, class Exec>
 PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, const UpdatePlan& P,
                            const SparseColumns<Scalar>& W, Sign sign) {
@@ -177,6 +177,19 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
   Scalar* rip = mip + nbmax * nbmax;
   const auto wcv = Wc;
   const auto rm = rmap;
+  // Panel widths, and the panels in order: the potrf infos are written on the stream (no
+  // wait per panel) and read once at the end; the first nonzero is the failure.
+  auto panel_width = [&](size_type k) { return std::min<size_type>(nbmax, std::max<size_type>(8, k)); };
+  struct PanelAt {
+    size_type s, col, bw;
+  };
+  std::vector<PanelAt> panels;
+  for (size_t q = 0; q < P.path.size(); ++q) {
+    const size_type c = S.snodes[size_t(P.path[q])].ncols, nb = panel_width(P.act_begin[q + 1] - P.act_begin[q]);
+    for (size_type p = 0; p < c; p += nb) panels.push_back(PanelAt{P.path[q], p, std::min(nb, c - p)});
+  }
+  Kokkos::View<int*, Mem> infos("kspd::sparse::update::info", 2 * panels.size());
+  size_t ip = 0;
 
   for (size_t q = 0; q < P.path.size(); ++q) {
     const size_type s = P.path[q];
@@ -184,7 +197,7 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
     const size_type m = sn.nrows(), c = sn.ncols, r0 = P.row_begin[q], a0 = P.act_begin[q];
     const size_type k = P.act_begin[q + 1] - a0;  // active columns
     // panels of nb columns: 2 (nb + k)^2 / nb flops per entry of L, least near nb = k
-    const size_type nb = std::min<size_type>(nbmax, std::max<size_type>(8, k));
+    const size_type nb = panel_width(k);
     Scalar* panel = vals + sn.value_offset;
     Scalar* wsp = ws.data();
     // Ws = W's rows of this supernode, active columns (m x k, ld m)
@@ -198,21 +211,19 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
       Mat D = mat(panel + p + p * m, bw, bw, m), Wp = mat(wsp + p, bw, k, m);
       Mat Z = mat(zp, bw, k, bw), G = mat(gp, bw, bw, bw), R = mat(rp, k, k, k);
       // Z = D^-1 W_P; G = I + s Z Z^T; R = I + s Z^T Z
+      const size_t zg = size_t(std::max(bw * k, bw * bw));
       Kokkos::parallel_for(
-          "kspd::sparse::update::small_init", Kokkos::RangePolicy<Exec>(exec, 0, size_t(std::max(bw * k, bw * bw) + k * k)),
+          "kspd::sparse::update::small_init", Kokkos::RangePolicy<Exec>(exec, 0, zg + size_t(k * k)),
           KOKKOS_LAMBDA(const size_t t) {
             if (t < size_t(bw * k)) Z(t % size_t(bw), t / size_t(bw)) = Wp(t % size_t(bw), t / size_t(bw));
             if (t < size_t(bw * bw)) G(t % size_t(bw), t / size_t(bw)) = t % size_t(bw) == t / size_t(bw) ? 1 : 0;
-            const size_t u = t - size_t(std::max(bw * k, bw * bw));
-            if (t >= size_t(std::max(bw * k, bw * bw))) R(u % size_t(k), u / size_t(k)) = u % size_t(k) == u / size_t(k) ? 1 : 0;
+            if (t >= zg) R((t - zg) % size_t(k), (t - zg) / size_t(k)) = (t - zg) % size_t(k) == (t - zg) / size_t(k) ? 1 : 0;
           });
       kspd::trsm(exec, Side::Left, Uplo::Lower, Trans::NoTranspose, Diag::NonUnit, Scalar(1), D, Z);
       kspd::gemm(exec, Trans::NoTranspose, Trans::Transpose, sg, Z, Z, Scalar(1), G);
-      const int info = kspd::potrf(exec, Uplo::Lower, G);
-      if (info > 0) return PivotFailure{s, p + info - 1, std::nan("")};
+      kspd::potrf(exec, Uplo::Lower, G, Kokkos::subview(infos, ip++));
       kspd::gemm(exec, Trans::Transpose, Trans::NoTranspose, sg, Z, Z, Scalar(1), R);
-      const int rinfo = kspd::potrf(exec, Uplo::Lower, R);
-      if (rinfo > 0) return PivotFailure{s, p + bw - 1, std::nan("")};  // rounding: G passed, R did not
+      kspd::potrf(exec, Uplo::Lower, R, Kokkos::subview(infos, ip++));
       // L'(P, P) = D M (D's upper triangle holds zeros, so the product stays lower)
       kspd::trmm(exec, Side::Right, Uplo::Lower, Trans::NoTranspose, Diag::NonUnit, Scalar(1), G, D);
       if (rest == 0) continue;
@@ -263,6 +274,11 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
           });
   }
   exec.fence();
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), infos);
+  for (size_t i = 0; i < panels.size(); ++i) {
+    if (h(2 * i) > 0) return PivotFailure{panels[i].s, panels[i].col + h(2 * i) - 1, std::nan("")};
+    if (h(2 * i + 1) > 0) return PivotFailure{panels[i].s, panels[i].col + panels[i].bw - 1, std::nan("")};  // rounding
+  }
   return {};
 }
 
