@@ -25,12 +25,18 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <exception>
+#include <mutex>
 #include <sstream>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "kspd_core.hpp"
+#include "kspd_runtime.hpp"
 #include "kspd_sparse_resident.hpp"
 #include "kspd_sparse_symbolic.hpp"
 #include "kspd_sparse_update.hpp"
@@ -132,12 +138,87 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
   return P;
 }
 
+/// One panel's transformation, kept for the rows below the supernode's diagonal block.
+struct PanelQ {
+  size_type col = 0, bw = 0;
+  size_type q_offset = 0;  ///< Q ((bw + k) x (bw + k), ld bw + k) in the supernode's Q buffer
+};
+
+/// Rows [i0, i1) of a supernode's panel (m rows, ld m) and of its W rows (ld m) through
+/// every panel's Q in turn: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q_P. Rows are
+/// independent, so row ranges may run concurrently (`plain`: host loops, no kernel launch,
+/// callable from several host threads); xp: rows x (nbmax + k) workspace.
+template <class Exec, class Scalar>
+void below_rows(const Exec& exec, bool plain, Scalar* panel, Scalar* wsp, size_type m, size_type k,
+                const std::vector<PanelQ>& pq, const Scalar* qbuf, size_type i0, size_type i1, Scalar* xp) {
+  using Mat = Kokkos::View<Scalar**, Kokkos::LayoutStride, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using CMat = Kokkos::View<const Scalar**, Kokkos::LayoutStride, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const size_type rows = i1 - i0;
+  if (rows <= 0) return;
+  for (const PanelQ& p : pq) {
+    const size_type bw = p.bw, kb = bw + k;
+    Mat X(xp, Kokkos::LayoutStride(size_t(rows), 1, size_t(kb), size_t(rows)));
+    Mat Lr(panel + i0 + p.col * m, Kokkos::LayoutStride(size_t(rows), 1, size_t(bw), size_t(m)));
+    Mat Wr(wsp + i0, Kokkos::LayoutStride(size_t(rows), 1, size_t(k), size_t(m)));
+    CMat Q(qbuf + p.q_offset, Kokkos::LayoutStride(size_t(kb), 1, size_t(kb), size_t(kb)));
+    if (plain) {
+      for (size_type j = 0; j < kb; ++j)
+        for (size_type i = 0; i < rows; ++i) X(i, j) = j < bw ? Lr(i, j) : Wr(i, j - bw);
+    } else {
+      Kokkos::parallel_for(
+          "kspd::sparse::update::copy_below", Kokkos::RangePolicy<Exec>(exec, 0, size_t(rows * kb)),
+          KOKKOS_LAMBDA(const size_t t) {
+            const size_t i = t % size_t(rows), j = t / size_t(rows);
+            X(i, j) = j < size_t(bw) ? Lr(i, j) : Wr(i, j - size_t(bw));
+          });
+    }
+    const auto top = std::make_pair(size_t(0), size_t(bw)), bot = std::make_pair(size_t(bw), size_t(kb));
+    kspd::gemm(exec, Trans::NoTranspose, Trans::NoTranspose, Scalar(1), X, Kokkos::subview(Q, Kokkos::ALL, top), Scalar(0), Lr);
+    kspd::gemm(exec, Trans::NoTranspose, Trans::NoTranspose, Scalar(1), X, Kokkos::subview(Q, Kokkos::ALL, bot), Scalar(0), Wr);
+  }
+}
+
+/// below_rows over rows [i0, i1) split among up to `threads` host threads (the caller one of
+/// them); a thread the system refuses leaves its rows to the others.
+template <class Scalar>
+void below_rows_threaded(int threads, Scalar* panel, Scalar* wsp, size_type m, size_type k, const std::vector<PanelQ>& pq,
+                         const Scalar* qbuf, size_type i0, size_type i1, size_type kb) {
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  constexpr size_type kChunk = 256;  // rows per piece of work
+  const size_type nchunks = (i1 - i0 + kChunk - 1) / kChunk;
+  std::atomic<size_type> next{0};
+  std::exception_ptr error;
+  std::mutex em;
+  auto work = [&] {
+    try {
+      std::vector<Scalar> x(size_t(kChunk * kb));
+      for (size_type c; (c = next.fetch_add(1)) < nchunks;)
+        below_rows(Host(), true, panel, wsp, m, k, pq, qbuf, i0 + c * kChunk, std::min(i1, i0 + (c + 1) * kChunk), x.data());
+    } catch (...) {
+      std::lock_guard<std::mutex> lk(em);
+      if (!error) error = std::current_exception();
+      next = nchunks;
+    }
+  };
+  std::vector<std::thread> pool;
+  const int extra = int(std::min<size_type>(size_type(threads), nchunks)) - 1;
+  try {
+    for (int t = 0; t < extra; ++t) pool.push_back(kspd::Impl::start_thread(work));
+  } catch (const std::system_error&) {  // fewer threads: the started ones and this one finish
+  }
+  work();
+  for (auto& th : pool) th.join();
+  if (error) std::rethrow_exception(error);
+}
+
 /// The modification on `exec`, the factor's values `vals` in Exec's memory; one wait, at the
-/// end. Returns the first failure of a downdate (supernode, column within it; the pivot is
-/// not known: NaN), after which the factor is modified past it and unusable.
+/// end. `threads` > 1 (a host factor only): the rows below each large supernode's diagonal
+/// block are split among that many host threads. Returns the first failure of a downdate
+/// (supernode, column within it; the pivot is not known: NaN), after which the factor is
+/// modified past it and unusable.
 template <class Scalar, class Exec>
 PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, const UpdatePlan& P,
-                           const SparseColumns<Scalar>& W, Sign sign) {
+                           const SparseColumns<Scalar>& W, Sign sign, int threads = 1) {
   using Mem = typename Exec::memory_space;
   using Mat = Kokkos::View<Scalar**, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using Buf = Kokkos::View<Scalar*, Mem>;
@@ -148,6 +229,8 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
     return Mat(p, Kokkos::LayoutStride(size_t(m), 1, size_t(n), size_t(std::max<size_type>(ld, 1))));
   };
   const auto noinit = [](const char* name) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)); };
+  // panels of nb columns: 2 (nb + k)^2 / nb flops per entry of L, least near nb = k
+  auto panel_width = [&](size_type k) { return std::min<size_type>(nbmax, std::max<size_type>(8, k)); };
 
   // W in the compact row numbering of the path's columns (ncompact x k), built on the host.
   Kokkos::View<Scalar**, Kokkos::LayoutLeft, Mem> Wc(noinit("kspd::sparse::update::W"), size_t(P.ncompact), size_t(kmax));
@@ -166,37 +249,37 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
     return d;
   };
   const auto rmap = upload("kspd::sparse::update::rows", P.rmap), act = upload("kspd::sparse::update::active", P.act);
-  Buf ws(noinit("kspd::sparse::update::Ws"), size_t(maxm * kmax)), xb(noinit("kspd::sparse::update::X"), size_t(maxm * kb));
-  Buf small(noinit("kspd::sparse::update::small"),
-            size_t(nbmax * kmax + nbmax * nbmax + kmax * kmax + kb * kb + nbmax * nbmax + kmax * kmax));
-  Scalar* zp = small.data();
-  Scalar* gp = zp + nbmax * kmax;
-  Scalar* rp = gp + nbmax * nbmax;
-  Scalar* qp = rp + kmax * kmax;
-  Scalar* mip = qp + kb * kb;
-  Scalar* rip = mip + nbmax * nbmax;
-  const auto wcv = Wc;
-  const auto rm = rmap;
-  // Panel widths, and the panels in order: the potrf infos are written on the stream (no
-  // wait per panel) and read once at the end; the first nonzero is the failure.
-  auto panel_width = [&](size_type k) { return std::min<size_type>(nbmax, std::max<size_type>(8, k)); };
+  // The panels in order: the potrf infos are written on the stream (no wait per panel) and
+  // read once at the end; the first nonzero is the failure.
   struct PanelAt {
     size_type s, col, bw;
   };
   std::vector<PanelAt> panels;
+  size_type max_panels = 0;
   for (size_t q = 0; q < P.path.size(); ++q) {
     const size_type c = S.snodes[size_t(P.path[q])].ncols, nb = panel_width(P.act_begin[q + 1] - P.act_begin[q]);
     for (size_type p = 0; p < c; p += nb) panels.push_back(PanelAt{P.path[q], p, std::min(nb, c - p)});
+    max_panels = std::max(max_panels, (c + nb - 1) / nb);
   }
   Kokkos::View<int*, Mem> infos("kspd::sparse::update::info", 2 * panels.size());
   size_t ip = 0;
+  Buf ws(noinit("kspd::sparse::update::Ws"), size_t(maxm * kmax)), xb(noinit("kspd::sparse::update::X"), size_t(maxm * kb));
+  Buf qs(noinit("kspd::sparse::update::Q"), size_t(max_panels * kb * kb));
+  Buf small(noinit("kspd::sparse::update::small"), size_t(nbmax * kmax + nbmax * nbmax + kmax * kmax + nbmax * nbmax + kmax * kmax));
+  Scalar* zp = small.data();
+  Scalar* gp = zp + nbmax * kmax;
+  Scalar* rp = gp + nbmax * nbmax;
+  Scalar* mip = rp + kmax * kmax;
+  Scalar* rip = mip + nbmax * nbmax;
+  const auto wcv = Wc;
+  const auto rm = rmap;
+  std::vector<PanelQ> pq;
 
   for (size_t q = 0; q < P.path.size(); ++q) {
     const size_type s = P.path[q];
     const Supernode& sn = S.snodes[size_t(s)];
     const size_type m = sn.nrows(), c = sn.ncols, r0 = P.row_begin[q], a0 = P.act_begin[q];
     const size_type k = P.act_begin[q + 1] - a0;  // active columns
-    // panels of nb columns: 2 (nb + k)^2 / nb flops per entry of L, least near nb = k
     const size_type nb = panel_width(k);
     Scalar* panel = vals + sn.value_offset;
     Scalar* wsp = ws.data();
@@ -206,72 +289,84 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
           const size_t i = t % size_t(m), j = t / size_t(m);
           wsp[t] = wcv(size_t(rm(size_t(r0) + i)), size_t(act(size_t(a0) + j)));
         });
+    // The diagonal block, panel by panel; each panel's Q is kept for the rows below.
+    pq.clear();
     for (size_type p = 0; p < c; p += nb) {
-      const size_type bw = std::min(nb, c - p), rest = m - p - bw;
+      const size_type bw = std::min(nb, c - p), restj = c - p - bw, qo = size_type(pq.size()) * (nb + k) * (nb + k);
+      pq.push_back(PanelQ{p, bw, qo});
       Mat D = mat(panel + p + p * m, bw, bw, m), Wp = mat(wsp + p, bw, k, m);
       Mat Z = mat(zp, bw, k, bw), G = mat(gp, bw, bw, bw), R = mat(rp, k, k, k);
-      // Z = D^-1 W_P; G = I + s Z Z^T; R = I + s Z^T Z
-      const size_t zg = size_t(std::max(bw * k, bw * bw));
+      Mat Mi = mat(mip, bw, bw, bw), Ri = mat(rip, k, k, k), Q = mat(qs.data() + qo, bw + k, bw + k, bw + k);
+      // Z = W_P, G = I, R = I, Mi = I, Ri = I (one launch)
+      const size_t nz = size_t(bw * k), ng = size_t(bw * bw), nr = size_t(k * k);
       Kokkos::parallel_for(
-          "kspd::sparse::update::small_init", Kokkos::RangePolicy<Exec>(exec, 0, zg + size_t(k * k)),
-          KOKKOS_LAMBDA(const size_t t) {
-            if (t < size_t(bw * k)) Z(t % size_t(bw), t / size_t(bw)) = Wp(t % size_t(bw), t / size_t(bw));
-            if (t < size_t(bw * bw)) G(t % size_t(bw), t / size_t(bw)) = t % size_t(bw) == t / size_t(bw) ? 1 : 0;
-            if (t >= zg) R((t - zg) % size_t(k), (t - zg) / size_t(k)) = (t - zg) % size_t(k) == (t - zg) / size_t(k) ? 1 : 0;
+          "kspd::sparse::update::small_init", Kokkos::RangePolicy<Exec>(exec, 0, nz + 2 * (ng + nr)),
+          KOKKOS_LAMBDA(size_t t) {
+            if (t < nz) {
+              Z(t % size_t(bw), t / size_t(bw)) = Wp(t % size_t(bw), t / size_t(bw));
+              return;
+            }
+            t -= nz;
+            const bool second = t >= ng + nr;
+            if (second) t -= ng + nr;
+            if (t < ng) {
+              const size_t i = t % size_t(bw), j = t / size_t(bw);
+              (second ? Mi : G)(i, j) = i == j ? 1 : 0;
+            } else {
+              t -= ng;
+              const size_t i = t % size_t(k), j = t / size_t(k);
+              (second ? Ri : R)(i, j) = i == j ? 1 : 0;
+            }
           });
+      // Z = D^-1 W_P; M M^T = I + s Z Z^T; R R^T = I + s Z^T Z; L'(P,P) = D M (D's upper
+      // triangle holds zeros, so the product stays lower)
       kspd::trsm(exec, Side::Left, Uplo::Lower, Trans::NoTranspose, Diag::NonUnit, Scalar(1), D, Z);
       kspd::gemm(exec, Trans::NoTranspose, Trans::Transpose, sg, Z, Z, Scalar(1), G);
       kspd::potrf(exec, Uplo::Lower, G, Kokkos::subview(infos, ip++));
       kspd::gemm(exec, Trans::Transpose, Trans::NoTranspose, sg, Z, Z, Scalar(1), R);
       kspd::potrf(exec, Uplo::Lower, R, Kokkos::subview(infos, ip++));
-      // L'(P, P) = D M (D's upper triangle holds zeros, so the product stays lower)
       kspd::trmm(exec, Side::Right, Uplo::Lower, Trans::NoTranspose, Diag::NonUnit, Scalar(1), G, D);
-      if (rest == 0) continue;
-      Mat Mi = mat(mip, bw, bw, bw), Ri = mat(rip, k, k, k), Q = mat(qp, bw + k, bw + k, bw + k);
-      Mat X = mat(xb.data(), rest, bw + k, rest);
-      Mat Lb = mat(panel + p + bw + p * m, rest, bw, m), Wb = mat(wsp + p + bw, rest, k, m);
-      Kokkos::parallel_for(
-          "kspd::sparse::update::copy_below", Kokkos::RangePolicy<Exec>(exec, 0, size_t(rest * (bw + k) + bw * bw + k * k)),
-          KOKKOS_LAMBDA(const size_t t) {
-            const size_t nx = size_t(rest * (bw + k));
-            if (t < nx) {
-              const size_t i = t % size_t(rest), j = t / size_t(rest);
-              X(i, j) = j < size_t(bw) ? Lb(i, j) : Wb(i, j - size_t(bw));
-            } else if (t < nx + size_t(bw * bw)) {
-              const size_t u = t - nx;
-              Mi(u % size_t(bw), u / size_t(bw)) = u % size_t(bw) == u / size_t(bw) ? 1 : 0;
-            } else {
-              const size_t u = t - nx - size_t(bw * bw);
-              Ri(u % size_t(k), u / size_t(k)) = u % size_t(k) == u / size_t(k) ? 1 : 0;
-            }
-          });
+      if (restj == 0 && m == c) continue;  // no rows below this panel
+      // Q = [M^-T, -Z R^-T; s Z^T M^-T, R^-T]
       kspd::trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1), G, Mi);  // M^-T
       kspd::trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1), R, Ri);  // R^-T
       const auto top = std::make_pair(size_t(0), size_t(bw)), bot = std::make_pair(size_t(bw), size_t(bw + k));
       auto Q11 = Kokkos::subview(Q, top, top), Q12 = Kokkos::subview(Q, top, bot);
       auto Q21 = Kokkos::subview(Q, bot, top), Q22 = Kokkos::subview(Q, bot, bot);
-      Kokkos::parallel_for(
-          "kspd::sparse::update::q_diag", Kokkos::RangePolicy<Exec>(exec, 0, size_t(bw * bw + k * k)),
-          KOKKOS_LAMBDA(const size_t t) {
-            if (t < size_t(bw * bw)) Q11(t % size_t(bw), t / size_t(bw)) = Mi(t % size_t(bw), t / size_t(bw));
-            else {
-              const size_t u = t - size_t(bw * bw);
-              Q22(u % size_t(k), u / size_t(k)) = Ri(u % size_t(k), u / size_t(k));
-            }
-          });
       kspd::gemm(exec, Trans::Transpose, Trans::NoTranspose, sg, Z, Mi, Scalar(0), Q21);
       kspd::gemm(exec, Trans::NoTranspose, Trans::NoTranspose, Scalar(-1), Z, Ri, Scalar(0), Q12);
-      kspd::gemm(exec, Trans::NoTranspose, Trans::NoTranspose, Scalar(1), X, Kokkos::subview(Q, Kokkos::ALL, top), Scalar(0), Lb);
-      kspd::gemm(exec, Trans::NoTranspose, Trans::NoTranspose, Scalar(1), X, Kokkos::subview(Q, Kokkos::ALL, bot), Scalar(0), Wb);
+      Kokkos::parallel_for(
+          "kspd::sparse::update::q_diag", Kokkos::RangePolicy<Exec>(exec, 0, ng + nr), KOKKOS_LAMBDA(const size_t t) {
+            if (t < ng) Q11(t % size_t(bw), t / size_t(bw)) = Mi(t % size_t(bw), t / size_t(bw));
+            else Q22((t - ng) % size_t(k), (t - ng) / size_t(k)) = Ri((t - ng) % size_t(k), (t - ng) / size_t(k));
+          });
+      // the rest of the diagonal block's rows through this panel now (later panels need them)
+      if (restj > 0) {
+        const std::vector<PanelQ> one{PanelQ{p, bw, 0}};
+        below_rows(exec, false, panel, wsp, m, k, one, Q.data(), p + bw, c, xb.data());
+      }
     }
-    // W'_B, the rows below the diagonal block, goes back to the compact W for the ancestors
-    if (m > c)
+    // The rows below the diagonal block through every panel's Q: row ranges are independent.
+    if (m > c) {
+      bool threaded = false;
+      if constexpr (compat::is_host_exec_v<Exec>) {
+        threaded = threads > 1 && (m - c) * c >= (size_type(1) << 16);
+        if (threaded) {
+          exec.fence();
+          below_rows_threaded(threads, panel, wsp, m, k, pq, qs.data(), c, m, nbmax + k);
+        }
+      }
+      if (!threaded) {
+        below_rows(exec, false, panel, wsp, m, k, pq, qs.data(), c, m, xb.data());
+      }
+      // W'_B goes back to the compact W for the ancestors
       Kokkos::parallel_for(
           "kspd::sparse::update::scatter", Kokkos::RangePolicy<Exec>(exec, 0, size_t((m - c) * k)),
           KOKKOS_LAMBDA(const size_t t) {
             const size_t i = size_t(c) + t % size_t(m - c), j = t / size_t(m - c);
             wcv(size_t(rm(size_t(r0) + i)), size_t(act(size_t(a0) + j))) = wsp[i + j * size_t(m)];
           });
+    }
   }
   exec.fence();
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), infos);

@@ -103,7 +103,8 @@ class SupernodalCholesky {
     const Impl::PivotFailure f =
         numeric_->resident()
             ? Impl::modify_factor(exec, *symbolic_, numeric_->values_in_place(), plan, W, sign)
-            : Impl::modify_factor(Kokkos::DefaultHostExecutionSpace(), *symbolic_, numeric_->values_in_place(), plan, W, sign);
+            : Impl::modify_factor(Kokkos::DefaultHostExecutionSpace(), *symbolic_, numeric_->values_in_place(), plan, W, sign,
+                                  opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency()));
     exec.fence();
     if (!f.failed()) return 0;
     factored_ = false;

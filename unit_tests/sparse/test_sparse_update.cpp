@@ -170,6 +170,23 @@ TYPED_TEST(SparseUpdate, LargerSupernodesManyPanels) {
   check_update(A, 16, 4, 1, 102);
 }
 
+TYPED_TEST(SparseUpdate, RowsBelowLargeSupernodesOnSeveralThreads) {
+  // 256-column supernodes with 300+ rows below: those rows are split among host threads
+  const auto A = ks::elasticity_3d<TypeParam>(14, 14, 14);  // n = 8232
+  check_update(A, 16, 3, 0, 201);                            // two workers
+  const auto W = random_w<TypeParam>(A.n, 16, 3, 1.0, 202);
+  const auto Au = modified(A, W, 0);
+  ks::SupernodalCholesky<TypeParam> chol(placement(0));  // one analysis: the same ordering
+  std::vector<ks::CscMatrix<TypeParam>> L;
+  for (int t : {1, 4}) {  // 4: more threads than cores, the pieces still add up
+    ASSERT_EQ(chol.factorize(Exec(), Au), 0);
+    chol.options().threads = t;
+    ASSERT_EQ(chol.update(Exec(), W, ks::Sign::Plus), 0);
+    L.push_back(chol.factor_csc());
+  }
+  EXPECT_LE(factor_diff(L[1], L[0]), kspd::test::tolerance<TypeParam>(A.n, 50.0));
+}
+
 TYPED_TEST(SparseUpdate, DenseWEqualsSparseW) {
   const auto A0 = ks::laplacian_3d<TypeParam>(4, 5, 6);
   const auto W = random_w<TypeParam>(A0.n, 5, 3, 1.0, 5);
