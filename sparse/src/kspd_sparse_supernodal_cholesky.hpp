@@ -100,6 +100,7 @@ class SupernodalCholesky {
     const char* who = "kspd::sparse::SupernodalCholesky::update";
     KSPD_REQUIRE(factored_, InvalidArgument, who << ": call factorize first (and succeed)");
     const Impl::UpdatePlan plan = Impl::plan_update(*symbolic_, W, who);
+    compat::ScopedRegion region("kspd::sparse::SupernodalCholesky::update");
     const Impl::PivotFailure f =
         numeric_->resident()
             ? Impl::modify_factor(exec, *symbolic_, numeric_->values_in_place(), plan, W, sign)
