@@ -142,6 +142,19 @@ int main(int argc, char** argv) {
               (long long)size, (long long)A.n, (long long)as.nnz_l_stored, (long long)as.nsupernodes, (long long)rank,
               placement.c_str(), chol.resident() ? "factor resident in the execution space" : "factor on the host", threads,
               reps);
+  {  // the work's shape: supernodes on W's paths, their panels (launch-bound on a GPU) and entries
+    const auto& S = chol.symbolic();
+    const auto plan = ks::Impl::plan_update(S, W, "perf_sparse_update");
+    long long panels = 0, entries = 0;
+    for (size_t q = 0; q < plan.path.size(); ++q) {
+      const auto& sn = S.snodes[plan.path[q]];
+      const long long nb = ks::Impl::update_panel_width(plan.act_begin[q + 1] - plan.act_begin[q]);
+      panels += (sn.ncols + nb - 1) / nb;
+      entries += (long long)sn.nrows() * sn.ncols;
+    }
+    std::printf("  path: %zu of %zu supernodes, %lld panels, %.1f%% of L's entries\n", plan.path.size(), S.snodes.size(),
+                panels, 100.0 * double(entries) / double(as.nnz_l_stored));
+  }
   std::printf("  analyse %.3f s, factorize A %.3f s, refactorize A + W W^T %.3f s\n", t_analyse, median(t_factor),
               median(t_refactor));
   std::printf("  update   + W W^T %.4f s  (refactor / update   = %.1fx)  residual %.1e\n", median(t_up),

@@ -138,6 +138,10 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
   return P;
 }
 
+/// Columns per panel for k active W columns: 2 (nb + k)^2 / nb flops per entry of L, least
+/// near nb = k; between 8 and 32.
+inline size_type update_panel_width(size_type k) { return std::min<size_type>(32, std::max<size_type>(8, k)); }
+
 /// One panel's transformation, kept for the rows below the supernode's diagonal block.
 struct PanelQ {
   size_type col = 0, bw = 0;
@@ -224,13 +228,11 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
   using Buf = Kokkos::View<Scalar*, Mem>;
   if (P.path.empty() || P.k == 0) return {};
   const Scalar sg = sign == Sign::Plus ? Scalar(1) : Scalar(-1);
-  const size_type kmax = P.k, nbmax = 32, maxm = P.max_rows, kb = nbmax + kmax;
+  const size_type kmax = P.k, nbmax = update_panel_width(64), maxm = P.max_rows, kb = nbmax + kmax;
   auto mat = [](Scalar* p, size_type m, size_type n, size_type ld) {
     return Mat(p, Kokkos::LayoutStride(size_t(m), 1, size_t(n), size_t(std::max<size_type>(ld, 1))));
   };
   const auto noinit = [](const char* name) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)); };
-  // panels of nb columns: 2 (nb + k)^2 / nb flops per entry of L, least near nb = k
-  auto panel_width = [&](size_type k) { return std::min<size_type>(nbmax, std::max<size_type>(8, k)); };
 
   // W in the compact row numbering of the path's columns (ncompact x k), built on the host.
   Kokkos::View<Scalar**, Kokkos::LayoutLeft, Mem> Wc(noinit("kspd::sparse::update::W"), size_t(P.ncompact), size_t(kmax));
@@ -257,7 +259,7 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
   std::vector<PanelAt> panels;
   size_type max_panels = 0;
   for (size_t q = 0; q < P.path.size(); ++q) {
-    const size_type c = S.snodes[size_t(P.path[q])].ncols, nb = panel_width(P.act_begin[q + 1] - P.act_begin[q]);
+    const size_type c = S.snodes[size_t(P.path[q])].ncols, nb = update_panel_width(P.act_begin[q + 1] - P.act_begin[q]);
     for (size_type p = 0; p < c; p += nb) panels.push_back(PanelAt{P.path[q], p, std::min(nb, c - p)});
     max_panels = std::max(max_panels, (c + nb - 1) / nb);
   }
@@ -280,7 +282,7 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
     const Supernode& sn = S.snodes[size_t(s)];
     const size_type m = sn.nrows(), c = sn.ncols, r0 = P.row_begin[q], a0 = P.act_begin[q];
     const size_type k = P.act_begin[q + 1] - a0;  // active columns
-    const size_type nb = panel_width(k);
+    const size_type nb = update_panel_width(k);
     Scalar* panel = vals + sn.value_offset;
     Scalar* wsp = ws.data();
     // Ws = W's rows of this supernode, active columns (m x k, ld m)
