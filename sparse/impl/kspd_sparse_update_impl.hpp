@@ -18,9 +18,11 @@
 /// unchanged: Q is the generator of the s-orthogonal transformation that zeroes W_P).
 /// W'_B then goes on to the next panel and, below the supernode, to its ancestors. A
 /// downdate loses positive definiteness exactly where potrf of I + s Z Z^T fails (its
-/// leading minors are those of D^-1 (D D^T - W_P W_P^T) D^-T). Everything runs on core's
-/// potrf / trsm / trmm / gemm and a few copy kernels on one execution-space instance, so
-/// the same code modifies a host factor and a device-resident one.
+/// leading minors are those of D^-1 (D D^T - W_P W_P^T) D^-T). A panel's small matrices
+/// (Z, M, R, Q, D M) are one team kernel; the rows below it go through core's gemm. All of
+/// it is queued on one execution-space instance, so the same code modifies a host factor
+/// and a device-resident one; the rows below a large supernode's diagonal block may also
+/// be split among host threads (a host factor).
 
 #include <Kokkos_Core.hpp>
 
@@ -141,6 +143,107 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
 /// Columns per panel for k active W columns: 2 (nb + k)^2 / nb flops per entry of L, least
 /// near nb = k; between 8 and 32.
 inline size_type update_panel_width(size_type k) { return std::min<size_type>(32, std::max<size_type>(8, k)); }
+
+/// The small matrices of one panel, in one team (one launch instead of a dozen vendor calls
+/// and copies: on a GPU the panels are launch-bound): Z = D^-1 W_P, M = chol(I + s Z Z^T),
+/// R = chol(I + s Z^T Z) (info[0], info[1]: LAPACK's info of each), the generator
+/// Q = [M^-T, -Z R^-T; s Z^T M^-T, R^-T] ((bw + k)^2, ld bw + k), and D <- D M. Z, G, R, T:
+/// workspaces of bw x k, bw x bw, k x k, bw x bw.
+template <class Exec, class Mat>
+void panel_transform(const Exec& exec, const Mat& D, const Mat& Wp, typename Mat::non_const_value_type s, const Mat& Z,
+                     const Mat& G, const Mat& R, const Mat& T, const Mat& Q, int* info) {
+  using Scalar = typename Mat::non_const_value_type;
+  using Policy = Kokkos::TeamPolicy<Exec>;
+  using Member = typename Policy::member_type;
+  const int bw = int(D.extent(0)), k = int(Wp.extent(1));
+  const int team = compat::is_host_exec_v<Exec> ? 1 : 128;
+  Kokkos::parallel_for(
+      "kspd::sparse::update::panel_transform", Policy(exec, 1, team), KOKKOS_LAMBDA(const Member& mb) {
+        // Cholesky of the lower n x n A in place; info[slot] = the failing column (1-based)
+        auto chol = [&](const Mat& A, int n, int slot) {
+          for (int j = 0; j < n; ++j) {
+            Kokkos::single(Kokkos::PerTeam(mb), [&] {
+              const Scalar d = A(j, j);
+              if (!(d > 0)) info[slot] = j + 1;
+              else A(j, j) = compat::sqrt(d);
+            });
+            mb.team_barrier();
+            if (info[slot] != 0) return;
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, j + 1, n), [&](int i) { A(i, j) /= A(j, j); });
+            mb.team_barrier();
+            const int r = n - j - 1;
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, r * r), [&](int t) {
+              const int i = j + 1 + t % r, l = j + 1 + t / r;
+              if (i >= l) A(i, l) -= A(i, j) * A(l, j);
+            });
+            mb.team_barrier();
+          }
+        };
+        // Z = D^-1 W_P, a column per thread; G = I, R = I
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, k), [&](int j) {
+          for (int i = 0; i < bw; ++i) {
+            Scalar z = Wp(i, j);
+            for (int l = 0; l < i; ++l) z -= D(i, l) * Z(l, j);
+            Z(i, j) = z / D(i, i);
+          }
+        });
+        mb.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, bw * bw + k * k), [&](int t) {
+          if (t < bw * bw) {
+            const int i = t % bw, j = t / bw;
+            Scalar g = i == j ? 1 : 0;
+            for (int l = 0; l < k; ++l) g += s * Z(i, l) * Z(j, l);
+            G(i, j) = g;
+          } else {
+            const int i = (t - bw * bw) % k, j = (t - bw * bw) / k;
+            Scalar g = i == j ? 1 : 0;
+            for (int l = 0; l < bw; ++l) g += s * Z(l, i) * Z(l, j);
+            R(i, j) = g;
+          }
+        });
+        mb.team_barrier();
+        chol(G, bw, 0);
+        chol(R, k, 1);
+        if (info[0] != 0 || info[1] != 0) return;  // the factor is unusable: nothing more to do
+        // Q11 = M^-T, Q22 = R^-T: column j of the inverse of the lower factor, a thread each,
+        // stored transposed
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, bw + k), [&](int c) {
+          const bool m = c < bw;
+          const int n = m ? bw : k, j = m ? c : c - bw, o = m ? 0 : bw;
+          const Mat& A = m ? G : R;
+          for (int i = 0; i < n; ++i) {
+            Scalar x = i == j ? 1 : 0;
+            for (int l = j; l < i; ++l) x -= A(i, l) * Q(o + j, o + l);
+            Q(o + j, o + i) = i < j ? Scalar(0) : x / A(i, i);
+          }
+        });
+        mb.team_barrier();
+        // Q21 = s Z^T M^-T, Q12 = -Z R^-T; T = D M (lower)
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, 2 * bw * k + bw * bw), [&](int t) {
+          if (t < bw * k) {
+            const int i = t % k, j = t / k;  // Q21(i, j) = s sum_l Z(l, i) Q11(l, j)
+            Scalar x = 0;
+            for (int l = 0; l <= j; ++l) x += Z(l, i) * Q(l, j);
+            Q(bw + i, j) = s * x;
+          } else if (t < 2 * bw * k) {
+            const int i = (t - bw * k) % bw, j = (t - bw * k) / bw;  // Q12(i, j) = -sum_l Z(i, l) Q22(l, j)
+            Scalar x = 0;
+            for (int l = 0; l <= j; ++l) x -= Z(i, l) * Q(bw + l, bw + j);
+            Q(i, bw + j) = x;
+          } else {
+            const int i = (t - 2 * bw * k) % bw, j = (t - 2 * bw * k) / bw;
+            Scalar x = 0;
+            for (int l = j; l <= i; ++l) x += D(i, l) * G(l, j);
+            T(i, j) = i >= j ? x : Scalar(0);
+          }
+        });
+        mb.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, bw * bw), [&](int t) {
+          const int i = t % bw, j = t / bw;
+          if (i >= j) D(i, j) = T(i, j);
+        });
+      });
+}
 
 /// One panel's transformation, kept for the rows below the supernode's diagonal block.
 struct PanelQ {
@@ -267,12 +370,11 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
   size_t ip = 0;
   Buf ws(noinit("kspd::sparse::update::Ws"), size_t(maxm * kmax)), xb(noinit("kspd::sparse::update::X"), size_t(maxm * kb));
   Buf qs(noinit("kspd::sparse::update::Q"), size_t(max_panels * kb * kb));
-  Buf small(noinit("kspd::sparse::update::small"), size_t(nbmax * kmax + nbmax * nbmax + kmax * kmax + nbmax * nbmax + kmax * kmax));
+  Buf small(noinit("kspd::sparse::update::small"), size_t(nbmax * kmax + 2 * nbmax * nbmax + kmax * kmax));
   Scalar* zp = small.data();
   Scalar* gp = zp + nbmax * kmax;
   Scalar* rp = gp + nbmax * nbmax;
-  Scalar* mip = rp + kmax * kmax;
-  Scalar* rip = mip + nbmax * nbmax;
+  Scalar* tp = rp + kmax * kmax;
   const auto wcv = Wc;
   const auto rm = rmap;
   std::vector<PanelQ> pq;
@@ -297,51 +399,10 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
       const size_type bw = std::min(nb, c - p), restj = c - p - bw, qo = size_type(pq.size()) * (nb + k) * (nb + k);
       pq.push_back(PanelQ{p, bw, qo});
       Mat D = mat(panel + p + p * m, bw, bw, m), Wp = mat(wsp + p, bw, k, m);
-      Mat Z = mat(zp, bw, k, bw), G = mat(gp, bw, bw, bw), R = mat(rp, k, k, k);
-      Mat Mi = mat(mip, bw, bw, bw), Ri = mat(rip, k, k, k), Q = mat(qs.data() + qo, bw + k, bw + k, bw + k);
-      // Z = W_P, G = I, R = I, Mi = I, Ri = I (one launch)
-      const size_t nz = size_t(bw * k), ng = size_t(bw * bw), nr = size_t(k * k);
-      Kokkos::parallel_for(
-          "kspd::sparse::update::small_init", Kokkos::RangePolicy<Exec>(exec, 0, nz + 2 * (ng + nr)),
-          KOKKOS_LAMBDA(size_t t) {
-            if (t < nz) {
-              Z(t % size_t(bw), t / size_t(bw)) = Wp(t % size_t(bw), t / size_t(bw));
-              return;
-            }
-            t -= nz;
-            const bool second = t >= ng + nr;
-            if (second) t -= ng + nr;
-            if (t < ng) {
-              const size_t i = t % size_t(bw), j = t / size_t(bw);
-              (second ? Mi : G)(i, j) = i == j ? 1 : 0;
-            } else {
-              t -= ng;
-              const size_t i = t % size_t(k), j = t / size_t(k);
-              (second ? Ri : R)(i, j) = i == j ? 1 : 0;
-            }
-          });
-      // Z = D^-1 W_P; M M^T = I + s Z Z^T; R R^T = I + s Z^T Z; L'(P,P) = D M (D's upper
-      // triangle holds zeros, so the product stays lower)
-      kspd::trsm(exec, Side::Left, Uplo::Lower, Trans::NoTranspose, Diag::NonUnit, Scalar(1), D, Z);
-      kspd::gemm(exec, Trans::NoTranspose, Trans::Transpose, sg, Z, Z, Scalar(1), G);
-      kspd::potrf(exec, Uplo::Lower, G, Kokkos::subview(infos, ip++));
-      kspd::gemm(exec, Trans::Transpose, Trans::NoTranspose, sg, Z, Z, Scalar(1), R);
-      kspd::potrf(exec, Uplo::Lower, R, Kokkos::subview(infos, ip++));
-      kspd::trmm(exec, Side::Right, Uplo::Lower, Trans::NoTranspose, Diag::NonUnit, Scalar(1), G, D);
-      if (restj == 0 && m == c) continue;  // no rows below this panel
-      // Q = [M^-T, -Z R^-T; s Z^T M^-T, R^-T]
-      kspd::trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1), G, Mi);  // M^-T
-      kspd::trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1), R, Ri);  // R^-T
-      const auto top = std::make_pair(size_t(0), size_t(bw)), bot = std::make_pair(size_t(bw), size_t(bw + k));
-      auto Q11 = Kokkos::subview(Q, top, top), Q12 = Kokkos::subview(Q, top, bot);
-      auto Q21 = Kokkos::subview(Q, bot, top), Q22 = Kokkos::subview(Q, bot, bot);
-      kspd::gemm(exec, Trans::Transpose, Trans::NoTranspose, sg, Z, Mi, Scalar(0), Q21);
-      kspd::gemm(exec, Trans::NoTranspose, Trans::NoTranspose, Scalar(-1), Z, Ri, Scalar(0), Q12);
-      Kokkos::parallel_for(
-          "kspd::sparse::update::q_diag", Kokkos::RangePolicy<Exec>(exec, 0, ng + nr), KOKKOS_LAMBDA(const size_t t) {
-            if (t < ng) Q11(t % size_t(bw), t / size_t(bw)) = Mi(t % size_t(bw), t / size_t(bw));
-            else Q22((t - ng) % size_t(k), (t - ng) / size_t(k)) = Ri((t - ng) % size_t(k), (t - ng) / size_t(k));
-          });
+      Mat Z = mat(zp, bw, k, bw), G = mat(gp, bw, bw, bw), R = mat(rp, k, k, k), T = mat(tp, bw, bw, bw);
+      Mat Q = mat(qs.data() + qo, bw + k, bw + k, bw + k);
+      panel_transform(exec, D, Wp, sg, Z, G, R, T, Q, infos.data() + ip);
+      ip += 2;
       // the rest of the diagonal block's rows through this panel now (later panels need them)
       if (restj > 0) {
         const std::vector<PanelQ> one{PanelQ{p, bw, 0}};
