@@ -319,13 +319,14 @@ void below_rows_threaded(int threads, Scalar* panel, Scalar* wsp, size_type m, s
 }
 
 /// The modification on `exec`, the factor's values `vals` in Exec's memory; one wait, at the
-/// end. `threads` > 1 (a host factor only): the rows below each large supernode's diagonal
-/// block are split among that many host threads. Returns the first failure of a downdate
+/// end. `threads` >= 1 (a host factor): the rows below each supernode's diagonal block go
+/// through all its panels in pieces shared by that many host threads; 0: one pass per panel
+/// over all the rows below it, on exec (the device; the resident placement on CPU builds). Returns the first failure of a downdate
 /// (supernode, column within it; the pivot is not known: NaN), after which the factor is
 /// modified past it and unusable.
 template <class Scalar, class Exec>
 PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, const UpdatePlan& P,
-                           const SparseColumns<Scalar>& W, Sign sign, int threads = 1) {
+                           const SparseColumns<Scalar>& W, Sign sign, int threads = 0) {
   using Mem = typename Exec::memory_space;
   using Mat = Kokkos::View<Scalar**, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using Buf = Kokkos::View<Scalar*, Mem>;
@@ -387,6 +388,7 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
     const size_type nb = update_panel_width(k);
     Scalar* panel = vals + sn.value_offset;
     Scalar* wsp = ws.data();
+    const bool host_rows = compat::is_host_exec_v<Exec> && threads > 0;
     // Ws = W's rows of this supernode, active columns (m x k, ld m)
     Kokkos::parallel_for(
         "kspd::sparse::update::gather", Kokkos::RangePolicy<Exec>(exec, 0, size_t(m * k)), KOKKOS_LAMBDA(const size_t t) {
@@ -403,24 +405,22 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
       Mat Q = mat(qs.data() + qo, bw + k, bw + k, bw + k);
       panel_transform(exec, D, Wp, sg, Z, G, R, T, Q, infos.data() + ip);
       ip += 2;
-      // the rest of the diagonal block's rows through this panel now (later panels need them)
-      if (restj > 0) {
+      // The rows below this panel: on exec all of them now; with host threads only the
+      // diagonal block's (later panels need them), the others after the last panel.
+      const size_type rows_end = host_rows ? c : m;
+      if (rows_end > p + bw) {
         const std::vector<PanelQ> one{PanelQ{p, bw, 0}};
-        below_rows(exec, false, panel, wsp, m, k, one, Q.data(), p + bw, c, xb.data());
+        below_rows(exec, false, panel, wsp, m, k, one, Q.data(), p + bw, rows_end, xb.data());
       }
     }
-    // The rows below the diagonal block through every panel's Q: row ranges are independent.
+    // The rows below the diagonal block through every panel's Q, in pieces on host threads
+    // (rows are independent; a piece stays in cache through all the panels).
     if (m > c) {
-      bool threaded = false;
       if constexpr (compat::is_host_exec_v<Exec>) {
-        threaded = threads > 1 && (m - c) * c >= (size_type(1) << 16);
-        if (threaded) {
+        if (host_rows) {
           exec.fence();
           below_rows_threaded(threads, panel, wsp, m, k, pq, qs.data(), c, m, nbmax + k);
         }
-      }
-      if (!threaded) {
-        below_rows(exec, false, panel, wsp, m, k, pq, qs.data(), c, m, xb.data());
       }
       // W'_B goes back to the compact W for the ancestors
       Kokkos::parallel_for(

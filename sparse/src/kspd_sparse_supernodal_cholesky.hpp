@@ -20,9 +20,11 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <sstream>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -105,7 +107,7 @@ class SupernodalCholesky {
         numeric_->resident()
             ? Impl::modify_factor(exec, *symbolic_, numeric_->values_in_place(), plan, W, sign)
             : Impl::modify_factor(Kokkos::DefaultHostExecutionSpace(), *symbolic_, numeric_->values_in_place(), plan, W, sign,
-                                  opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency()));
+                                  std::max(1, opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency())));
     exec.fence();
     if (!f.failed()) return 0;
     factored_ = false;
