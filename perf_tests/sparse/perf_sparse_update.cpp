@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
     long long panels = 0, entries = 0;
     for (size_t q = 0; q < plan.path.size(); ++q) {
       const auto& sn = S.snodes[plan.path[q]];
-      const long long nb = ks::Impl::update_panel_width(plan.act_begin[q + 1] - plan.act_begin[q]);
+      const long long nb = ks::Impl::update_panel_width(plan.act_begin[q + 1] - plan.act_begin[q], chol.resident());
       panels += (sn.ncols + nb - 1) / nb;
       entries += (long long)sn.nrows() * sn.ncols;
     }

@@ -141,8 +141,11 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
 }
 
 /// Columns per panel for k active W columns: 2 (nb + k)^2 / nb flops per entry of L, least
-/// near nb = k; between 8 and 32.
-inline size_type update_panel_width(size_type k) { return std::min<size_type>(32, std::max<size_type>(8, k)); }
+/// near nb = k: between 8 and 32 on host threads. `wide` (one pass per panel on exec, the
+/// device): 64, as a panel costs a few launches whatever its width.
+inline size_type update_panel_width(size_type k, bool wide) {
+  return wide ? 64 : std::min<size_type>(32, std::max<size_type>(8, k));
+}
 
 /// The small matrices of one panel, in one team (one launch instead of a dozen vendor calls
 /// and copies: on a GPU the panels are launch-bound): Z = D^-1 W_P, M = chol(I + s Z Z^T),
@@ -332,7 +335,8 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
   using Buf = Kokkos::View<Scalar*, Mem>;
   if (P.path.empty() || P.k == 0) return {};
   const Scalar sg = sign == Sign::Plus ? Scalar(1) : Scalar(-1);
-  const size_type kmax = P.k, nbmax = update_panel_width(64), maxm = P.max_rows, kb = nbmax + kmax;
+  const bool wide = !(compat::is_host_exec_v<Exec> && threads > 0);  // one pass per panel on exec
+  const size_type kmax = P.k, nbmax = update_panel_width(64, wide), maxm = P.max_rows, kb = nbmax + kmax;
   auto mat = [](Scalar* p, size_type m, size_type n, size_type ld) {
     return Mat(p, Kokkos::LayoutStride(size_t(m), 1, size_t(n), size_t(std::max<size_type>(ld, 1))));
   };
@@ -363,7 +367,7 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
   std::vector<PanelAt> panels;
   size_type max_panels = 0;
   for (size_t q = 0; q < P.path.size(); ++q) {
-    const size_type c = S.snodes[size_t(P.path[q])].ncols, nb = update_panel_width(P.act_begin[q + 1] - P.act_begin[q]);
+    const size_type c = S.snodes[size_t(P.path[q])].ncols, nb = update_panel_width(P.act_begin[q + 1] - P.act_begin[q], wide);
     for (size_type p = 0; p < c; p += nb) panels.push_back(PanelAt{P.path[q], p, std::min(nb, c - p)});
     max_panels = std::max(max_panels, (c + nb - 1) / nb);
   }
@@ -385,10 +389,10 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
     const Supernode& sn = S.snodes[size_t(s)];
     const size_type m = sn.nrows(), c = sn.ncols, r0 = P.row_begin[q], a0 = P.act_begin[q];
     const size_type k = P.act_begin[q + 1] - a0;  // active columns
-    const size_type nb = update_panel_width(k);
+    const size_type nb = update_panel_width(k, wide);
     Scalar* panel = vals + sn.value_offset;
     Scalar* wsp = ws.data();
-    const bool host_rows = compat::is_host_exec_v<Exec> && threads > 0;
+    const bool host_rows = !wide;
     // Ws = W's rows of this supernode, active columns (m x k, ld m)
     Kokkos::parallel_for(
         "kspd::sparse::update::gather", Kokkos::RangePolicy<Exec>(exec, 0, size_t(m * k)), KOKKOS_LAMBDA(const size_t t) {
@@ -398,7 +402,7 @@ PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, co
     // The diagonal block, panel by panel; each panel's Q is kept for the rows below.
     pq.clear();
     for (size_type p = 0; p < c; p += nb) {
-      const size_type bw = std::min(nb, c - p), restj = c - p - bw, qo = size_type(pq.size()) * (nb + k) * (nb + k);
+      const size_type bw = std::min(nb, c - p), qo = size_type(pq.size()) * (nb + k) * (nb + k);
       pq.push_back(PanelQ{p, bw, qo});
       Mat D = mat(panel + p + p * m, bw, bw, m), Wp = mat(wsp + p, bw, k, m);
       Mat Z = mat(zp, bw, k, bw), G = mat(gp, bw, bw, bw), R = mat(rp, k, k, k), T = mat(tp, bw, bw, bw);
