@@ -102,6 +102,13 @@ class Numeric {
   const FactorStats& stats() const { return stats_; }
   /// The last resident solve's timeline (empty unless Offload::timeline).
   SolveTimeline solve_timeline() const { return rsolve_ ? rsolve_->timeline() : SolveTimeline{}; }
+  /// The factor's values where they live, for a modification in place (update/downdate):
+  /// the offload space's memory for Resident (the host copy is then stale), else the host.
+  Scalar* values_in_place() {
+    host_current_ = false;
+    if (rsolve_) rsolve_->invalidate();  // the diagonal blocks' inverses are recomputed
+    return resident() ? resident_->values().data() : vals_;
+  }
 
   /// Assembles A's values (in the analysed pattern's order) and factors; the first failing
   /// pivot (in postorder) is returned, not thrown.

@@ -9,6 +9,7 @@
 ///   int info = chol.factorize(exec, A);       // numeric; again with new values (same pattern)
 ///   kspd::require_spd(info, "my app");        // or chol.require_spd(): the pivot, both columns
 ///   chol.solve(exec, B, X);                   // host or device Views, n or n x nrhs
+///   info = chol.update(exec, W, Sign::Minus); // L L^T - W W^T in place (W: n x k, k <= 64)
 /// \endcode
 /// Placement (Options::offload): on the host workers; or, with offload on, every supernode
 /// on the device when the factor fits (factored by tree level, L kept there for the solve);
@@ -19,9 +20,11 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <sstream>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -33,6 +36,8 @@
 #include "kspd_sparse_solve.hpp"
 #include "kspd_sparse_solve_views.hpp"
 #include "kspd_sparse_symbolic.hpp"
+#include "kspd_sparse_update.hpp"
+#include "kspd_sparse_update_impl.hpp"
 
 namespace kspd::sparse {
 
@@ -80,6 +85,45 @@ class SupernodalCholesky {
     }
     factored_ = true;
     return 0;
+  }
+
+  /// Rank-k modification in place: the factor of P (A + W W^T) P^T (Sign::Plus, an update)
+  /// or of P (A - W W^T) P^T (Sign::Minus, a downdate), on L's pattern, where the factor
+  /// lives (host, or the device for the resident placement), at a cost proportional to
+  /// the supernodes on the paths of W's columns in the elimination tree. Fences exec.
+  /// \param[in] W n x k, k <= 64, sparse columns in the input's numbering. Each column's rows
+  ///   must lie in the structure of L's column at its first row (true when W W^T's pattern
+  ///   lies in A's): otherwise InvalidArgument naming the first entry outside; the pattern
+  ///   is not grown (factorize A +/- W W^T after analyze() of a pattern holding W W^T).
+  /// \return 0, or for a downdate that is not positive definite the 1-based column (the
+  ///   input's numbering) where definiteness is lost, the column factorize(A - W W^T) would
+  ///   report; the factor is then unusable (solve throws) until factorize is called again.
+  [[nodiscard]] int update(const ExecSpace& exec, const SparseColumns<Scalar>& W, Sign sign) {
+    const char* who = "kspd::sparse::SupernodalCholesky::update";
+    KSPD_REQUIRE(factored_, InvalidArgument, who << ": call factorize first (and succeed)");
+    const Impl::UpdatePlan plan = Impl::plan_update(*symbolic_, W, who);
+    compat::ScopedRegion region("kspd::sparse::SupernodalCholesky::update");
+    const Impl::PivotFailure f =
+        numeric_->resident()
+            ? Impl::modify_factor(exec, *symbolic_, numeric_->values_in_place(), plan, W, sign)
+            : Impl::modify_factor(Kokkos::DefaultHostExecutionSpace(), *symbolic_, numeric_->values_in_place(), plan, W, sign,
+                                  std::max(1, opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency())));
+    exec.fence();
+    if (!f.failed()) return 0;
+    factored_ = false;
+    const Impl::Symbolic& S = *symbolic_;
+    const size_type col = S.snodes[size_t(f.snode)].first_col + f.col, orig = S.perm[size_t(col)];
+    std::ostringstream os;
+    os << who << ": the downdate L L^T - W W^T is not positive definite: definiteness is lost at column " << orig + 1
+       << " (1-based, the input's numbering; " << col + 1
+       << " after ordering); the factor is partly modified and unusable: factorize again";
+    failure_ = NotPositiveDefinite(os.str(), orig + 1, f.pivot);
+    return int(orig + 1);
+  }
+  /// update() with a dense host W (n x k): its nonzero entries.
+  template <class WView, class = std::enable_if_t<Kokkos::is_view<WView>::value>>
+  [[nodiscard]] int update(const ExecSpace& exec, const WView& W, Sign sign) {
+    return update(exec, sparse_columns(W), sign);
   }
 
   /// Throws the last factorization's NotPositiveDefinite (column, pivot, both numberings).
