@@ -19,6 +19,7 @@
 
 #include "kspd_compat.hpp"
 #include "kspd_dense_recursive.hpp"
+#include "kspd_dense_streams.hpp"
 #include "kspd_error.hpp"
 #include "kspd_tags.hpp"
 #include "kspd_types.hpp"
@@ -91,6 +92,23 @@ BlockingChoice resolve_blocking(const DenseOptions& opt, size_type n) {
   else if constexpr (compat::is_host_exec_v<ExecSpace>) c.nb = 256;
   else c.nb = n >= 24576 ? 1024 : 512;
   return c;
+}
+
+/// How many instances trsm/trmm split their right-hand sides over (m: the triangle's order,
+/// nrhs: the right-hand sides). Splitting overlaps the latency-bound diagonal solves of one
+/// half with the other half's GEMMs (CUDA only: host BLAS already uses every core).
+template <class ExecSpace, class T>
+int resolve_rhs_lanes(const DenseOptions& opt, size_type m, size_type nrhs) {
+  if (opt.rhs_lanes > 0) return nrhs >= 2 ? std::min(opt.rhs_lanes, 2) : 1;
+  if constexpr (compat::is_cuda_exec_v<ExecSpace> && has_vendor_v<ExecSpace, T>) {
+    (void)m;
+    (void)nrhs;
+    return 1;  // not measured yet: perf_dense --lanes
+  } else {
+    (void)m;
+    (void)nrhs;
+    return 1;
+  }
 }
 
 template <class ExecSpace, class T>
@@ -229,12 +247,24 @@ void trxm(const char* name, bool solve, const ExecSpace& exec, Side side, Uplo u
                     << " x " << B.extent(1) << " (side " << to_char(side) << ")");
   require_no_alias(name, "B", B, "A", A);
   compat::ScopedRegion region(name);
-  const Algo algo = resolve<ExecSpace, T>(opt.algo, DenseOp::Trxm,
-                                          std::min<size_type>(B.extent(0), B.extent(1)));
   auto a = make_mat(A);
   auto b = make_mat(B);
-  if (algo == Algo::Vendor && vendor_trxm(exec, solve, side, uplo, trans, diag, T(alpha), a, b)) return;
-  recursive<ExecSpace, T>(exec, algo, opt).trxm(solve, side, uplo, trans, diag, alpha, a, b);
+  // the right-hand sides: B's columns (Left) or rows (Right), independent of each other
+  const size_type nrhs = side == Side::Left ? b.n : b.m;
+  auto one = [&](const ExecSpace& x, Mat<T> bb) {
+    const Algo algo = resolve<ExecSpace, T>(opt.algo, DenseOp::Trxm, std::min<size_type>(bb.m, bb.n));
+    if (algo == Algo::Vendor && vendor_trxm(x, solve, side, uplo, trans, diag, T(alpha), a, bb)) return;
+    recursive<ExecSpace, T>(x, algo, opt).trxm(solve, side, uplo, trans, diag, alpha, a, bb);
+  };
+  if (resolve_rhs_lanes<ExecSpace, T>(opt, k, nrhs) < 2) return one(exec, b);
+  const size_type h = nrhs / 2;
+  const Mat<T> b1 = side == Side::Left ? b.sub(0, 0, b.m, h) : b.sub(0, 0, h, b.n);
+  const Mat<T> b2 = side == Side::Left ? b.sub(0, h, b.m, b.n - h) : b.sub(h, 0, b.m - h, b.n);
+  Lanes<ExecSpace> lanes(exec, true);
+  lanes.side_waits_main();
+  one(lanes.side(), b2);
+  one(exec, b1);
+  lanes.main_waits_side();
 }
 }  // namespace Impl
 

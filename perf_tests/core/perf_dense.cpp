@@ -1,9 +1,10 @@
 // perf_dense: recursive TRSM / TRMM / POTRI against the vendor call (cuBLAS/cuSOLVER on CUDA
 // builds, host BLAS/LAPACK elsewhere) in the same run, with GEMM's rate for reference.
 //   perf_dense [--n 1024,2048,...] [--nrhs 64,512,0] [--prec d,s] [--ops trsm,trmm,potri,gemm]
-//              [--reps 5] [--leaf 0] [--smoke]
+//              [--reps 5] [--leaf 0] [--lanes] [--smoke]
 // nrhs 0 means square (nrhs = n). Prints one line per case: times (median), TFLOP/s, and
-// speedup = t_vendor / t_kspd.
+// speedup = t_vendor / t_kspd. --lanes: trsm/trmm also with the right-hand sides split over
+// two instances (DenseOptions::rhs_lanes = 2), vendor and recursive; potri also prints Auto.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 
@@ -35,9 +36,11 @@ void make_triangular(const Mat<T>& A, long n) {
 
 template <class T>
 void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std::vector<std::string>& ops, int reps,
-         long leaf, const char* prec) {
+         long leaf, bool lanes, const char* prec) {
   Exec exec;
   const kspd::DenseOptions rec{kspd::Algo::Recursive, leaf}, ven{kspd::Algo::Vendor, 0};
+  const kspd::DenseOptions rec2{kspd::Algo::Recursive, leaf, kspd::Blocking::Auto, 0, 2},
+      ven2{kspd::Algo::Vendor, 0, kspd::Blocking::Auto, 0, 2}, aut{};
   for (long n : ns) {
     Mat<T> A("A", n, n);
     make_triangular(A, n);
@@ -84,6 +87,14 @@ void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std:
           std::printf("%s %-4s LLN n=%6ld nrhs=%6ld  vendor %9.3f ms %7.2f TF | kspd %9.3f ms %7.2f TF | speedup %5.2fx",
                       prec, op.c_str(), n, m, tv * 1e3, flops / tv * 1e-12, tk * 1e3, flops / tk * 1e-12, tv / tk);
           if (gemm_tf > 0 && m == n) std::printf(" | kspd/gemm rate %3.0f%%", 100.0 * (flops / tk * 1e-12) / gemm_tf);
+          if (lanes) {  // the right-hand sides over two instances; Auto
+            const double tv2 = median_time(reps, reset, [&] { call(ven2); });
+            const double tk2 = median_time(reps, reset, [&] { call(rec2); });
+            const double ta = median_time(reps, reset, [&] { call(aut); });
+            std::printf(" | 2 lanes: vendor %9.3f ms (speedup %5.2fx) kspd %9.3f ms (speedup %5.2fx) | auto %9.3f ms "
+                        "(speedup %5.2fx)",
+                        tv2 * 1e3, tv / tv2, tk2 * 1e3, tv / tk2, ta * 1e3, tv / ta);
+          }
           std::printf("\n");
           std::fflush(stdout);
         }
@@ -116,6 +127,11 @@ void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std:
                     tl_v * 1e3, f3 / tl_v * 1e-12, tl_k * 1e3, f3 / tl_k * 1e-12);
       }
       const double flops = 2.0 * n * n * n / 3.0;
+      if (lanes) {
+        const double ta = median_time(reps, reset, [&] { (void)kspd::potri(exec, kspd::Uplo::Lower, W, aut); });
+        std::printf("%s potri     n=%6ld             auto   %9.3f ms %7.2f TF | vendor/auto %5.2fx\n", prec, n,
+                    ta * 1e3, flops / ta * 1e-12, tv / ta);
+      }
       std::printf("%s potri     n=%6ld             vendor %9.3f ms %7.2f TF | kspd %9.3f ms %7.2f TF | speedup %5.2fx "
                   "(info %d/%d) | potrf %9.3f ms %7.2f TF\n",
                   prec, n, tv * 1e3, flops / tv * 1e-12, tk * 1e3, flops / tk * 1e-12, tv / tk, info_v, info_k,
@@ -132,24 +148,27 @@ int main(int argc, char* argv[]) {
   std::vector<std::string> precs = {"d", "s"}, ops = {"gemm", "trsm", "trmm", "potri"};
   int reps = 5;
   long leaf = 0;
+  bool lanes = false;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
     if (std::strcmp(argv[i], "--smoke") == 0) {
       ns = {200};
       nrhs = {16, 0};
       reps = 1;
+      lanes = true;
     } else if (arg("--n")) ns = parse_list(argv[++i]);
     else if (arg("--nrhs")) nrhs = parse_list(argv[++i]);
     else if (arg("--prec")) precs = parse_words(argv[++i]);
     else if (arg("--ops")) ops = parse_words(argv[++i]);
     else if (arg("--reps")) reps = std::stoi(argv[++i]);
     else if (arg("--leaf")) leaf = std::stol(argv[++i]);
+    else if (std::strcmp(argv[i], "--lanes") == 0) lanes = true;
   }
   std::printf("perf_dense: backend %s, kspd %d.%d (git %s), recursive leaf %ld (0 = default)\n", Exec::name(),
               KSPD_VERSION_MAJOR, KSPD_VERSION_MINOR, KSPD_GIT_HASH, leaf);
   for (const auto& p : precs) {
-    if (p == "d") run<double>(ns, nrhs, ops, reps, leaf, "d");
-    if (p == "s") run<float>(ns, nrhs, ops, reps, leaf, "s");
+    if (p == "d") run<double>(ns, nrhs, ops, reps, leaf, lanes, "d");
+    if (p == "s") run<float>(ns, nrhs, ops, reps, leaf, lanes, "s");
   }
   return 0;
 }

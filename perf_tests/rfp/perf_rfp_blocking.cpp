@@ -1,0 +1,184 @@
+// perf_rfp_blocking: pftrf's blockings (Split = LAPACK's four calls, the old algorithm;
+// Blocked; LookAhead; Auto = core's table) for every RFP variant, and pftri (Auto against the
+// vendor-leaf path it replaced), against the dense peer timed in the same run on the same
+// matrix A = X X^H / k + I (real s, d; complex c, z).
+//   CUDA builds: cuSOLVER Xpotrf / potri on the dense n x n matrix (the RFP matrix unpacked).
+//   Host builds: no dense peer here (perf_rfp_cpu_pftrf times LAPACK's ?pftrf); ratios to
+//   Split.
+// Usage: perf_rfp_blocking [--n 4096,8192] [--prec s,d,z] [--variants NL,NU,TL,TU]
+//                          [--blocking split,blocked,lookahead,auto] [--nb 256,512,1024]
+//                          [--ops pftrf,pftri] [--reps 3] [--k 256] [--smoke]
+// Each blocking other than split and auto runs at every nb. One line per case: median time,
+// TFLOP/s, kspd/peer (time ratio: < 1 kspd faster), kspd/split, info, and the largest
+// relative difference of diag(L) from the peer's (or Split's) factor.
+#include <cmath>
+
+#include "perf_rfp_peer.hpp"
+
+namespace {
+using namespace perf_rfp;
+
+struct Config {
+  std::vector<long> ns;
+  std::vector<std::string> precs = {"d", "s", "z"}, variants = {"NL", "NU", "TL", "TU"},
+                           blockings = {"split", "lookahead", "auto"}, ops = {"pftrf", "pftri"};
+  std::vector<long> nbs = {512};
+  int reps = 3;
+  long k = 256;
+};
+
+template <class T>
+KOKKOS_INLINE_FUNCTION double mag2(const T& v) {
+  if constexpr (kspd::is_complex_v<T>) return double(v.real()) * v.real() + double(v.imag()) * v.imag();
+  else return double(v) * double(v);
+}
+
+/// max_i |F(i,i) - D(i,i)| / |D(i,i)|: the RFP factor's diagonal against a dense factor's.
+template <class T>
+double diag_diff(const kspd::rfp::Matrix<T, Mem>& F, const Dense<T>& D) {
+  const auto L = F.layout();
+  auto f = F.data();
+  double m = 0;
+  Kokkos::parallel_reduce(
+      "perf::diag_diff", Kokkos::RangePolicy<Exec>(0, F.n()),
+      KOKKOS_LAMBDA(long i, double& r) {
+        const double e = mag2(T(f(L.diag(i)) - D(i, i))) / mag2(D(i, i));
+        if (!(e <= r)) r = e;
+      },
+      Kokkos::Max<double>(m));
+  return std::sqrt(m);
+}
+
+template <class T>
+void run(const Config& c, const char* prec) {
+  using R = kspd::real_t<T>;
+  constexpr bool cplx = kspd::is_complex_v<T>;
+  Exec exec;
+#ifdef KSPD_ENABLE_CUDA_TPLS
+  CudaPeer peer(exec.cuda_stream());
+#endif
+  for (long n : c.ns) {
+    const double nd = double(n), fac_flops = (cplx ? 4.0 : 1.0) * nd * nd * nd / 3.0;
+    Dense<T> X("X", n, c.k);
+    Kokkos::Random_XorShift64_Pool<Exec> pool(1234 + unsigned(n));
+    Kokkos::fill_random(X, pool, T(-1), T(1));
+#ifdef KSPD_ENABLE_CUDA_TPLS
+    Dense<T> D("D", n, n);
+#else
+    Dense<T> D("D", 1, 1);
+#endif
+    bool peer_timed = false;
+    double tpf = 0, tpi = 0;
+    for (const auto& var : c.variants) {
+      const kspd::Trans transr = var[0] == 'N' ? kspd::Trans::NoTranspose : kspd::Trans::Transpose;
+      const kspd::Uplo uplo = var[1] == 'L' ? kspd::Uplo::Lower : kspd::Uplo::Upper;
+      kspd::rfp::Matrix<T, Mem> A0("A0", n, transr, uplo), W("W", n, transr, uplo);
+      kspd::rfp::hfrk(exec, kspd::Trans::NoTranspose, R(1) / R(c.k), X, R(0), A0);
+      kspd::rfp::add_to_diagonal(exec, A0, R(1));
+      exec.fence();
+      int ip = 0;
+#ifdef KSPD_ENABLE_CUDA_TPLS
+      // the dense peer: once per n, on the first variant's triangle (tfttr writes that one)
+      if (!peer_timed) {
+        peer.set_uplo(uplo);
+        tpf = median_time(c.reps, [&] { kspd::rfp::tfttr(exec, A0, D); }, [&] { ip = peer.potrf(D); });
+        if constexpr (!cplx) {
+          if (has(c.ops, "pftri")) {
+            Dense<T> F("F", n, n);
+            Kokkos::deep_copy(exec, F, D);  // D holds the dense factor
+            tpi = median_time(c.reps, [&] { Kokkos::deep_copy(exec, D, F); }, [&] { (void)peer.potri(D); });
+            Kokkos::deep_copy(exec, D, F);
+          }
+        }
+        peer.release();
+        peer_timed = true;
+        std::printf("%s peer   n=%6ld %s | cuSOLVER potrf %10.3f ms %7.2f TF | potri %10.3f ms | info %d\n", prec, n,
+                    var.c_str(), tpf * 1e3, fac_flops / tpf * 1e-12, tpi * 1e3, ip);
+      }
+#endif
+      // pftrf: every blocking (x nb)
+      std::vector<kspd::DenseOptions> opts;
+      for (const auto& b : c.blockings) {
+        const kspd::Blocking bk = parse_blocking(b);
+        if (bk == kspd::Blocking::Split || bk == kspd::Blocking::Auto) opts.push_back({kspd::Algo::Auto, 0, bk, 0});
+        else
+          for (long nb : c.nbs) opts.push_back({kspd::Algo::Auto, 0, bk, nb});
+      }
+      double t_split = 0;
+      if (has(c.ops, "pftrf"))
+        for (const auto& o : opts) {
+          int ik = 0;
+          const double tk = median_time(c.reps, [&] { Kokkos::deep_copy(exec, W.data(), A0.data()); },
+                                        [&] { ik = kspd::rfp::pftrf(exec, W, o); });
+          if (o.blocking == kspd::Blocking::Split) t_split = tk;
+          const double dd = peer_timed && var == c.variants.front() ? diag_diff(W, D) : -1;
+          std::printf("%s pftrf  n=%6ld %s %-9s nb=%5lld | kspd %10.3f ms %7.2f TF | kspd/peer %6.3f | kspd/split %6.3f "
+                      "| info %d | diag rel diff %.1e\n",
+                      prec, n, var.c_str(), blocking_name(o.blocking), o.block_size, tk * 1e3, fac_flops / tk * 1e-12,
+                      tpf > 0 ? tk / tpf : 0.0, t_split > 0 ? tk / t_split : 0.0, ik, dd);
+          std::fflush(stdout);
+        }
+      // pftri on the factor: Auto against the vendor leaves (the path before the Auto change)
+      if (has(c.ops, "pftri")) {
+        Kokkos::deep_copy(exec, W.data(), A0.data());
+        if (kspd::rfp::pftrf(exec, W) != 0) continue;
+        kspd::rfp::Matrix<T, Mem> F("F", n, transr, uplo);
+        Kokkos::deep_copy(exec, F.data(), W.data());
+        double t_vendor = 0;
+        for (const auto algo : {kspd::Algo::Vendor, kspd::Algo::Auto}) {
+          const kspd::DenseOptions o{algo, 0};
+          int ik = 0;
+          const double tk = median_time(c.reps, [&] { Kokkos::deep_copy(exec, W.data(), F.data()); },
+                                        [&] { ik = kspd::rfp::pftri(exec, W, o); });
+          if (algo == kspd::Algo::Vendor) t_vendor = tk;
+          std::printf("%s pftri  n=%6ld %s algo=%-6s    | kspd %10.3f ms %7.2f TF | peer/kspd %6.3f | vendor/kspd %6.3f "
+                      "| info %d\n",
+                      prec, n, var.c_str(), algo == kspd::Algo::Vendor ? "vendor" : "auto", tk * 1e3,
+                      2.0 * fac_flops / tk * 1e-12, tpi > 0 ? tpi / tk : 0.0, t_vendor / tk, ik);
+          std::fflush(stdout);
+        }
+      }
+    }
+  }
+}
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  Kokkos::ScopeGuard guard(argc, argv);
+  Config c;
+  constexpr bool host = kspd::compat::is_host_exec_v<Exec>;
+  c.ns = host ? std::vector<long>{512, 1024} : std::vector<long>{4096, 8192, 16384, 32768};
+  for (int i = 1; i < argc; ++i) {
+    auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
+    if (std::strcmp(argv[i], "--smoke") == 0) {
+      c.ns = {97, 128};
+      c.k = 16;
+      c.reps = 1;
+      c.nbs = {16, 40};
+      c.precs = {"s", "d", "c", "z"};
+      c.blockings = {"split", "blocked", "lookahead", "auto"};
+    } else if (arg("--n")) c.ns = parse_list(argv[++i]);
+    else if (arg("--prec")) c.precs = parse_words(argv[++i]);
+    else if (arg("--variants")) c.variants = parse_words(argv[++i]);
+    else if (arg("--blocking")) c.blockings = parse_words(argv[++i]);
+    else if (arg("--nb")) c.nbs = parse_list(argv[++i]);
+    else if (arg("--ops")) c.ops = parse_words(argv[++i]);
+    else if (arg("--reps")) c.reps = std::stoi(argv[++i]);
+    else if (arg("--k")) c.k = std::stol(argv[++i]);
+    else {
+      std::fprintf(stderr, "perf_rfp_blocking: unknown argument %s\n", argv[i]);
+      return 2;
+    }
+  }
+  std::printf("perf_rfp_blocking: device %s, backend %s, kspd %d.%d (git %s), k %ld, reps %d (median)\n",
+              device_name().c_str(), Exec::name(), KSPD_VERSION_MAJOR, KSPD_VERSION_MINOR, KSPD_GIT_HASH, c.k, c.reps);
+  std::printf("flops: pftrf n^3/3 (complex x4), pftri 2n^3/3; kspd/peer = t_kspd / t_cuSOLVER (< 1: kspd faster); "
+              "peer/kspd for pftri (> 1: kspd faster)\n");
+  for (const auto& p : c.precs) {
+    if (p == "s") run<float>(c, "s");
+    if (p == "d") run<double>(c, "d");
+    if (p == "c") run<Kokkos::complex<float>>(c, "c");
+    if (p == "z") run<Kokkos::complex<double>>(c, "z");
+  }
+  return 0;
+}
