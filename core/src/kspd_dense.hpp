@@ -19,7 +19,6 @@
 
 #include "kspd_compat.hpp"
 #include "kspd_dense_recursive.hpp"
-#include "kspd_dense_streams.hpp"
 #include "kspd_error.hpp"
 #include "kspd_tags.hpp"
 #include "kspd_types.hpp"
@@ -63,6 +62,9 @@ Algo resolve(Algo requested, DenseOp op, size_type size) {
       case DenseOp::Trtri: return size >= 2048 ? Algo::Recursive : Algo::Vendor;
       case DenseOp::Potri: return size >= 8192 ? Algo::Recursive : Algo::Vendor;
       case DenseOp::Lauum: return Algo::Recursive;
+      // cuBLAS DSYRK falls to 38.6 TF at n = k = 16K, the GEMM-based recursion runs 48.9
+      // (1.27x; 1.00x at 8K, 0.79x at 4K); SSYRK wins everywhere (h100-rfp-blocking-*)
+      case DenseOp::Syrk: return std::is_same<T, double>::value && size >= 12288 ? Algo::Recursive : Algo::Vendor;
       default: return Algo::Vendor;
     }
   }
@@ -85,30 +87,16 @@ BlockingChoice resolve_blocking(const DenseOptions& opt, size_type n) {
     if constexpr (compat::is_host_exec_v<ExecSpace> || !has_vendor_v<ExecSpace, T>) {
       c.kind = Blocking::Split;  // host: LAPACK's own structure (perf_tests/results/cpu-rfp-*)
     } else {
-      c.kind = n >= 2048 ? Blocking::LookAhead : Blocking::Split;
+      // measured on the H100 (perf_rfp_blocking, h100-rfp-blocking-*): the four large calls beat
+      // nb-column steps at every n and nb tried (blocked 1.04-1.5x slower than split, look-ahead
+      // within 1-3% of blocked: cuBLAS's SYRK/GEMM with k = nb do not reach the half-size rates)
+      c.kind = Blocking::Split;
     }
   }
   if (opt.block_size > 0) c.nb = size_type(opt.block_size);
   else if constexpr (compat::is_host_exec_v<ExecSpace>) c.nb = 256;
   else c.nb = n >= 24576 ? 1024 : 512;
   return c;
-}
-
-/// How many instances trsm/trmm split their right-hand sides over (m: the triangle's order,
-/// nrhs: the right-hand sides). Splitting overlaps the latency-bound diagonal solves of one
-/// half with the other half's GEMMs (CUDA only: host BLAS already uses every core).
-template <class ExecSpace, class T>
-int resolve_rhs_lanes(const DenseOptions& opt, size_type m, size_type nrhs) {
-  if (opt.rhs_lanes > 0) return nrhs >= 2 ? std::min(opt.rhs_lanes, 2) : 1;
-  if constexpr (compat::is_cuda_exec_v<ExecSpace> && has_vendor_v<ExecSpace, T>) {
-    (void)m;
-    (void)nrhs;
-    return 1;  // not measured yet: perf_dense --lanes
-  } else {
-    (void)m;
-    (void)nrhs;
-    return 1;
-  }
 }
 
 template <class ExecSpace, class T>
@@ -247,24 +235,12 @@ void trxm(const char* name, bool solve, const ExecSpace& exec, Side side, Uplo u
                     << " x " << B.extent(1) << " (side " << to_char(side) << ")");
   require_no_alias(name, "B", B, "A", A);
   compat::ScopedRegion region(name);
+  const Algo algo = resolve<ExecSpace, T>(opt.algo, DenseOp::Trxm,
+                                          std::min<size_type>(B.extent(0), B.extent(1)));
   auto a = make_mat(A);
   auto b = make_mat(B);
-  // the right-hand sides: B's columns (Left) or rows (Right), independent of each other
-  const size_type nrhs = side == Side::Left ? b.n : b.m;
-  auto one = [&](const ExecSpace& x, Mat<T> bb) {
-    const Algo algo = resolve<ExecSpace, T>(opt.algo, DenseOp::Trxm, std::min<size_type>(bb.m, bb.n));
-    if (algo == Algo::Vendor && vendor_trxm(x, solve, side, uplo, trans, diag, T(alpha), a, bb)) return;
-    recursive<ExecSpace, T>(x, algo, opt).trxm(solve, side, uplo, trans, diag, alpha, a, bb);
-  };
-  if (resolve_rhs_lanes<ExecSpace, T>(opt, k, nrhs) < 2) return one(exec, b);
-  const size_type h = nrhs / 2;
-  const Mat<T> b1 = side == Side::Left ? b.sub(0, 0, b.m, h) : b.sub(0, 0, h, b.n);
-  const Mat<T> b2 = side == Side::Left ? b.sub(0, h, b.m, b.n - h) : b.sub(h, 0, b.m - h, b.n);
-  Lanes<ExecSpace> lanes(exec, true);
-  lanes.side_waits_main();
-  one(lanes.side(), b2);
-  one(exec, b1);
-  lanes.main_waits_side();
+  if (algo == Algo::Vendor && vendor_trxm(exec, solve, side, uplo, trans, diag, T(alpha), a, b)) return;
+  recursive<ExecSpace, T>(exec, algo, opt).trxm(solve, side, uplo, trans, diag, alpha, a, b);
 }
 }  // namespace Impl
 

@@ -33,9 +33,6 @@ struct DenseOptions {
   long long leaf_size = 0;  ///< recursion cutoff; 0 = the backend's default
   Blocking blocking = Blocking::Auto;
   long long block_size = 0;  ///< Blocked / LookAhead columns per step; 0 = the backend's default
-  /// trsm/trmm: instances of the backend the right-hand sides are split over (2: half on a
-  /// second CUDA stream); 0 = the backend's measured choice, 1 = one call.
-  int rhs_lanes = 0;
 };
 
 KOKKOS_INLINE_FUNCTION constexpr char to_char(Uplo u) { return static_cast<char>(u); }

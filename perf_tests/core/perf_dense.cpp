@@ -4,7 +4,8 @@
 //              [--reps 5] [--leaf 0] [--lanes] [--smoke]
 // nrhs 0 means square (nrhs = n). Prints one line per case: times (median), TFLOP/s, and
 // speedup = t_vendor / t_kspd. --lanes: trsm/trmm also with the right-hand sides split over
-// two instances (DenseOptions::rhs_lanes = 2), vendor and recursive; potri also prints Auto.
+// two halves on two instances (the caller's and a second stream), vendor and recursive, and
+// Auto; potri also prints Auto. (Measured slower on the H100, so kspd does not split.)
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "kspd_core.hpp"
+#include "kspd_dense_streams.hpp"
 #include "kspd_perf_utils.hpp"
 
 namespace {
@@ -39,8 +41,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std:
          long leaf, bool lanes, const char* prec) {
   Exec exec;
   const kspd::DenseOptions rec{kspd::Algo::Recursive, leaf}, ven{kspd::Algo::Vendor, 0};
-  const kspd::DenseOptions rec2{kspd::Algo::Recursive, leaf, kspd::Blocking::Auto, 0, 2},
-      ven2{kspd::Algo::Vendor, 0, kspd::Blocking::Auto, 0, 2}, aut{};
+  const kspd::DenseOptions aut{};
   for (long n : ns) {
     Mat<T> A("A", n, n);
     make_triangular(A, n);
@@ -88,8 +89,22 @@ void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std:
                       prec, op.c_str(), n, m, tv * 1e3, flops / tv * 1e-12, tk * 1e3, flops / tk * 1e-12, tv / tk);
           if (gemm_tf > 0 && m == n) std::printf(" | kspd/gemm rate %3.0f%%", 100.0 * (flops / tk * 1e-12) / gemm_tf);
           if (lanes) {  // the right-hand sides over two instances; Auto
-            const double tv2 = median_time(reps, reset, [&] { call(ven2); });
-            const double tk2 = median_time(reps, reset, [&] { call(rec2); });
+            auto call2 = [&](const kspd::DenseOptions& o) {  // the two halves of B on two instances
+              const long h = m / 2;
+              auto B1 = Kokkos::subview(B, Kokkos::ALL(), Kokkos::make_pair(0L, h));
+              auto B2 = Kokkos::subview(B, Kokkos::ALL(), Kokkos::make_pair(h, m));
+              kspd::Impl::Lanes<Exec> lanes(exec, true);
+              lanes.side_waits_main();
+              for (int half = 0; half < 2; ++half) {
+                const Exec& x = half == 0 ? exec : lanes.side();
+                const auto& Bh = half == 0 ? B1 : B2;
+                if (solve) kspd::trsm(x, side, kspd::Uplo::Lower, trans, kspd::Diag::NonUnit, T(1), A, Bh, o);
+                else kspd::trmm(x, side, kspd::Uplo::Lower, trans, kspd::Diag::NonUnit, T(1), A, Bh, o);
+              }
+              lanes.main_waits_side();
+            };
+            const double tv2 = median_time(reps, reset, [&] { call2(ven); });
+            const double tk2 = median_time(reps, reset, [&] { call2(rec); });
             const double ta = median_time(reps, reset, [&] { call(aut); });
             std::printf(" | 2 lanes: vendor %9.3f ms (speedup %5.2fx) kspd %9.3f ms (speedup %5.2fx) | auto %9.3f ms "
                         "(speedup %5.2fx)",

@@ -7,7 +7,8 @@
 //   Split.
 // Usage: perf_rfp_blocking [--n 4096,8192] [--prec s,d,z] [--variants NL,NU,TL,TU]
 //                          [--blocking split,blocked,lookahead,auto] [--nb 256,512,1024]
-//                          [--ops pftrf,pftri] [--reps 3] [--k 256] [--smoke]
+//                          [--ops pftrf,pftri] [--reps 3] [--k 256] [--algos auto,recursive] [--smoke]
+// --algos: the core algorithm of the block calls (DenseOptions::algo), each blocking at each.
 // Each blocking other than split and auto runs at every nb. One line per case: median time,
 // TFLOP/s, kspd/peer (time ratio: < 1 kspd faster), kspd/split, info, and the largest
 // relative difference of diag(L) from the peer's (or Split's) factor.
@@ -23,6 +24,7 @@ struct Config {
   std::vector<std::string> precs = {"d", "s", "z"}, variants = {"NL", "NU", "TL", "TU"},
                            blockings = {"split", "lookahead", "auto"}, ops = {"pftrf", "pftri"};
   std::vector<long> nbs = {512};
+  std::vector<std::string> algos = {"auto"};
   int reps = 3;
   long k = 256;
 };
@@ -98,11 +100,15 @@ void run(const Config& c, const char* prec) {
 #endif
       // pftrf: every blocking (x nb)
       std::vector<kspd::DenseOptions> opts;
-      for (const auto& b : c.blockings) {
-        const kspd::Blocking bk = parse_blocking(b);
-        if (bk == kspd::Blocking::Split || bk == kspd::Blocking::Auto) opts.push_back({kspd::Algo::Auto, 0, bk, 0});
-        else
-          for (long nb : c.nbs) opts.push_back({kspd::Algo::Auto, 0, bk, nb});
+      for (const auto& a : c.algos) {
+        const kspd::Algo al = a == "vendor" ? kspd::Algo::Vendor : a == "recursive" ? kspd::Algo::Recursive
+                                                                                  : kspd::Algo::Auto;
+        for (const auto& b : c.blockings) {
+          const kspd::Blocking bk = parse_blocking(b);
+          if (bk == kspd::Blocking::Split || bk == kspd::Blocking::Auto) opts.push_back({al, 0, bk, 0});
+          else
+            for (long nb : c.nbs) opts.push_back({al, 0, bk, nb});
+        }
       }
       double t_split = 0;
       if (has(c.ops, "pftrf"))
@@ -110,11 +116,12 @@ void run(const Config& c, const char* prec) {
           int ik = 0;
           const double tk = median_time(c.reps, [&] { Kokkos::deep_copy(exec, W.data(), A0.data()); },
                                         [&] { ik = kspd::rfp::pftrf(exec, W, o); });
-          if (o.blocking == kspd::Blocking::Split) t_split = tk;
+          if (o.blocking == kspd::Blocking::Split && o.algo == kspd::Algo::Auto) t_split = tk;
           const double dd = peer_timed && var == c.variants.front() ? diag_diff(W, D) : -1;
-          std::printf("%s pftrf  n=%6ld %s %-9s nb=%5lld | kspd %10.3f ms %7.2f TF | kspd/peer %6.3f | kspd/split %6.3f "
+          std::printf("%s pftrf  n=%6ld %s %-9s nb=%5lld %-9s | kspd %10.3f ms %7.2f TF | kspd/peer %6.3f | kspd/split %6.3f "
                       "| info %d | diag rel diff %.1e\n",
-                      prec, n, var.c_str(), blocking_name(o.blocking), o.block_size, tk * 1e3, fac_flops / tk * 1e-12,
+                      prec, n, var.c_str(), blocking_name(o.blocking), o.block_size,
+                      o.algo == kspd::Algo::Auto ? "auto" : o.algo == kspd::Algo::Vendor ? "vendor" : "recursive", tk * 1e3, fac_flops / tk * 1e-12,
                       tpf > 0 ? tk / tpf : 0.0, t_split > 0 ? tk / t_split : 0.0, ik, dd);
           std::fflush(stdout);
         }
@@ -157,6 +164,7 @@ int main(int argc, char* argv[]) {
       c.nbs = {16, 40};
       c.precs = {"s", "d", "c", "z"};
       c.blockings = {"split", "blocked", "lookahead", "auto"};
+      c.algos = {"auto", "recursive"};
     } else if (arg("--n")) c.ns = parse_list(argv[++i]);
     else if (arg("--prec")) c.precs = parse_words(argv[++i]);
     else if (arg("--variants")) c.variants = parse_words(argv[++i]);
@@ -165,6 +173,7 @@ int main(int argc, char* argv[]) {
     else if (arg("--ops")) c.ops = parse_words(argv[++i]);
     else if (arg("--reps")) c.reps = std::stoi(argv[++i]);
     else if (arg("--k")) c.k = std::stol(argv[++i]);
+    else if (arg("--algos")) c.algos = parse_words(argv[++i]);
     else {
       std::fprintf(stderr, "perf_rfp_blocking: unknown argument %s\n", argv[i]);
       return 2;

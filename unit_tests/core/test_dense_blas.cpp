@@ -23,12 +23,8 @@ using ScalarTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(DenseBlas, ScalarTypes);
 
 // Algorithms with the leaf used for them: a tiny cutoff makes small sizes recurse deeply.
-// (rhs_lanes 2: trsm/trmm split the right-hand sides over two instances)
 std::vector<kspd::DenseOptions> all_options() {
-  using kspd::Blocking;
-  return {{Algo::Auto, 0},      {Algo::Vendor, 0},    {Algo::Recursive, 8},
-          {Algo::Native, 8},    {Algo::Recursive, 0}, {Algo::Auto, 0, Blocking::Auto, 0, 2},
-          {Algo::Recursive, 8, Blocking::Auto, 0, 2}};
+  return {{Algo::Auto, 0}, {Algo::Vendor, 0}, {Algo::Recursive, 8}, {Algo::Native, 8}, {Algo::Recursive, 0}};
 }
 const char* algo_name(Algo a) {
   return a == Algo::Auto ? "Auto" : a == Algo::Vendor ? "Vendor" : a == Algo::Recursive ? "Recursive" : "Native";
@@ -56,7 +52,7 @@ void check_trxm(bool solve, Side side, Uplo uplo, Trans trans, Diag diag, kspd::
                       " uplo=" + kspd::to_char(uplo) + " trans=" + kspd::to_char(trans) + " diag=" +
                       kspd::to_char(diag) + " m=" + std::to_string(m) + " n=" + std::to_string(n) + " A:" +
                       name(la) + " B:" + name(lb) + " algo=" + algo_name(opt.algo) + " leaf=" +
-                      std::to_string(opt.leaf_size) + " rhs_lanes=" + std::to_string(opt.rhs_lanes);
+                      std::to_string(opt.leaf_size);
   for (double v : X.a) ASSERT_TRUE(std::isfinite(v)) << where;
   if (solve) {  // residual of op(A) X = alpha B
     HostMat R = side == Side::Left ? matmul(At, t, X, false) : matmul(X, false, At, t);
