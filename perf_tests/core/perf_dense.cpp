@@ -1,7 +1,8 @@
 // perf_dense: recursive TRSM / TRMM / POTRI against the vendor call (cuBLAS/cuSOLVER on CUDA
 // builds, host BLAS/LAPACK elsewhere) in the same run, with GEMM's rate for reference.
 //   perf_dense [--n 1024,2048,...] [--nrhs 64,512,0] [--prec d,s] [--ops trsm,trmm,potri,gemm]
-//              [--reps 5] [--leaf 0] [--lanes] [--smoke]
+//              [--reps 5] [--leaf 0] [--lanes] [--sides] [--smoke]
+// --sides: trsm/trmm for Left/Right x NoTranspose/Transpose (Right only with square B).
 // nrhs 0 means square (nrhs = n). Prints one line per case: times (median), TFLOP/s, and
 // speedup = t_vendor / t_kspd. --lanes: trsm/trmm also with the right-hand sides split over
 // two halves on two instances (the caller's and a second stream), vendor and recursive, and
@@ -38,7 +39,7 @@ void make_triangular(const Mat<T>& A, long n) {
 
 template <class T>
 void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std::vector<std::string>& ops, int reps,
-         long leaf, bool lanes, const char* prec) {
+         long leaf, bool lanes, bool all_sides, const char* prec) {
   Exec exec;
   const kspd::DenseOptions rec{kspd::Algo::Recursive, leaf}, ven{kspd::Algo::Vendor, 0};
   const kspd::DenseOptions aut{};
@@ -76,7 +77,14 @@ void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std:
         Kokkos::Random_XorShift64_Pool<Exec> pool(7);
         Kokkos::fill_random(B0, pool, T(-1), T(1));
         const bool solve = op == "trsm";
-        for (auto [side, trans] : {std::pair{kspd::Side::Left, kspd::Trans::NoTranspose}}) {
+        std::vector<std::pair<kspd::Side, kspd::Trans>> st = {{kspd::Side::Left, kspd::Trans::NoTranspose}};
+        if (all_sides)
+          st = {{kspd::Side::Left, kspd::Trans::NoTranspose}, {kspd::Side::Left, kspd::Trans::Transpose},
+                {kspd::Side::Right, kspd::Trans::NoTranspose}, {kspd::Side::Right, kspd::Trans::Transpose}};
+        for (auto [side_, trans_] : st) {
+          const kspd::Side side = side_;
+          const kspd::Trans trans = trans_;
+          if (side == kspd::Side::Right && m != n) continue;  // B is n x m: Right needs a square B
           auto call = [&](const kspd::DenseOptions& o) {
             if (solve) kspd::trsm(exec, side, kspd::Uplo::Lower, trans, kspd::Diag::NonUnit, T(1), A, B, o);
             else kspd::trmm(exec, side, kspd::Uplo::Lower, trans, kspd::Diag::NonUnit, T(1), A, B, o);
@@ -85,8 +93,8 @@ void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std:
           const double tv = median_time(reps, reset, [&] { call(ven); });
           const double tk = median_time(reps, reset, [&] { call(rec); });
           const double flops = double(n) * n * m;
-          std::printf("%s %-4s LLN n=%6ld nrhs=%6ld  vendor %9.3f ms %7.2f TF | kspd %9.3f ms %7.2f TF | speedup %5.2fx",
-                      prec, op.c_str(), n, m, tv * 1e3, flops / tv * 1e-12, tk * 1e3, flops / tk * 1e-12, tv / tk);
+          std::printf("%s %-4s %cL%c n=%6ld nrhs=%6ld  vendor %9.3f ms %7.2f TF | kspd %9.3f ms %7.2f TF | speedup %5.2fx",
+                      prec, op.c_str(), kspd::to_char(side), kspd::to_char(trans), n, m, tv * 1e3, flops / tv * 1e-12, tk * 1e3, flops / tk * 1e-12, tv / tk);
           if (gemm_tf > 0 && m == n) std::printf(" | kspd/gemm rate %3.0f%%", 100.0 * (flops / tk * 1e-12) / gemm_tf);
           if (lanes) {  // the right-hand sides over two instances; Auto
             auto call2 = [&](const kspd::DenseOptions& o) {  // the two halves of B on two instances
@@ -163,7 +171,7 @@ int main(int argc, char* argv[]) {
   std::vector<std::string> precs = {"d", "s"}, ops = {"gemm", "trsm", "trmm", "potri"};
   int reps = 5;
   long leaf = 0;
-  bool lanes = false;
+  bool lanes = false, all_sides = false;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
     if (std::strcmp(argv[i], "--smoke") == 0) {
@@ -178,12 +186,13 @@ int main(int argc, char* argv[]) {
     else if (arg("--reps")) reps = std::stoi(argv[++i]);
     else if (arg("--leaf")) leaf = std::stol(argv[++i]);
     else if (std::strcmp(argv[i], "--lanes") == 0) lanes = true;
+    else if (std::strcmp(argv[i], "--sides") == 0) all_sides = true;
   }
   std::printf("perf_dense: backend %s, kspd %d.%d (git %s), recursive leaf %ld (0 = default)\n", Exec::name(),
               KSPD_VERSION_MAJOR, KSPD_VERSION_MINOR, KSPD_GIT_HASH, leaf);
   for (const auto& p : precs) {
-    if (p == "d") run<double>(ns, nrhs, ops, reps, leaf, lanes, "d");
-    if (p == "s") run<float>(ns, nrhs, ops, reps, leaf, lanes, "s");
+    if (p == "d") run<double>(ns, nrhs, ops, reps, leaf, lanes, all_sides, "d");
+    if (p == "s") run<float>(ns, nrhs, ops, reps, leaf, lanes, all_sides, "s");
   }
   return 0;
 }

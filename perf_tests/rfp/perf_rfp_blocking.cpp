@@ -9,6 +9,7 @@
 //                          [--blocking split,blocked,lookahead,auto] [--nb 256,512,1024]
 //                          [--ops pftrf,pftri] [--reps 3] [--k 256] [--algos auto,recursive] [--smoke]
 // --algos: the core algorithm of the block calls (DenseOptions::algo), each blocking at each.
+// --ops parts: Split's four calls (potrf t1, trsm s, herk t2, potrf t2) timed one by one.
 // Each blocking other than split and auto runs at every nb. One line per case: median time,
 // TFLOP/s, kspd/peer (time ratio: < 1 kspd faster), kspd/split, info, and the largest
 // relative difference of diag(L) from the peer's (or Split's) factor.
@@ -125,6 +126,48 @@ void run(const Config& c, const char* prec) {
                       tpf > 0 ? tk / tpf : 0.0, t_split > 0 ? tk / t_split : 0.0, ik, dd);
           std::fflush(stdout);
         }
+      // the four calls of Split, each timed alone (fenced): where the time goes per variant
+      if (has(c.ops, "parts")) {
+        const auto b = kspd::rfp::Impl::stored_blocks(W);
+        const kspd::DenseOptions o{};
+        const double f1 = (cplx ? 4.0 : 1.0) * double(b.n1) * b.n1 * b.n1 / 3.0;
+        const double ft = (cplx ? 4.0 : 1.0) * double(b.n2) * b.n1 * b.n1;
+        const double fs = (cplx ? 4.0 : 1.0) * double(b.n2) * b.n2 * b.n1;
+        const double f2 = (cplx ? 4.0 : 1.0) * double(b.n2) * b.n2 * b.n2 / 3.0;
+        Kokkos::View<int, Mem> info("info");
+        double t[4] = {0, 0, 0, 0};
+        for (int r = 0; r <= c.reps; ++r) {
+          Kokkos::deep_copy(exec, W.data(), A0.data());
+          exec.fence();
+          double tt[4];
+          Kokkos::Timer timer;
+          kspd::potrf(exec, b.t1.uplo, b.t1.v, info, o);
+          exec.fence();
+          tt[0] = timer.seconds();
+          timer.reset();
+          kspd::rfp::Impl::tri_s(exec, true, kspd::Side::Right, true, kspd::Diag::NonUnit, T(1), b.t1, b.s, o);
+          exec.fence();
+          tt[1] = timer.seconds();
+          timer.reset();
+          kspd::herk(exec, b.t2.uplo, b.s.h ? kspd::Impl::herm_trans<T>() : kspd::Trans::NoTranspose, R(-1), b.s.v, R(1),
+                     b.t2.v, o);
+          exec.fence();
+          tt[2] = timer.seconds();
+          timer.reset();
+          kspd::potrf(exec, b.t2.uplo, b.t2.v, info, o);
+          exec.fence();
+          tt[3] = timer.seconds();
+          if (r > 0)  // r = 0 warms up; the sum of the others, then their mean
+            for (int i = 0; i < 4; ++i) t[i] += tt[i] / c.reps;
+        }
+        std::printf("%s parts  n=%6ld %s | potrf(t1 %c%s) %8.3f ms %6.2f TF | trsm(s%s) %8.3f ms %6.2f TF | "
+                    "herk(t2 %c) %8.3f ms %6.2f TF | potrf(t2 %c%s) %8.3f ms %6.2f TF | sum %8.3f ms\n",
+                    prec, n, var.c_str(), kspd::to_char(b.t1.uplo), b.t1.h ? "h" : "", t[0] * 1e3, f1 / t[0] * 1e-12,
+                    b.s.h ? "h" : "", t[1] * 1e3, ft / t[1] * 1e-12, kspd::to_char(b.t2.uplo), t[2] * 1e3,
+                    fs / t[2] * 1e-12, kspd::to_char(b.t2.uplo), b.t2.h ? "h" : "", t[3] * 1e3, f2 / t[3] * 1e-12,
+                    (t[0] + t[1] + t[2] + t[3]) * 1e3);
+        std::fflush(stdout);
+      }
       // pftri on the factor: Auto against the vendor leaves (the path before the Auto change)
       if (has(c.ops, "pftri")) {
         Kokkos::deep_copy(exec, W.data(), A0.data());
