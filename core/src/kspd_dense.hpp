@@ -73,24 +73,6 @@ Algo resolve(Algo requested, DenseOp op, size_type size) {
   }
 }
 
-/// resolve() for a factorization of `a` in triangle `uplo`: on CUDA, cuSOLVER's POTRF of a
-/// column-major UPPER triangle runs at about half its lower rate at large n (the README's
-/// "0.74x against cuSOLVER's Upper"; an RFP matrix holds upper-stored blocks in half of its
-/// variants), so Auto factors those by the recursion (GEMM/SYRK on the transposed view,
-/// vendor leaves).
-template <class ExecSpace, class T>
-Algo resolve_factor(Algo requested, DenseOp op, const Mat<T>& a, Uplo uplo) {
-  Algo algo = resolve<ExecSpace, T>(requested, op, a.n);
-  if constexpr (compat::is_cuda_exec_v<ExecSpace>) {
-    const bool row_major = !is_col_major(a) && is_col_major(a.t());
-    const Uplo stored = row_major ? flip(uplo) : uplo;  // the triangle cuSOLVER would see
-    if (requested == Algo::Auto && op == DenseOp::Potrf && algo == Algo::Vendor && stored == Uplo::Upper &&
-        a.n >= 4096)
-      algo = Algo::Recursive;
-  }
-  return algo;
-}
-
 /// A resolved Blocking: split (LAPACK's four calls) or `nb` columns a step, with or without
 /// look-ahead.
 struct BlockingChoice {

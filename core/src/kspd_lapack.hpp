@@ -25,8 +25,8 @@ int factor(const char* name, const ExecSpace& exec, FactorOp fop, Uplo uplo, Dia
                       : fop == FactorOp::Trtri ? DenseOp::Trtri
                       : fop == FactorOp::Lauum ? DenseOp::Lauum
                                                : DenseOp::Potri;
+  const Algo algo = resolve<ExecSpace, T>(opt.algo, dop, A.extent(0));
   auto a = make_mat(A);
-  const Algo algo = resolve_factor<ExecSpace, T>(opt.algo, dop, a, uplo);
   if (algo == Algo::Vendor && vendor_info) {  // the caller's info: nothing to allocate or read
     if (vendor_factor(exec, fop, uplo, diag, a, vendor_info)) {
       if (fop == FactorOp::Potrf && A.extent(0) > 0) native::nan_diagonal<ExecSpace, T>(exec, a, vendor_info);
