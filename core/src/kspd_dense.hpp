@@ -57,11 +57,50 @@ Algo resolve(Algo requested, DenseOp op, size_type size) {
   } else {  // CUDA: the recursive kernels win on large triangular work, and CUDA has no lauum
     switch (op) {
       case DenseOp::Trxm: return size >= 4096 ? Algo::Recursive : Algo::Vendor;
-      case DenseOp::Lauum:
-      case DenseOp::Potri: return Algo::Recursive;
+      // H100 (h100-rfp-blocking-2026-11-24): recursive TRTRI (TRMM-based, vendor leaves) wins
+      // from 4K (pftri's halves: 1.03-1.37x over the vendor leaves from n = 8K, 0.84-0.94x at
+      // 2K halves). POTRI: fp64 recursion 1.15x at 8K, 1.55x at 16K, cuSOLVER's at 2K-4K
+      // (0.61x, 0.78x); fp32 cuSOLVER's everywhere (recursion 0.56-0.84x at 2K-16K).
+      case DenseOp::Trtri: return size >= 4096 ? Algo::Recursive : Algo::Vendor;
+      case DenseOp::Potri:
+        return std::is_same<T, double>::value && size >= 8192 ? Algo::Recursive : Algo::Vendor;
+      case DenseOp::Lauum: return Algo::Recursive;
+      // cuBLAS DSYRK falls to 38.6 TF at n = k = 16K, the GEMM-based recursion runs 48.9
+      // (1.27x; 1.00x at 8K, 0.79x at 4K); SSYRK wins everywhere (h100-rfp-blocking-*)
+      case DenseOp::Syrk: return std::is_same<T, double>::value && size >= 12288 ? Algo::Recursive : Algo::Vendor;
       default: return Algo::Vendor;
     }
   }
+}
+
+/// A resolved Blocking: split (LAPACK's four calls) or `nb` columns a step, with or without
+/// look-ahead.
+struct BlockingChoice {
+  Blocking kind = Blocking::Split;
+  size_type nb = 0;
+};
+
+/// The blocking `Auto` stands for (pftrf over RFP blocks of order n), per backend; an
+/// explicit choice passes through with the default block size filled in.
+template <class ExecSpace, class T>
+BlockingChoice resolve_blocking(const DenseOptions& opt, size_type n) {
+  BlockingChoice c;
+  c.kind = opt.blocking;
+  if (c.kind == Blocking::Auto) {
+    if constexpr (compat::is_host_exec_v<ExecSpace> || !has_vendor_v<ExecSpace, T>) {
+      c.kind = Blocking::Split;  // host: LAPACK's own structure (perf_tests/results/cpu-rfp-*)
+    } else {
+      // H100 (perf_rfp_blocking, h100-rfp-blocking-2026-11-24): up to 32K the four large calls
+      // win or tie (blocked 1.03-1.9x of split at 4K-16K; look-ahead nb 1024 0.99-1.04x at 32K
+      // fp64, 1.09-1.13x fp32); at 64K fp32 the half-size calls fall off (split 1.72x cuSOLVER)
+      // and look-ahead nb 2048 runs 1.04x cuSOLVER (0.61x of split)
+      c.kind = n >= 49152 ? Blocking::LookAhead : Blocking::Split;
+    }
+  }
+  if (opt.block_size > 0) c.nb = size_type(opt.block_size);
+  else if constexpr (compat::is_host_exec_v<ExecSpace>) c.nb = 256;
+  else c.nb = n >= 49152 ? 2048 : 1024;
+  return c;
 }
 
 template <class ExecSpace, class T>

@@ -20,10 +20,19 @@ enum class Norm : char { Max = 'M', One = '1', Inf = 'I', Frobenius = 'F' };
 /// with our own Kokkos kernels at the leaves (no TPL at all; what non-CUDA GPUs run).
 enum class Algo { Auto, Vendor, Recursive, Native };
 
+/// How the RFP factorization is blocked across its blocks (benchmark override; Auto is the
+/// backend's measured choice). Split: LAPACK's four calls (potrf, trsm, syrk, potrf on the
+/// halves). Blocked: a right-looking blocked Cholesky across the RFP blocks, block_size
+/// columns a step. LookAhead: Blocked, with the next panel's update and potrf on a second
+/// instance of the backend, overlapping the trailing GEMM/SYRK (CUDA; one lane on the host).
+enum class Blocking { Auto, Split, Blocked, LookAhead };
+
 /// Options of the recursive triangular and factorization kernels.
 struct DenseOptions {
   Algo algo = Algo::Auto;
   long long leaf_size = 0;  ///< recursion cutoff; 0 = the backend's default
+  Blocking blocking = Blocking::Auto;
+  long long block_size = 0;  ///< Blocked / LookAhead columns per step; 0 = the backend's default
 };
 
 KOKKOS_INLINE_FUNCTION constexpr char to_char(Uplo u) { return static_cast<char>(u); }

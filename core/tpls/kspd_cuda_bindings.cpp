@@ -51,9 +51,12 @@ namespace {
       throw_status(int(kspd_s_), "cuSOLVER", #call, __FILE__, __LINE__); \
   } while (0)
 
-// One cuBLAS and one cuSOLVER handle per host thread. A thread's handles are destroyed when
-// the thread exits (worker threads of the sparse scheduler) or at Kokkos finalize, whichever
-// comes first; the registry never holds a handle set of a thread that has exited.
+// One cuBLAS and one cuSOLVER handle set per host thread and stream: cuBLAS's default
+// workspace and cuSOLVER's internal buffers belong to a handle, so two streams that one thread
+// keeps busy at once (pftrf's look-ahead) must not share a set. A thread's handles are
+// destroyed when the thread exits (worker threads of the sparse scheduler) or at Kokkos
+// finalize, whichever comes first; the registry never holds a handle set of a thread that has
+// exited.
 struct Handles;
 std::mutex g_mutex;
 std::vector<Handles*> g_all;
@@ -64,7 +67,9 @@ struct Handles {
   cublasHandle_t blas = nullptr;
   cusolverDnHandle_t solver = nullptr;
   cusolverDnParams_t params = nullptr;
+  cudaStream_t stream = nullptr;
   unsigned generation = 0;
+  unsigned long long last_use = 0;
 
   void release() {  // g_mutex held
     if (params) cusolverDnDestroyParams(params);
@@ -75,12 +80,15 @@ struct Handles {
     blas = nullptr;
     generation = 0;
   }
-  ~Handles() {  // thread exit
-    std::lock_guard<std::mutex> lock(g_mutex);
+  void unregister() {  // g_mutex held
     auto it = std::find(g_all.begin(), g_all.end(), this);
     if (it == g_all.end()) return;  // already destroyed at finalize
     g_all.erase(it);
     release();
+  }
+  ~Handles() {  // thread exit
+    std::lock_guard<std::mutex> lock(g_mutex);
+    unregister();
   }
 };
 
@@ -92,25 +100,44 @@ void destroy_all() {
   g_hook = false;
 }
 
+// Handle sets a thread keeps (one per stream in use; the least recently used one is
+// replaced when a thread cycles through more streams than this).
+constexpr int kHandleSlots = 8;
+
 Handles& handles(cudaStream_t s) {
-  thread_local Handles h;
+  thread_local Handles slots[kHandleSlots];
+  thread_local unsigned long long clock = 0;
+  Handles* h = nullptr;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
-    if (h.generation != g_generation) {
-      KSPD_CUBLAS_SAFE_CALL(cublasCreate(&h.blas));
-      KSPD_CUSOLVER_SAFE_CALL(cusolverDnCreate(&h.solver));
-      KSPD_CUSOLVER_SAFE_CALL(cusolverDnCreateParams(&h.params));
-      h.generation = g_generation;
-      g_all.push_back(&h);
+    for (Handles& c : slots)
+      if (c.generation == g_generation && c.stream == s) h = &c;
+    if (!h) {
+      h = &slots[0];
+      for (Handles& c : slots) {
+        if (c.generation != g_generation) {  // free (or left from before a finalize)
+          h = &c;
+          break;
+        }
+        if (c.last_use < h->last_use) h = &c;
+      }
+      if (h->generation == g_generation) h->unregister();
+      KSPD_CUBLAS_SAFE_CALL(cublasCreate(&h->blas));
+      KSPD_CUSOLVER_SAFE_CALL(cusolverDnCreate(&h->solver));
+      KSPD_CUSOLVER_SAFE_CALL(cusolverDnCreateParams(&h->params));
+      h->generation = g_generation;
+      h->stream = s;
+      g_all.push_back(h);
       if (!g_hook) {
         Kokkos::push_finalize_hook(destroy_all);
         g_hook = true;
       }
+      KSPD_CUBLAS_SAFE_CALL(cublasSetStream(h->blas, s));
+      KSPD_CUSOLVER_SAFE_CALL(cusolverDnSetStream(h->solver, s));
     }
   }
-  KSPD_CUBLAS_SAFE_CALL(cublasSetStream(h.blas, s));
-  KSPD_CUSOLVER_SAFE_CALL(cusolverDnSetStream(h.solver, s));
-  return h;
+  h->last_use = ++clock;
+  return *h;
 }
 
 cublasOperation_t op(char t) {
@@ -335,6 +362,15 @@ KSPD_CUDA_BLAS_DEF(double, D)
 KSPD_CUDA_BLAS_CDEF(Kokkos::complex<float>, float, C)
 KSPD_CUDA_BLAS_CDEF(Kokkos::complex<double>, double, Z)
 #undef KSPD_CUDA_BLAS_CDEF
+
+void stream_wait(cudaStream_t waiter, cudaStream_t signaler) {
+  if (waiter == signaler) return;
+  cudaEvent_t e;
+  KSPD_CUDA_SAFE_CALL(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  KSPD_CUDA_SAFE_CALL(cudaEventRecord(e, signaler));
+  KSPD_CUDA_SAFE_CALL(cudaStreamWaitEvent(waiter, e, 0));
+  KSPD_CUDA_SAFE_CALL(cudaEventDestroy(e));  // the wait keeps the recorded work
+}
 
 void mem_get_info(size_type& free_bytes, size_type& total_bytes) {
   size_t f = 0, t = 0;

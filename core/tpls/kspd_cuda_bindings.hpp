@@ -69,6 +69,9 @@ KSPD_CUDA_BLAS_CDECL(Kokkos::complex<float>, float)
 KSPD_CUDA_BLAS_CDECL(Kokkos::complex<double>, double)
 #undef KSPD_CUDA_BLAS_CDECL
 
+/// Makes `waiter` wait (on the device) for the work enqueued on `signaler` so far.
+void stream_wait(cudaStream_t waiter, cudaStream_t signaler);
+
 /// Device memory currently free and total (cudaMemGetInfo), for memory reports.
 void mem_get_info(size_type& free_bytes, size_type& total_bytes);
 

@@ -1,9 +1,12 @@
 // perf_dense: recursive TRSM / TRMM / POTRI against the vendor call (cuBLAS/cuSOLVER on CUDA
 // builds, host BLAS/LAPACK elsewhere) in the same run, with GEMM's rate for reference.
 //   perf_dense [--n 1024,2048,...] [--nrhs 64,512,0] [--prec d,s] [--ops trsm,trmm,potri,gemm]
-//              [--reps 5] [--leaf 0] [--smoke]
+//              [--reps 5] [--leaf 0] [--lanes] [--sides] [--smoke]
+// --sides: trsm/trmm for Left/Right x NoTranspose/Transpose (Right only with square B).
 // nrhs 0 means square (nrhs = n). Prints one line per case: times (median), TFLOP/s, and
-// speedup = t_vendor / t_kspd.
+// speedup = t_vendor / t_kspd. --lanes: trsm/trmm also with the right-hand sides split over
+// two halves on two instances (the caller's and a second stream), vendor and recursive, and
+// Auto; potri also prints Auto. (Measured slower on the H100, so kspd does not split.)
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "kspd_core.hpp"
+#include "kspd_dense_streams.hpp"
 #include "kspd_perf_utils.hpp"
 
 namespace {
@@ -35,9 +39,10 @@ void make_triangular(const Mat<T>& A, long n) {
 
 template <class T>
 void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std::vector<std::string>& ops, int reps,
-         long leaf, const char* prec) {
+         long leaf, bool lanes, bool all_sides, const char* prec) {
   Exec exec;
   const kspd::DenseOptions rec{kspd::Algo::Recursive, leaf}, ven{kspd::Algo::Vendor, 0};
+  const kspd::DenseOptions aut{};
   for (long n : ns) {
     Mat<T> A("A", n, n);
     make_triangular(A, n);
@@ -72,7 +77,14 @@ void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std:
         Kokkos::Random_XorShift64_Pool<Exec> pool(7);
         Kokkos::fill_random(B0, pool, T(-1), T(1));
         const bool solve = op == "trsm";
-        for (auto [side, trans] : {std::pair{kspd::Side::Left, kspd::Trans::NoTranspose}}) {
+        std::vector<std::pair<kspd::Side, kspd::Trans>> st = {{kspd::Side::Left, kspd::Trans::NoTranspose}};
+        if (all_sides)
+          st = {{kspd::Side::Left, kspd::Trans::NoTranspose}, {kspd::Side::Left, kspd::Trans::Transpose},
+                {kspd::Side::Right, kspd::Trans::NoTranspose}, {kspd::Side::Right, kspd::Trans::Transpose}};
+        for (auto [side_, trans_] : st) {
+          const kspd::Side side = side_;
+          const kspd::Trans trans = trans_;
+          if (side == kspd::Side::Right && m != n) continue;  // B is n x m: Right needs a square B
           auto call = [&](const kspd::DenseOptions& o) {
             if (solve) kspd::trsm(exec, side, kspd::Uplo::Lower, trans, kspd::Diag::NonUnit, T(1), A, B, o);
             else kspd::trmm(exec, side, kspd::Uplo::Lower, trans, kspd::Diag::NonUnit, T(1), A, B, o);
@@ -81,9 +93,31 @@ void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std:
           const double tv = median_time(reps, reset, [&] { call(ven); });
           const double tk = median_time(reps, reset, [&] { call(rec); });
           const double flops = double(n) * n * m;
-          std::printf("%s %-4s LLN n=%6ld nrhs=%6ld  vendor %9.3f ms %7.2f TF | kspd %9.3f ms %7.2f TF | speedup %5.2fx",
-                      prec, op.c_str(), n, m, tv * 1e3, flops / tv * 1e-12, tk * 1e3, flops / tk * 1e-12, tv / tk);
+          std::printf("%s %-4s %cL%c n=%6ld nrhs=%6ld  vendor %9.3f ms %7.2f TF | kspd %9.3f ms %7.2f TF | speedup %5.2fx",
+                      prec, op.c_str(), kspd::to_char(side), kspd::to_char(trans), n, m, tv * 1e3, flops / tv * 1e-12, tk * 1e3, flops / tk * 1e-12, tv / tk);
           if (gemm_tf > 0 && m == n) std::printf(" | kspd/gemm rate %3.0f%%", 100.0 * (flops / tk * 1e-12) / gemm_tf);
+          if (lanes) {  // the right-hand sides over two instances; Auto
+            auto call2 = [&](const kspd::DenseOptions& o) {  // the two halves of B on two instances
+              const long h = m / 2;
+              auto B1 = Kokkos::subview(B, Kokkos::ALL(), Kokkos::make_pair(0L, h));
+              auto B2 = Kokkos::subview(B, Kokkos::ALL(), Kokkos::make_pair(h, m));
+              kspd::Impl::Lanes<Exec> lanes(exec, true);
+              lanes.side_waits_main();
+              for (int half = 0; half < 2; ++half) {
+                const Exec& x = half == 0 ? exec : lanes.side();
+                const auto& Bh = half == 0 ? B1 : B2;
+                if (solve) kspd::trsm(x, side, kspd::Uplo::Lower, trans, kspd::Diag::NonUnit, T(1), A, Bh, o);
+                else kspd::trmm(x, side, kspd::Uplo::Lower, trans, kspd::Diag::NonUnit, T(1), A, Bh, o);
+              }
+              lanes.main_waits_side();
+            };
+            const double tv2 = median_time(reps, reset, [&] { call2(ven); });
+            const double tk2 = median_time(reps, reset, [&] { call2(rec); });
+            const double ta = median_time(reps, reset, [&] { call(aut); });
+            std::printf(" | 2 lanes: vendor %9.3f ms (speedup %5.2fx) kspd %9.3f ms (speedup %5.2fx) | auto %9.3f ms "
+                        "(speedup %5.2fx)",
+                        tv2 * 1e3, tv / tv2, tk2 * 1e3, tv / tk2, ta * 1e3, tv / ta);
+          }
           std::printf("\n");
           std::fflush(stdout);
         }
@@ -116,6 +150,11 @@ void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std:
                     tl_v * 1e3, f3 / tl_v * 1e-12, tl_k * 1e3, f3 / tl_k * 1e-12);
       }
       const double flops = 2.0 * n * n * n / 3.0;
+      if (lanes) {
+        const double ta = median_time(reps, reset, [&] { (void)kspd::potri(exec, kspd::Uplo::Lower, W, aut); });
+        std::printf("%s potri     n=%6ld             auto   %9.3f ms %7.2f TF | vendor/auto %5.2fx\n", prec, n,
+                    ta * 1e3, flops / ta * 1e-12, tv / ta);
+      }
       std::printf("%s potri     n=%6ld             vendor %9.3f ms %7.2f TF | kspd %9.3f ms %7.2f TF | speedup %5.2fx "
                   "(info %d/%d) | potrf %9.3f ms %7.2f TF\n",
                   prec, n, tv * 1e3, flops / tv * 1e-12, tk * 1e3, flops / tk * 1e-12, tv / tk, info_v, info_k,
@@ -132,24 +171,28 @@ int main(int argc, char* argv[]) {
   std::vector<std::string> precs = {"d", "s"}, ops = {"gemm", "trsm", "trmm", "potri"};
   int reps = 5;
   long leaf = 0;
+  bool lanes = false, all_sides = false;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
     if (std::strcmp(argv[i], "--smoke") == 0) {
       ns = {200};
       nrhs = {16, 0};
       reps = 1;
+      lanes = true;
     } else if (arg("--n")) ns = parse_list(argv[++i]);
     else if (arg("--nrhs")) nrhs = parse_list(argv[++i]);
     else if (arg("--prec")) precs = parse_words(argv[++i]);
     else if (arg("--ops")) ops = parse_words(argv[++i]);
     else if (arg("--reps")) reps = std::stoi(argv[++i]);
     else if (arg("--leaf")) leaf = std::stol(argv[++i]);
+    else if (std::strcmp(argv[i], "--lanes") == 0) lanes = true;
+    else if (std::strcmp(argv[i], "--sides") == 0) all_sides = true;
   }
   std::printf("perf_dense: backend %s, kspd %d.%d (git %s), recursive leaf %ld (0 = default)\n", Exec::name(),
               KSPD_VERSION_MAJOR, KSPD_VERSION_MINOR, KSPD_GIT_HASH, leaf);
   for (const auto& p : precs) {
-    if (p == "d") run<double>(ns, nrhs, ops, reps, leaf, "d");
-    if (p == "s") run<float>(ns, nrhs, ops, reps, leaf, "s");
+    if (p == "d") run<double>(ns, nrhs, ops, reps, leaf, lanes, all_sides, "d");
+    if (p == "s") run<float>(ns, nrhs, ops, reps, leaf, lanes, all_sides, "s");
   }
   return 0;
 }

@@ -109,6 +109,26 @@ inline std::string device_name() {
 #endif
 }
 
+/// --blocking words: auto, split, blocked, lookahead.
+inline kspd::Blocking parse_blocking(const std::string& w) {
+  if (w == "split") return kspd::Blocking::Split;
+  if (w == "blocked") return kspd::Blocking::Blocked;
+  if (w == "lookahead") return kspd::Blocking::LookAhead;
+  if (w != "auto") {
+    std::fprintf(stderr, "unknown blocking %s (auto, split, blocked, lookahead)\n", w.c_str());
+    std::exit(2);
+  }
+  return kspd::Blocking::Auto;
+}
+inline const char* blocking_name(kspd::Blocking b) {
+  switch (b) {
+    case kspd::Blocking::Split: return "split";
+    case kspd::Blocking::Blocked: return "blocked";
+    case kspd::Blocking::LookAhead: return "lookahead";
+    default: return "auto";
+  }
+}
+
 /// A = X X^T / k + I in RFP format (SPD, condition number ~ 1 + ||X||^2/k), X n x k random in
 /// (-1, 1); X is returned for the sfrk benchmark.
 template <class T>

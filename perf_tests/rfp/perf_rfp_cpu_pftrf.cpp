@@ -4,7 +4,7 @@
 // both see the same machine load; medians are reported.
 // Usage: perf_rfp_cpu_pftrf [--n 1000,2000,4000] [--prec d,z] [--variants all|NL,NU,TL,TU]
 //                           [--reps 7] [--k 256] [--algo auto|vendor|recursive|native] [--leaf 0]
-//                           [--smoke]
+//                           [--blocking auto|split|blocked|lookahead] [--nb 0] [--smoke]
 // ratio = t_LAPACK / t_kspd: kspd's speed relative to LAPACK's (>= 1: kspd at least as fast).
 #include <complex>
 
@@ -134,6 +134,8 @@ int main(int argc, char* argv[]) {
       c.opt.algo = a == "vendor" ? kspd::Algo::Vendor : a == "recursive" ? kspd::Algo::Recursive
                    : a == "native"  ? kspd::Algo::Native : kspd::Algo::Auto;
     } else if (arg("--leaf")) c.opt.leaf_size = std::stol(argv[++i]);
+    else if (arg("--blocking")) c.opt.blocking = parse_blocking(argv[++i]);
+    else if (arg("--nb")) c.opt.block_size = std::stol(argv[++i]);
     else {
       std::fprintf(stderr, "perf_rfp_cpu_pftrf: unknown argument %s\n", argv[i]);
       return 2;
@@ -141,9 +143,9 @@ int main(int argc, char* argv[]) {
   }
   const char* nt = std::getenv("OPENBLAS_NUM_THREADS");
   std::printf("perf_rfp_cpu_pftrf: backend %s, kspd %d.%d (git %s), OPENBLAS_NUM_THREADS=%s, k %ld, reps %d "
-              "(median), algo %d leaf %lld; ratio = t_LAPACK / t_kspd\n",
+              "(median), algo %d leaf %lld blocking %s nb %lld; ratio = t_LAPACK / t_kspd\n",
               Exec::name(), KSPD_VERSION_MAJOR, KSPD_VERSION_MINOR, KSPD_GIT_HASH, nt ? nt : "(unset)", c.k, c.reps,
-              int(c.opt.algo), c.opt.leaf_size);
+              int(c.opt.algo), c.opt.leaf_size, blocking_name(c.opt.blocking), c.opt.block_size);
   for (const auto& p : c.precs) {
     if (p == "s") run<float>(c, "s");
     if (p == "d") run<double>(c, "d");

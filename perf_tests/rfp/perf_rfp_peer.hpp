@@ -40,7 +40,10 @@ namespace perf_rfp {
 
 template <class T>
 cudaDataType dtype() {
-  return std::is_same<T, double>::value ? CUDA_R_64F : CUDA_R_32F;
+  if constexpr (std::is_same<T, double>::value) return CUDA_R_64F;
+  else if constexpr (std::is_same<T, float>::value) return CUDA_R_32F;
+  else if constexpr (std::is_same<T, Kokkos::complex<float>>::value) return CUDA_C_32F;
+  else return CUDA_C_64F;
 }
 
 /// cuSOLVER / cuBLAS on exec's stream, with a reusable workspace.

@@ -71,21 +71,6 @@ void tri_s(const ExecSpace& exec, bool solve, Side side, bool c, Diag diag, T al
   tri(exec, solve, side, c, diag, alpha, t, s.v, opt);
 }
 
-/// pftrf on the stored blocks: L11 = chol(A11); L21 = A21 L11^{-H}; A22 -= L21 L21^H;
-/// L22 = chol(A22). info1 / info2 are rank-0 Views written on the stream.
-template <class ExecSpace, class T, class Mem, class IV>
-void pftrf_stored(const ExecSpace& exec, const StoredBlocks<T, Mem>& b, const IV& info1, const IV& info2,
-                  const DenseOptions& opt) {
-  potrf(exec, b.t1.uplo, b.t1.v, info1, opt);
-  if (b.n2 == 0) return;
-  if (b.n1 > 0) {
-    tri_s(exec, true, Side::Right, true, Diag::NonUnit, T(1), b.t1, b.s, opt);
-    herk(exec, b.t2.uplo, b.s.h ? kspd::Impl::herm_trans<T>() : Trans::NoTranspose, real_t<T>(-1), b.s.v,
-         real_t<T>(1), b.t2.v, opt);
-  }
-  potrf(exec, b.t2.uplo, b.t2.v, info2, opt);
-}
-
 /// B = alpha op(L)^{-1} B (Left) or alpha B op(L)^{-1} (Right), L the lower triangle of the
 /// blocks, op(L) = L^H when tl.
 template <class ExecSpace, class T, class Mem, class BV>

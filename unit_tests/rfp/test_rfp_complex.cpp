@@ -23,7 +23,13 @@ TYPED_TEST_SUITE(RfpComplex, ComplexTypes);
 
 char tr(const Variant& v) { return kspd::to_char(v.transr); }
 char ul(const Variant& v) { return kspd::to_char(v.uplo); }
-std::vector<kspd::DenseOptions> paths() { return {{Algo::Auto, 0}, {Algo::Native, 8}}; }
+// the vendor and native paths, and pftrf's blockings forced (block sizes that do not divide
+// n1 or n2, and 1: every column its own step)
+std::vector<kspd::DenseOptions> paths() {
+  using B = kspd::Blocking;
+  return {{Algo::Auto, 0},          {Algo::Native, 8},         {Algo::Auto, 0, B::Split},
+          {Algo::Auto, 0, B::Blocked, 5}, {Algo::Auto, 0, B::LookAhead, 8}, {Algo::Native, 8, B::LookAhead, 1}};
+}
 const std::vector<int>& csizes() {
   static const std::vector<int> s = {0, 1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 32, 33, 64, 65, 129};
   return s;
@@ -85,7 +91,8 @@ TYPED_TEST(RfpComplex, PftrfPftrsPftriMatchLapack) {
   for (int n : csizes())
     for (const auto& v : all_complex_variants())
       for (const auto& opt : paths()) {
-        const std::string where = name(v, n) + " algo=" + std::to_string(int(opt.algo));
+        const std::string where = name(v, n) + " algo=" + std::to_string(int(opt.algo)) +
+                                  " blocking=" + std::to_string(int(opt.blocking)) + "/" + std::to_string(opt.block_size);
         CHostMat A = crandom_hpd(n, ++seed);
         const double scale = 1.0 + cnorm(A);
         auto ref = lapack_crfp<T>(A, v);
@@ -118,7 +125,7 @@ TYPED_TEST(RfpComplex, PftrfReportsTheGlobalColumn) {
     for (const auto& v : all_complex_variants())
       for (const auto& opt : paths()) {
         const auto lay = kspd::rfp::make_layout(n, v.transr, v.uplo);
-        for (int k : {1, int(lay.n1), int(lay.n1) + 1, n}) {
+        for (int k : {1, int(lay.n1), int(lay.n1) + 1, 6, 9, n}) {
           if (k < 1 || k > n) continue;
           CHostMat A = crandom_hpd(n, 77 + k + n);
           A(k - 1, k - 1) = -1.0;  // minors 1..k-1 stay positive definite, minor k fails
@@ -127,7 +134,8 @@ TYPED_TEST(RfpComplex, PftrfReportsTheGlobalColumn) {
           int linfo = 0;
           lapack_pftrf(tr(v), ul(v), n, ref.data(), &linfo);
           EXPECT_EQ(linfo, k) << name(v, n);
-          EXPECT_EQ(kspd::rfp::pftrf(Exec(), R, opt), k) << name(v, n) << " k=" << k << " algo=" << int(opt.algo);
+          EXPECT_EQ(kspd::rfp::pftrf(Exec(), R, opt), k) << name(v, n) << " k=" << k << " algo=" << int(opt.algo)
+                                                         << " blocking=" << int(opt.blocking) << "/" << opt.block_size;
         }
       }
 }

@@ -297,6 +297,56 @@ TYPED_TEST(RfpFactor, RecursiveAndNativePathsMatchLapack) {
       }
 }
 
+// pftrf's blockings forced: LAPACK's four calls, the blocked Cholesky across the RFP blocks
+// and its look-ahead (a second instance on CUDA), block sizes that divide neither half, 1 (a
+// step per column) and one larger than both halves; the vendor and native leaves.
+TYPED_TEST(RfpFactor, BlockedPftrfMatchesLapack) {
+  using T = TypeParam;
+  using B = kspd::Blocking;
+  unsigned seed = 7000;
+  std::vector<kspd::DenseOptions> opts;
+  for (B b : {B::Split, B::Blocked, B::LookAhead})
+    for (long long nb : {1, 3, 8, 16, 1000})
+      if (b != B::Split || nb == 1000) opts.push_back({kspd::Algo::Auto, 0, b, nb});
+  opts.push_back({kspd::Algo::Native, 8, B::LookAhead, 8});
+  for (const auto& opt : opts)
+    for (int n : {1, 2, 7, 8, 17, 33, 64, 65, 129})
+      for (const auto& v : all_variants()) {
+        const std::string where = name(v, n) + " algo=" + std::to_string(int(opt.algo)) +
+                                  " blocking=" + std::to_string(int(opt.blocking)) + "/" + std::to_string(opt.block_size);
+        HostMat A = random_spd(n, ++seed);
+        auto ref = lapack_rfp<T>(A, v);
+        auto R = device_rfp(ref, n, v);
+        int linfo = 0;
+        lapack_pftrf(tr(v), ul(v), n, ref.data(), &linfo);
+        ASSERT_EQ(linfo, 0) << where;
+        ASSERT_EQ(kspd::rfp::pftrf(Exec(), R, opt), 0) << where;
+        const auto got = host_rfp(R);
+        EXPECT_LE(max_rel_diff(got, ref, 1.0 + max_abs(A)), tolerance<T>(n)) << "vs LAPACK pftrf " << where;
+        HostMat L = lower_from_rfp(got, n, v);
+        EXPECT_LE(diff_fro(matmul(L, false, L, true), A) / (norm_fro(A) + 1e-300), tolerance<T>(n))
+            << "backward error " << where;
+      }
+  // non-SPD: the failing minor in the first block, at a block edge, in the second half
+  for (const auto& opt : opts)
+    for (int n : {7, 8, 33, 64})
+      for (const auto& v : all_variants()) {
+        const auto lay = kspd::rfp::make_layout(n, v.transr, v.uplo);
+        for (int k : {1, 3, 4, 9, int(lay.n1), int(lay.n1) + 1, int(lay.n1) + 4, n}) {
+          if (k < 1 || k > n) continue;
+          HostMat A = random_spd(n, 91 + k + n);
+          A(k - 1, k - 1) = -1.0;
+          auto ref = lapack_rfp<T>(A, v);
+          auto R = device_rfp(ref, n, v);
+          int linfo = 0;
+          lapack_pftrf(tr(v), ul(v), n, ref.data(), &linfo);
+          ASSERT_EQ(linfo, k) << "LAPACK " << name(v, n);
+          EXPECT_EQ(kspd::rfp::pftrf(Exec(), R, opt), k)
+              << name(v, n) << " k=" << k << " blocking=" << int(opt.blocking) << "/" << opt.block_size;
+        }
+      }
+}
+
 TYPED_TEST(RfpFactor, BadArgumentsNameTheArgument) {
   using T = TypeParam;
   kspd::rfp::Matrix<T, Mem> R("R", 6, kspd::Trans::NoTranspose, Uplo::Lower);

@@ -1,0 +1,77 @@
+#ifndef KSPD_DENSE_STREAMS_HPP
+#define KSPD_DENSE_STREAMS_HPP
+/// \file kspd_dense_streams.hpp
+/// Impl::Lanes: the caller's execution-space instance and a second one of the same backend
+/// for look-ahead (work that may overlap the caller's), with device-side joins between them.
+/// On CUDA the second instance comes from Kokkos::Experimental::partition_space, created once
+/// per process and freed by a Kokkos finalize hook; the joins are CUDA events (no host
+/// fence). Host backends have one lane: the second instance is the caller's, so the same
+/// algorithm runs in program order.
+
+#include <Kokkos_Core.hpp>
+
+#include <mutex>
+#include <vector>
+
+#include "kspd_compat.hpp"
+#include "kspd_cuda_bindings.hpp"
+
+namespace kspd::Impl {
+
+template <class ExecSpace>
+class Lanes {
+ public:
+  /// concurrent = false: both lanes are `exec` (no second instance is created).
+  Lanes(const ExecSpace& exec, bool concurrent)
+      : main_(exec), side_(exec), concurrent_(concurrent && has_second_instance) {
+    if (concurrent_) side_ = side_instance(exec);
+  }
+  const ExecSpace& main() const { return main_; }
+  const ExecSpace& side() const { return side_; }
+  bool concurrent() const { return concurrent_; }
+  /// The side lane's later work waits for the main lane's work enqueued so far.
+  void side_waits_main() const { wait(side_, main_); }
+  void main_waits_side() const { wait(main_, side_); }
+
+ private:
+  ExecSpace main_, side_;
+  bool concurrent_ = false;
+
+  static constexpr bool has_second_instance = compat::is_cuda_exec_v<ExecSpace>;
+
+  void wait(const ExecSpace& waiter, const ExecSpace& signaler) const {
+    if (!concurrent_) return;  // one lane: program order
+#if defined(KSPD_ENABLE_CUDA_TPLS)
+    if constexpr (compat::is_cuda_exec_v<ExecSpace>) {
+      cuda::stream_wait(waiter.cuda_stream(), signaler.cuda_stream());
+      return;
+    }
+#endif
+    (void)waiter;
+    compat::fence(signaler, "kspd::Lanes::wait");  // CUDA without the TPLs: a host fence
+  }
+
+  // The cached second instance (CUDA), or exec itself.
+  static ExecSpace side_instance(const ExecSpace& exec) {
+#if defined(KOKKOS_ENABLE_CUDA)
+    if constexpr (compat::is_cuda_exec_v<ExecSpace>) {
+      static std::mutex m;
+      static std::vector<ExecSpace>* cache = nullptr;
+      std::lock_guard<std::mutex> lock(m);
+      if (!cache) {
+        cache = new std::vector<ExecSpace>(Kokkos::Experimental::partition_space(exec, 1));
+        Kokkos::push_finalize_hook([] {
+          std::lock_guard<std::mutex> l(m);
+          delete cache;
+          cache = nullptr;
+        });
+      }
+      return (*cache)[0];
+    }
+#endif
+    return exec;
+  }
+};
+
+}  // namespace kspd::Impl
+#endif

@@ -1,0 +1,162 @@
+#ifndef KSPD_RFP_PFTRF_BLOCKED_IMPL_HPP
+#define KSPD_RFP_PFTRF_BLOCKED_IMPL_HPP
+/// \file kspd_rfp_pftrf_blocked_impl.hpp
+/// pftrf as one right-looking blocked Cholesky ACROSS the RFP blocks. The columns of each
+/// half (n1, then n2) are cut into blocks of nb, so every block of the logical lower factor
+/// lies in one stored block (A11, A21 or A22); a step factors its diagonal block (potrf),
+/// solves the panel below it (trsm) and updates the trailing matrix with one herk/syrk per
+/// diagonal stored block and one gemm for A21: large GEMM-rich calls of the core layer.
+/// With look-ahead the next panel's update, potrf and trsm run on the main lane while the
+/// wide trailing update runs on the second (Impl::Lanes), so the small potrf's latency hides
+/// behind the GEMMs. nb >= max(n1, n2) without look-ahead is LAPACK's four-call algorithm
+/// (potrf, trsm, syrk, potrf), which is how Blocking::Split runs.
+///
+/// Every block stays as LAPACK stores it (Stored: a column-major view plus h, "the logical
+/// block is the stored one's conjugate transpose"), so the same code serves real and complex
+/// Hermitian matrices and all 8 variants.
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "kspd_dense_streams.hpp"
+#include "kspd_rfp_herm_impl.hpp"
+
+namespace kspd::rfp::Impl {
+
+/// Logical rows [r0, r0+m) x columns [c0, c0+n) of the lower factor's part (pi, pj) (1: the
+/// first n1 indices, 2: the last n2; pi >= pj), in local coordinates of the parts.
+template <class T, class Mem>
+Stored<T, Mem> part(const StoredBlocks<T, Mem>& b, int pi, int pj, size_type r0, size_type m, size_type c0,
+                    size_type n) {
+  const Stored<T, Mem>& s = pi == 1 ? b.t1 : (pj == 1 ? b.s : b.t2);
+  const auto& v = s.v;
+  if (s.h) {
+    std::swap(r0, c0);
+    std::swap(m, n);
+  }
+  T* p = v.data() + size_t(r0) * v.stride(0) + size_t(c0) * v.stride(1);
+  return {BlockView<T, Mem>(p, Kokkos::LayoutStride(size_t(m), v.stride(0), size_t(n), v.stride(1))), s.uplo, s.h};
+}
+
+template <class ExecSpace, class T, class Mem>
+class BlockedCholesky {
+ public:
+  BlockedCholesky(const ExecSpace& exec, const StoredBlocks<T, Mem>& b, size_type nb, bool lookahead,
+                  const DenseOptions& opt)
+      : lanes_(exec, lookahead), b_(b), opt_(opt) {
+    nb = std::max<size_type>(nb, 1);
+    for (int p = 1; p <= 2; ++p)
+      for (size_type o = 0; o < np(p); o += nb) cols_.push_back({p, o, std::min(nb, np(p) - o)});
+    // the block kernels themselves run their default algorithms, not the blocking override
+    opt_.blocking = Blocking::Auto;
+  }
+  size_type steps() const { return cols_.size(); }
+  /// Global index (0-based) of block k's first column.
+  size_type first_column(size_type k) const { return (cols_[k].p == 1 ? 0 : b_.n1) + cols_[k].o; }
+
+  /// Factors in place; info(k) receives block k's potrf info (on the stream).
+  template <class InfoView>
+  void run(const InfoView& info) {
+    const size_type K = steps();
+    if (K == 0) return;
+    const ExecSpace& main = lanes_.main();
+    factor_panel(main, 0, info);
+    for (size_type k = 0; k + 1 < K; ++k) {
+      if (lanes_.concurrent()) {
+        lanes_.main_waits_side();  // the side lane's update of block k+1 with panel k-1
+        lanes_.side_waits_main();  // panel k
+        update_from(lanes_.side(), k, k + 2);
+        update_from(main, k, k + 1, k + 2);
+      } else {
+        update_from(main, k, k + 1);
+      }
+      factor_panel(main, k + 1, info);
+    }
+    lanes_.main_waits_side();
+  }
+
+ private:
+  struct Col {
+    int p;        // part
+    size_type o;  // first column in the part
+    size_type w;  // width
+  };
+  kspd::Impl::Lanes<ExecSpace> lanes_;
+  StoredBlocks<T, Mem> b_;
+  DenseOptions opt_;
+  std::vector<Col> cols_;
+
+  size_type np(int p) const { return p == 1 ? b_.n1 : b_.n2; }
+
+  template <class InfoView>
+  void factor_panel(const ExecSpace& x, size_type k, const InfoView& info) {
+    const Col c = cols_[k];
+    const auto d = part(b_, c.p, c.p, c.o, c.w, c.o, c.w);
+    potrf(x, d.uplo, d.v, Kokkos::subview(info, k), opt_);
+    // L(below, k) = A(below, k) L(k,k)^{-H}
+    const size_type r = c.o + c.w;
+    if (r < np(c.p))
+      tri_s(x, true, Side::Right, true, Diag::NonUnit, T(1), d, part(b_, c.p, c.p, r, np(c.p) - r, c.o, c.w), opt_);
+    if (c.p == 1 && b_.n2 > 0)
+      tri_s(x, true, Side::Right, true, Diag::NonUnit, T(1), d, part(b_, 2, 1, 0, b_.n2, c.o, c.w), opt_);
+  }
+
+  /// C -= A B^H on logical blocks.
+  void gemm_update(const ExecSpace& x, const Stored<T, Mem>& C, Stored<T, Mem> A, Stored<T, Mem> B) {
+    if (C.v.extent(0) == 0 || C.v.extent(1) == 0) return;
+    if (C.h) std::swap(A, B);  // C^H -= B A^H
+    const Trans H = kspd::Impl::herm_trans<T>();
+    gemm(x, A.h ? H : Trans::NoTranspose, B.h ? Trans::NoTranspose : H, T(-1), A.v, B.v, T(1), C.v);
+  }
+
+  /// Columns [q0, q1) of part pj minus L(., k) L(cols, k)^H.
+  void update_cols(const ExecSpace& x, size_type k, int pj, size_type q0, size_type q1) {
+    if (q1 <= q0) return;
+    const Col c = cols_[k];
+    const size_type w = q1 - q0, n = np(pj);
+    const auto C = part(b_, pj, pj, q0, w, q0, w);
+    const auto A = part(b_, pj, c.p, q0, w, c.o, c.w);
+    herk(x, C.uplo, A.h ? kspd::Impl::herm_trans<T>() : Trans::NoTranspose, real_t<T>(-1), A.v, real_t<T>(1), C.v,
+         opt_);
+    if (q1 < n) gemm_update(x, part(b_, pj, pj, q1, n - q1, q0, w), part(b_, pj, c.p, q1, n - q1, c.o, c.w), A);
+    if (pj == 1 && b_.n2 > 0) gemm_update(x, part(b_, 2, 1, 0, b_.n2, q0, w), part(b_, 2, 1, 0, b_.n2, c.o, c.w), A);
+  }
+
+  /// The update by panel k of the columns of blocks [j0, j1) (j1 < 0: to the end).
+  void update_from(const ExecSpace& x, size_type k, size_type j0, size_type j1 = -1) {
+    if (j1 < 0 || j1 > steps()) j1 = steps();
+    if (j0 >= j1) return;
+    // the blocks of each part are consecutive: at most one range per part
+    for (int p = 1; p <= 2; ++p) {
+      size_type q0 = np(p), q1 = 0;
+      for (size_type j = j0; j < j1; ++j)
+        if (cols_[j].p == p) {
+          q0 = std::min(q0, cols_[j].o);
+          q1 = std::max(q1, cols_[j].o + cols_[j].w);
+        }
+      if (q0 < q1) update_cols(x, k, p, q0, q1);
+    }
+  }
+};
+
+/// pftrf on the stored blocks, blocked as `choice` says. Returns info (fences exec).
+template <class ExecSpace, class T, class Mem>
+int pftrf_blocked(const ExecSpace& exec, const StoredBlocks<T, Mem>& b, kspd::Impl::BlockingChoice choice,
+                  const DenseOptions& opt) {
+  const size_type n = b.n1 + b.n2;
+  size_type nb = choice.nb;
+  if (choice.kind == Blocking::Split) nb = n;  // one block a half: potrf, trsm, herk, potrf
+  BlockedCholesky<ExecSpace, T, Mem> chol(exec, b, nb, choice.kind == Blocking::LookAhead, opt);
+  Kokkos::View<int*, Mem> info("kspd::rfp::pftrf::info", chol.steps());
+  chol.run(info);
+  auto h = Kokkos::create_mirror_view(info);
+  Kokkos::deep_copy(exec, h, info);
+  compat::fence(exec, "kspd::rfp::pftrf");
+  for (size_type k = 0; k < chol.steps(); ++k)
+    if (h(k) != 0) return h(k) > 0 ? int(chol.first_column(k)) + h(k) : h(k);
+  return 0;
+}
+
+}  // namespace kspd::rfp::Impl
+#endif
