@@ -124,8 +124,8 @@ inline void print_rank_device_stats(MPI_Comm comm, const DistributedStats& st, c
   std::vector<double> all(size_t(K * P));
   KSPD_MPI_SAFE_CALL(MPI_Gather(mine, K, MPI_DOUBLE, all.data(), K, MPI_DOUBLE, 0, comm));
   if (rank != 0) return;
-  std::printf("%sdevice offload: %ld device supernodes; tasks device/host per kind; fallback 1: the rank ran on the host%s\n", prefix, long(st.device_supernodes),
-              st.gpu_direct ? "; gpu_direct requested, not implemented: host staging" : "");
+  std::printf("%sdevice offload (separators): %ld device supernodes; tasks device/host per kind; fallback 1: the rank ran on the host\n",
+              prefix, long(st.device_supernodes));
   std::printf("%s%4s %7s %11s %11s %13s %6s %9s %9s %8s %8s %8s\n", prefix, "rank", "dblocks", "potrf d/h", "trsm d/h",
               "update d/h", "gpu%", "to dev MB", "from MB", "peak MB", "dev s", "fallback");
   double tot[K] = {0};
@@ -176,7 +176,6 @@ struct MpiDriverProblem {
   std::string input, generate = "elasticity3d";
   size_type nx = 22, ny = -1, nz = -1, nrhs = 1;
   int refactor = 0;
-  bool gpu_direct = false;  ///< DistributedOptions::gpu_direct (reported; host staging)
   bool max_supernode_given = false, memory_limit_given = false;  ///< for gpu_run_defaults
 };
 
@@ -208,10 +207,9 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
   if (bad) return 2;
   print_rank_devices(MPI_COMM_WORLD, "  ");
   DistributedOptions dopt;
-  static_cast<Options&>(dopt) = opt;
-  mpi_gpu_run_defaults(MPI_COMM_WORLD, dopt, pb.max_supernode_given, pb.memory_limit_given);
-  dopt.progress = nullptr;
-  dopt.gpu_direct = pb.gpu_direct;
+  dopt.engine = opt;
+  mpi_gpu_run_defaults(MPI_COMM_WORLD, dopt.engine, pb.max_supernode_given, pb.memory_limit_given);
+  dopt.engine.progress = nullptr;
   DistributedCholesky<Scalar> chol(MPI_COMM_WORLD, dopt);
   double t = MPI_Wtime();
   chol.analyze(A);
@@ -233,9 +231,10 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
     double tf = MPI_Wtime() - t, tmax = 0;
     KSPD_MPI_SAFE_CALL(MPI_Allreduce(&tf, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
     if (rank == 0)
-      std::printf("%-8s %8.3f s  %.3e flops, %.2f GFLOP/s on %d ranks x %d threads (distribute %.3f s)\n",
+      std::printf("%-8s %8.3f s  %.3e flops, %.2f GFLOP/s on %d ranks x %d threads (distribute %.3f s; rank 0: local "
+                  "subtrees %.3f s, fan-in %.3f s)\n",
                   round ? "refactor" : "factor", tmax, as.flops, as.flops / tmax * 1e-9, P, chol.stats().host_threads,
-                  chol.stats().distribute_seconds);
+                  chol.stats().distribute_seconds, chol.stats().local_seconds, chol.stats().fanin_seconds);
   }
   const size_type n = chol.n(), k = pb.nrhs;
   std::vector<Scalar> X, B, W;

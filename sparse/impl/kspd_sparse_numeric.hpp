@@ -14,6 +14,11 @@
 ///    Offload::placement asks for it.
 /// Generic over the offload execution space: on CPU builds the "device" is a host space, so
 /// every placement is exercised there too.
+/// A SnodeSubset (a forest of whole subtrees) restricts the factorization to its supernodes:
+/// the panels of the other supernodes start at zero (plus A's entries given for them) and
+/// receive the subset's updates. The distributed solver runs each rank's local subtrees so
+/// (kspd_sparse_distributed.hpp): with one rank the subset is the whole tree, and the
+/// distributed factorization is this one.
 
 #include <Kokkos_Core.hpp>
 
@@ -52,12 +57,13 @@ class Numeric {
   /// Chooses the placement: Resident when offload is on, the placement asks for it and the
   /// resident factor fits Offload::device_memory_limit (else TopOfTree; with fallback Fail
   /// and placement Resident, OutOfDeviceMemory); Host when offload is off.
-  Numeric(const Symbolic& S, const Options& opt) : S_(S), opt_(opt), locks_(S.snodes.size()), dev_(opt.offload) {
+  Numeric(const Symbolic& S, const Options& opt, SnodeSubset subset = {})
+      : S_(S), opt_(opt), subset_(std::move(subset)), locks_(S.snodes.size()), dev_(opt.offload) {
     if (opt.offload.any() && opt.offload.placement == Offload::Placement::Resident) {
       const double need = ResidentFactor<Scalar, OffloadExec>::bytes_needed(S);
       if (need <= double(opt.offload.device_memory_limit)) {
         try {
-          resident_ = std::make_unique<ResidentFactor<Scalar, OffloadExec>>(S);
+          resident_ = std::make_unique<ResidentFactor<Scalar, OffloadExec>>(S, subset_);
           placement_ = Placement::Resident;
           resident_bytes_ = need;
           return;
@@ -167,7 +173,7 @@ class Numeric {
     work_.assign(static_cast<size_t>(nthreads), Work{});
     size_type ndiag = 0;
     double last = 0;
-    Scheduler sched(S_);
+    Scheduler sched(S_, subset_);
     const size_type ns = size_type(S_.snodes.size());
     dev_.setup(S_, nthreads);
     // A device supernode computes all its updates at once (one syrk): its Update tasks all
@@ -190,7 +196,7 @@ class Numeric {
             opt_.progress(ndiag, size_type(S_.snodes.size()), el);
           }
         });
-    dev_.finish(vals_);
+    dev_.finish(vals_, subset_);
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     stats_.flops = S_.stats.flops;
     dev_.collect(stats_);
@@ -335,6 +341,7 @@ class Numeric {
 
   const Symbolic& S_;
   const Options& opt_;
+  SnodeSubset subset_;
   Placement placement_ = Placement::Host;
   std::unique_ptr<ResidentFactor<Scalar, OffloadExec>> resident_;
   double resident_bytes_ = 0;

@@ -71,7 +71,9 @@ class ResidentFactor {
   }
 
   /// Uploads the plan of S (shapes, levels, scatter maps, rows) and allocates the panels.
-  explicit ResidentFactor(const Symbolic& S) : S_(S), sched_(S) {
+  /// With a subset, only its supernodes are factored (their levels); the panels outside it
+  /// receive the subset's updates (see SnodeSubset).
+  explicit ResidentFactor(const Symbolic& S, const SnodeSubset& subset = {}) : S_(S), sched_(S, subset) {
     const size_type ns = size_type(S.snodes.size());
     const auto noinit = [](const std::string& name) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, name); };
     std::vector<DevSnode> hs(static_cast<size_t>(ns));

@@ -11,8 +11,24 @@
 ///   chol.solve(B, nrhs);          // B (n x nrhs, col-major) on rank 0, overwritten by X
 ///   chol.solve_local(Xloc, nrhs); // or rows distributed: local_rows() says which
 /// \endcode
-/// Every rank runs the same analysis (rank 0 computes the ordering and broadcasts it), then
-/// each rank stores only the blocks the block map gives it (2D block-cyclic by default).
+/// Every rank runs the same analysis (rank 0 computes the ordering and broadcasts it). The
+/// 1-rank case is the single-process engine: the assembly tree is cut by proportional
+/// mapping (Impl::subtree_map, weights = the subtrees' flops) into whole subtrees per rank,
+/// its "local subtrees", and the "separator" supernodes above them. factorize then runs:
+///  1. each rank's local subtrees alone, with the single-process engine (Impl::Numeric on
+///     the SnodeSubset of the rank's supernodes: host workers of the Scheduler, or resident
+///     on the rank's GPU, as DistributedOptions::engine says). The separators' panels in the
+///     engine's storage start at zero and accumulate the subtrees' updates (fan-in);
+///  2. those accumulated updates go, aggregated, once to the owners of the separators'
+///     blocks (one MPI_Alltoallv) and are summed there;
+///  3. the separator supernodes by the fan-out among the ranks (Impl::MpiFactor restricted
+///     to them; their blocks are mapped 2D block-cyclically, or by DistributedOptions::map).
+/// A subset mask was chosen over a restricted Symbolic: the engine keeps the one analysis
+/// (tasks, value map, levels) and skips the tasks of the supernodes outside the subset, so
+/// no second numbering of supernodes exists. With one rank the subset is the whole tree,
+/// steps 2 and 3 have nothing to do, and the factorization is the single-process one.
+/// The local subtrees' panels are copied into the rank's block storage after step 1, where
+/// the distributed solve (Impl::MpiSolve) reads them.
 /// All member functions except the accessors are collective over the communicator, which
 /// is duplicated so the library's messages never meet the application's.
 /// A matrix that is not positive definite makes every rank throw the same
@@ -48,6 +64,7 @@
 #include "kspd_sparse_mpi_factor.hpp"
 #include "kspd_sparse_mpi_layout.hpp"
 #include "kspd_sparse_mpi_solve.hpp"
+#include "kspd_sparse_numeric.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
 namespace kspd::sparse {
@@ -354,14 +371,17 @@ class DistributedCholesky {
   /// (rank 0's ordering is the one used); else every rank throws, naming the option and
   /// the lowest rank whose value differs from rank 0's.
   void check_options_agree() const {
-    const char* names[] = {"relax.nrelax[0]", "relax.nrelax[1]", "relax.nrelax[2]", "relax.zrelax[0]",
-                           "relax.zrelax[1]", "relax.zrelax[2]", "relax.enabled",   "max_supernode",
-                           "max_trsm_rows",   "subtree_granularity", "map (given or not)"};
+    const char* names[] = {"engine.relax.nrelax[0]", "engine.relax.nrelax[1]", "engine.relax.nrelax[2]",
+                           "engine.relax.zrelax[0]", "engine.relax.zrelax[1]", "engine.relax.zrelax[2]",
+                           "engine.relax.enabled",   "engine.max_supernode",   "engine.max_trsm_rows",
+                           "local_subtrees",         "map (given or not)"};
     constexpr int K = 11;
-    const Relaxation& r = opt_.relax;
-    const double mine[K] = {double(r.nrelax[0]), double(r.nrelax[1]), double(r.nrelax[2]), r.zrelax[0],
-                            r.zrelax[1],         r.zrelax[2],         double(r.enabled),   double(opt_.max_supernode),
-                            double(opt_.max_trsm_rows), opt_.subtree_granularity, double(bool(opt_.map))};
+    const Options& e = opt_.engine;
+    const Relaxation& r = e.relax;
+    const double mine[K] = {double(r.nrelax[0]),       double(r.nrelax[1]),          double(r.nrelax[2]),
+                            r.zrelax[0],               r.zrelax[1],                  r.zrelax[2],
+                            double(r.enabled),         double(e.max_supernode),      double(e.max_trsm_rows),
+                            double(opt_.local_subtrees), double(bool(opt_.map))};
     double root[K];
     std::copy(mine, mine + K, root);
     KSPD_MPI_SAFE_CALL(MPI_Bcast(root, K, MPI_DOUBLE, 0, comm_));
@@ -385,14 +405,14 @@ class DistributedCholesky {
     Impl::PatternRef P{n, colptr.data(), rowind.data()};
     std::vector<size_type> perm;
     Impl::agree(comm_, [&] {
-      if (rank_ == 0) perm = Impl::compute_ordering(P, opt_);  // Ordering::User: its size and entries checked
+      if (rank_ == 0) perm = Impl::compute_ordering(P, opt_.engine);  // Ordering::User: its size and entries checked
       else perm.resize(size_t(n));
     });
     Impl::bcast_n(perm.data(), n, 0, comm_);
     std::unique_ptr<Impl::Symbolic> sym;
     Impl::MpiLayout layout;
     Impl::agree(comm_, [&] {
-      Options o = opt_;
+      Options o = opt_.engine;
       o.ordering = Ordering::User;
       o.user_permutation = std::move(perm);
       sym = std::make_unique<Impl::Symbolic>(Impl::analyse(P, o));
@@ -401,6 +421,7 @@ class DistributedCholesky {
     // The same owners on every rank (a given map must not depend on the calling rank).
     std::uint64_t h = 1469598103934665603ull, h0 = 0;
     for (int o : layout.owner) h = (h ^ std::uint64_t(o)) * 1099511628211ull;
+    h ^= layout.map_hash;
     h0 = h;
     KSPD_MPI_SAFE_CALL(MPI_Bcast(&h0, 1, MPI_UINT64_T, 0, comm_));
     Impl::agree(comm_, [&] {
@@ -420,6 +441,7 @@ class DistributedCholesky {
         loc_off_[s] = q;
         q += S.snodes[s].ncols;
       }
+    fanin_ = fanin_blocks(S, layout_);
     stats_ = DistributedStats{};
     stats_.analyse_seconds = MPI_Wtime() - t0;
   }
@@ -445,18 +467,159 @@ class DistributedCholesky {
     });
   }
 
+  /// Per rank h: the separator blocks that h's local subtrees update (ascending), the
+  /// fan-in h sends to their owners after its local factorization. Every rank computes
+  /// every rank's list, so no list travels.
+  static std::vector<std::vector<size_type>> fanin_blocks(const Impl::Symbolic& S, const Impl::MpiLayout& L) {
+    std::vector<std::vector<size_type>> out(size_t(L.nranks));
+    for (size_type u = 0; u < size_type(S.snodes.size()); ++u) {
+      const int h = L.home[size_t(u)];
+      if (h < 0) continue;
+      const Impl::Supernode& sn = S.snodes[size_t(u)];
+      for (size_type b1 = sn.block_begin + 1; b1 < sn.block_end; ++b1) {
+        const size_type t = S.blocks[size_t(b1)].target;
+        if (!L.separator(t)) continue;  // inside the subtree (its ancestors above are separators)
+        for (size_type b2 = b1; b2 < sn.block_end; ++b2) {
+          out[size_t(h)].push_back(Impl::MpiLayout::find_block(S, t, S.blocks[size_t(b2)].target));
+        }
+      }
+    }
+    for (auto& v : out) {
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+    }
+    return out;
+  }
+
+  /// Block b's rows of its supernode's panel (engine storage, ld = the panel's rows) ->
+  /// f(i, j, value) for each entry (i within the block, j the column).
+  template <class F>
+  void for_each_panel_entry(const Scalar* panels, size_type b, F&& f) const {
+    const Impl::Symbolic& S = *symbolic_;
+    const Impl::Block& blk = S.blocks[size_t(b)];
+    const Impl::Supernode& sn = S.snodes[size_t(blk.snode)];
+    const Scalar* p = panels + sn.value_offset + blk.row_offset;
+    for (size_type j = 0; j < sn.ncols; ++j)
+      for (size_type i = 0; i < blk.nrows; ++i) f(i, j, p[i + j * sn.nrows()]);
+  }
+
+  /// Step 1 (file comment): this rank's local subtrees by the engine, their panels into
+  /// the block storage, and the separators' accumulated updates into `send` (by owner rank,
+  /// fanin_ order). Returns the local pivot failure's column (input's numbering, 0-based;
+  /// -1: none) and its pivot. Collective only through agree (an exception on any rank).
+  std::int64_t factor_local(int threads, double& pivot, std::vector<Scalar>& send) {
+    const Impl::Symbolic& S = *symbolic_;
+    const double t0 = MPI_Wtime();
+    engine_opt_ = opt_.engine;
+    engine_opt_.threads = threads;
+    std::int64_t col = -1;
+    send.clear();
+    engine_stats_ = FactorStats{};
+    Impl::agree(comm_, [&] {
+      if (stats_.local_supernodes == 0) return;
+      Impl::Numeric<Scalar, DevExec> engine(S, engine_opt_, layout_.subset_of(rank_));
+      std::vector<Scalar> av(S.value_map.size(), Scalar(0));  // separators' entries: zero (fan-in only)
+      for_each_entry(0, S.n, [&](size_type p, size_type, int r, size_type b, size_type off) {
+        if (r == rank_ && !layout_.separator(S.blocks[size_t(b)].snode))
+          av[size_t(p)] = values_[size_t(layout_.offset[size_t(b)] + off)];
+      });
+      const Impl::PivotFailure f = engine.factorize(DevExec(), av.data());
+      engine_stats_ = engine.stats();
+      if (f.failed()) {
+        col = std::int64_t(S.perm[size_t(S.snodes[size_t(f.snode)].first_col + f.col)]);
+        pivot = f.pivot;
+        return;
+      }
+      const Scalar* pv = engine.values();
+      for (size_type s = 0; s < size_type(S.snodes.size()); ++s) {
+        if (layout_.home[size_t(s)] != rank_) continue;
+        const Impl::Supernode& sn = S.snodes[size_t(s)];
+        for (size_type b = sn.block_begin; b < sn.block_end; ++b) {
+          Scalar* dst = values_.data() + layout_.offset[size_t(b)];
+          const size_type m = S.blocks[size_t(b)].nrows;
+          for_each_panel_entry(pv, b, [&](size_type i, size_type j, Scalar x) { dst[i + j * m] = x; });
+        }
+      }
+      const auto& mine = fanin_[size_t(rank_)];
+      size_type words = 0;
+      for (size_type b : mine) words += layout_.block_size(S, b);
+      send.reserve(size_t(words));
+      for (int d = 0; d < nranks_; ++d)
+        for (size_type b : mine)
+          if (layout_.owner[size_t(b)] == d)
+            for_each_panel_entry(pv, b, [&](size_type, size_type, Scalar x) { send.push_back(x); });
+    });
+    stats_.local_seconds = MPI_Wtime() - t0;
+    return col;
+  }
+
+  /// Step 2: the accumulated updates to the separators' owners (one MPI_Alltoallv), summed
+  /// into their blocks (the engine's panels hold minus the sum of the updates).
+  void fan_in(const std::vector<Scalar>& send) {
+    const Impl::Symbolic& S = *symbolic_;
+    const double t0 = MPI_Wtime();
+    std::vector<std::int64_t> sc(size_t(nranks_), 0), sd(size_t(nranks_), 0), rc(size_t(nranks_), 0),
+        rd(size_t(nranks_), 0);
+    for (size_type b : fanin_[size_t(rank_)]) sc[size_t(layout_.owner[size_t(b)])] += layout_.block_size(S, b);
+    for (int h = 0; h < nranks_; ++h)
+      for (size_type b : fanin_[size_t(h)])
+        if (layout_.owner[size_t(b)] == rank_) rc[size_t(h)] += layout_.block_size(S, b);
+    for (int r = 1; r < nranks_; ++r) {
+      sd[size_t(r)] = sd[size_t(r - 1)] + sc[size_t(r - 1)];
+      rd[size_t(r)] = rd[size_t(r - 1)] + rc[size_t(r - 1)];
+    }
+    std::vector<Scalar> recv;
+    Impl::agree(comm_, [&] { recv.resize(size_t(rd.back() + rc.back())); });
+    Impl::alltoallv_n(send.data(), sc, sd, recv.data(), rc, rd, comm_);
+    size_t q = 0;
+    for (int h = 0; h < nranks_; ++h)
+      for (size_type b : fanin_[size_t(h)]) {
+        if (layout_.owner[size_t(b)] != rank_) continue;
+        Scalar* dst = values_.data() + layout_.offset[size_t(b)];
+        const size_type sz = layout_.block_size(S, b);
+        for (size_type i = 0; i < sz; ++i) dst[i] += recv[q + size_t(i)];
+        q += size_t(sz);
+      }
+    stats_.fanin_seconds = MPI_Wtime() - t0;
+    stats_.fanin_bytes = double(send.size()) * sizeof(Scalar);
+  }
+
   /// The factorization of the assembled blocks; returns the agreed info (0: success).
   size_type factor() {
     const Impl::Symbolic& S = *symbolic_;
     factored_ = false;
+    const double t0 = MPI_Wtime();
     stats_.local_values = double(values_.size());
     stats_.local_blocks = 0;
     for (size_t b = 0; b < S.blocks.size(); ++b) stats_.local_blocks += layout_.owner[b] == rank_;
     stats_.wait_seconds = stats_.bytes_get = stats_.bytes_sent = stats_.flops = 0;
     stats_.gets = stats_.messages_sent = 0;
-    const auto f = Impl::MpiFactor<Scalar, DevExec>(S, layout_, comm_, values_, stats_, opt_.one_sided, opt_.offload,
-                                                    opt_.gpu_direct, opt_.threads)
-                       .run();
+    stats_.local_seconds = stats_.fanin_seconds = stats_.fanin_bytes = 0;
+    stats_.local_supernodes = 0;
+    for (int h : layout_.home) stats_.local_supernodes += h == rank_;
+    const int threads = Impl::rank_threads(comm_, opt_.engine.threads);
+    double pivot = 0;
+    std::vector<Scalar> send;
+    const std::int64_t col = factor_local(threads, pivot, send);
+    // A pivot failure in a local subtree: agreed (the smallest column); the separators are
+    // not factored then.
+    Impl::MpiFactorResult f = Impl::agree_pivot_failure(comm_, col >= 0, col, pivot, rank_);
+    if (f.info == 0) {
+      fan_in(send);
+      send = {};
+      f = Impl::MpiFactor<Scalar, DevExec>(S, layout_, comm_, values_, stats_, opt_.one_sided, opt_.engine.offload,
+                                           threads)
+              .run();
+    }
+    // The engine's work on the local subtrees (MpiFactor counts the separators').
+    for (int i = 0; i < 3; ++i) {
+      stats_.host_ops[i] += engine_stats_.host_ops[i];
+      stats_.device_ops[i] += engine_stats_.device_ops[i];
+    }
+    stats_.offload = opt_.engine.offload.any();
+    stats_.device_fallback = stats_.device_fallback || engine_stats_.fallbacks > 0;
+    stats_.local_resident = engine_stats_.resident;
+    stats_.factor_seconds = MPI_Wtime() - t0;
     fail_pivot_ = f.pivot;
     fail_message_ = f.message;
     factored_ = f.info == 0;
@@ -495,6 +658,9 @@ class DistributedCholesky {
   }
 
   DistributedOptions opt_;
+  Options engine_opt_;  ///< opt_.engine with this rank's threads (the engine keeps a reference)
+  FactorStats engine_stats_;
+  std::vector<std::vector<size_type>> fanin_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, nranks_ = 1;
   std::unique_ptr<Impl::Symbolic> symbolic_;

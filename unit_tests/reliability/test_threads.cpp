@@ -164,7 +164,7 @@ TEST(ReliabilityThreads, DistributedWorkersDegradeOnEveryRank) {
   if (level < MPI_THREAD_FUNNELED) GTEST_SKIP() << "MPI thread level below FUNNELED";
   const auto A = ks::laplacian_3d<double>(6, 6, 6);
   ks::DistributedOptions opt;
-  opt.threads = 5;
+  opt.engine.threads = 5;
   ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
   {
     ThreadBudget one(1);
