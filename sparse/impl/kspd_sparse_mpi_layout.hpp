@@ -152,7 +152,7 @@ struct MpiLayout {
   int rank = 0, nranks = 1;
   std::vector<int> home;              ///< per supernode: its local subtree's rank, -1: separator
   std::vector<int> owner;             ///< per block
-  std::vector<size_type> offset;      ///< per block: offset in its owner's storage
+  std::vector<size_type> offset;      ///< per block: offset in its owner's storage (-1: none, one rank's local subtree)
   std::vector<size_type> local_size;  ///< per rank: scalars stored
   std::uint64_t map_hash = 0;         ///< of the given block map's value for every block (0: none given)
 
@@ -184,6 +184,12 @@ struct MpiLayout {
                                                                                       << ", " << blk.target << ") with "
                                                                                       << P << " ranks");
       owner[b] = r;
+      // One rank: the engine's storage is the whole factor (the block storage holds the
+      // separators, none); more: the local subtrees' blocks are copied here for the solve.
+      if (h >= 0 && P == 1) {
+        offset[b] = -1;
+        continue;
+      }
       offset[b] = local_size[size_t(r)];
       local_size[size_t(r)] += blk.nrows * S.snodes[size_t(blk.snode)].ncols;
     }

@@ -149,7 +149,7 @@ class DistributedCholesky {
     std::vector<std::int64_t> counts(size_t(nranks_), 0), displs(size_t(nranks_), 0);
     std::vector<Scalar> sendbuf, mine;
     Impl::agree(comm_, [&] {
-      for_each_entry(0, S.n, [&](size_type, size_type, int r, size_type, size_type) { ++counts[size_t(r)]; });
+      for_each_entry(0, S.n, [&](size_type, int r, size_type) { ++counts[size_t(r)]; });
       for (int r = 1; r < nranks_; ++r) displs[size_t(r)] = displs[size_t(r - 1)] + counts[size_t(r - 1)];
       mine.resize(size_t(counts[size_t(rank_)]));
       if (rank_ != 0) return;
@@ -160,7 +160,7 @@ class DistributedCholesky {
                                                                           << A.rowind.size() << " entries");
       sendbuf.resize(A.values.size());
       std::vector<std::int64_t> pos(displs);
-      for_each_entry(0, S.n, [&](size_type p, size_type, int r, size_type, size_type) {
+      for_each_entry(0, S.n, [&](size_type p, int r, size_type) {
         sendbuf[size_t(pos[size_t(r)]++)] = A.values[size_t(p)];
       });
     });
@@ -219,12 +219,12 @@ class DistributedCholesky {
         rdispl(size_t(nranks_), 0);
     std::vector<Scalar> sendbuf;
     Impl::agree(comm_, [&] {
-      for_each_entry(A.col_begin, A.col_end, [&](size_type, size_type, int r, size_type, size_type) { ++scount[size_t(r)]; });
+      for_each_entry(A.col_begin, A.col_end, [&](size_type, int r, size_type) { ++scount[size_t(r)]; });
       for (int r = 1; r < nranks_; ++r) sdispl[size_t(r)] = sdispl[size_t(r - 1)] + scount[size_t(r - 1)];
       sendbuf.resize(A.values.size());
       std::vector<std::int64_t> pos(sdispl);
       const size_type base = colptr[size_t(A.col_begin)];
-      for_each_entry(A.col_begin, A.col_end, [&](size_type p, size_type, int r, size_type, size_type) {
+      for_each_entry(A.col_begin, A.col_end, [&](size_type p, int r, size_type) {
         sendbuf[size_t(pos[size_t(r)]++)] = A.values[size_t(p - base)];
       });
     });
@@ -264,6 +264,8 @@ class DistributedCholesky {
 
   /// Solves with the right-hand side distributed by rows: X holds local_rows().size() x
   /// nrhs values (column-major), B's rows in, X's rows out. nrhs must be the same on every rank.
+  /// With one rank the engine solves (its factor stays where it was computed: on the device
+  /// for the resident placement); with more, Impl::MpiSolve on the block storage.
   void solve_local(Scalar* X, size_type nrhs) {
     KSPD_REQUIRE(factored_, InvalidArgument, "kspd::sparse::DistributedCholesky::solve: call factorize first");
     std::int64_t mm[2] = {-nrhs, nrhs}, g[2] = {0, 0};
@@ -276,7 +278,8 @@ class DistributedCholesky {
                    "kspd::sparse::DistributedCholesky::solve_local: X is null with " << local_rows_.size() << " local rows");
     });
     const auto t0 = MPI_Wtime();
-    Impl::MpiSolve<Scalar>(*symbolic_, layout_, comm_, values_, loc_off_, stats_).solve(X, size_type(local_rows_.size()), nrhs);
+    if (engine_) engine_solve(X, nrhs);
+    else Impl::MpiSolve<Scalar>(*symbolic_, layout_, comm_, values_, loc_off_, stats_).solve(X, size_type(local_rows_.size()), nrhs);
     stats_.solve_seconds = MPI_Wtime() - t0;
   }
 
@@ -316,10 +319,28 @@ class DistributedCholesky {
   }
   const Impl::MpiLayout& layout() const { return layout_; }
   const DistributedStats& stats() const { return stats_; }
-  /// The owned blocks' values (block b at layout().offset[b], nrows x ncols column-major).
-  const std::vector<Scalar>& local_values() const { return values_; }
 
  private:
+  /// One rank: X (n x nrhs) holds the rows in the factor's numbering (local_rows() is the
+  /// permutation), solved in place by the engine where its factor lives.
+  void engine_solve(Scalar* X, size_type nrhs) const {
+    const size_type n = symbolic_->n;
+    if (n == 0 || nrhs == 0) return;
+    const DevExec exec;
+    if (engine_->resident()) {
+      using Mem = typename DevExec::memory_space;
+      Kokkos::View<Scalar*, Mem> W(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::distributed::solve::W"),
+                                   size_t(n * nrhs));
+      using HostX = Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+      Kokkos::deep_copy(exec, W, HostX(X, size_t(n * nrhs)));
+      engine_->solve(exec, W.data(), nrhs, n, SolvePart::Both);
+      Kokkos::deep_copy(exec, HostX(X, size_t(n * nrhs)), W);
+    } else {
+      engine_->solve(exec, X, nrhs, n, SolvePart::Both);
+    }
+    exec.fence();
+  }
+
   /// Rank 0's whole matrix: sizes, column pointers, rows (lower triangle, sorted, unique).
   static void check_matrix(const CscMatrix<Scalar>& A) {
     const size_type n = A.n;
@@ -442,28 +463,46 @@ class DistributedCholesky {
         q += S.snodes[s].ncols;
       }
     fanin_ = fanin_blocks(S, layout_);
+    map_entries();
     stats_ = DistributedStats{};
     stats_.analyse_seconds = MPI_Wtime() - t0;
   }
 
-  /// f(p, j, owner rank, block, offset in block) for the entries of columns [c0, c1).
-  template <class F>
-  void for_each_entry(size_type c0, size_type c1, F&& f) const {
+  /// Per entry p of A (analysed order): its owner rank and where it goes there (Impl::
+  /// MpiLayout::locate, once per analysis): an offset in the block storage, or -1 - p for an
+  /// entry of a local subtree (the engine's input, in entry order).
+  void map_entries() {
     const Impl::Symbolic& S = *symbolic_;
-    for (size_type j = c0; j < c1; ++j)
+    const size_t nnz = S.a_rowind.size();
+    entry_owner_.resize(nnz);
+    entry_pos_.resize(nnz);
+    for (size_type j = 0; j < S.n; ++j)
       for (size_type p = S.a_colptr[size_t(j)]; p < S.a_colptr[size_t(j + 1)]; ++p) {
         size_type b = 0, off = 0;
         Impl::MpiLayout::locate(S, S.a_rowind[size_t(p)], j, p, b, off);
-        f(p, j, layout_.owner[size_t(b)], b, off);
+        entry_owner_[size_t(p)] = layout_.owner[size_t(b)];
+        entry_pos_[size_t(p)] = layout_.separator(S.blocks[size_t(b)].snode) ? layout_.offset[size_t(b)] + off : -1 - p;
       }
   }
+  /// f(p, owner rank, position: map_entries) for the entries of columns [c0, c1).
+  template <class F>
+  void for_each_entry(size_type c0, size_type c1, F&& f) const {
+    const Impl::Symbolic& S = *symbolic_;
+    for (size_type p = S.a_colptr[size_t(c0)]; p < S.a_colptr[size_t(c1)]; ++p)
+      f(p, entry_owner_[size_t(p)], entry_pos_[size_t(p)]);
+  }
 
-  /// Fills the local blocks from this rank's values, given in entry order.
+  /// This rank's values, given in entry order: the separators' entries into the block
+  /// storage, the local subtrees' into the engine's input (zero elsewhere: the separators'
+  /// panels in the engine start at zero and collect the fan-in).
   void assemble(size_type c0, size_type c1, const std::vector<Scalar>& mine) {
     values_.assign(size_t(layout_.local_size[size_t(rank_)]), Scalar(0));
+    engine_a_.assign(symbolic_->a_rowind.size(), Scalar(0));
     size_t q = 0;
-    for_each_entry(c0, c1, [&](size_type, size_type, int r, size_type b, size_type off) {
-      if (r == rank_) values_[size_t(layout_.offset[size_t(b)] + off)] = mine[q++];
+    for_each_entry(c0, c1, [&](size_type, int r, size_type pos) {
+      if (r != rank_) return;
+      if (pos >= 0) values_[size_t(pos)] = mine[q++];
+      else engine_a_[size_t(-1 - pos)] = mine[q++];
     });
   }
 
@@ -515,22 +554,22 @@ class DistributedCholesky {
     std::int64_t col = -1;
     send.clear();
     engine_stats_ = FactorStats{};
+    engine_.reset();
     Impl::agree(comm_, [&] {
       if (stats_.local_supernodes == 0) return;
-      Impl::Numeric<Scalar, DevExec> engine(S, engine_opt_, layout_.subset_of(rank_));
-      std::vector<Scalar> av(S.value_map.size(), Scalar(0));  // separators' entries: zero (fan-in only)
-      for_each_entry(0, S.n, [&](size_type p, size_type, int r, size_type b, size_type off) {
-        if (r == rank_ && !layout_.separator(S.blocks[size_t(b)].snode))
-          av[size_t(p)] = values_[size_t(layout_.offset[size_t(b)] + off)];
-      });
-      const Impl::PivotFailure f = engine.factorize(DevExec(), av.data());
-      engine_stats_ = engine.stats();
+      auto engine = std::make_unique<Impl::Numeric<Scalar, DevExec>>(S, engine_opt_, layout_.subset_of(rank_));
+      const Impl::PivotFailure f = engine->factorize(DevExec(), engine_a_.data());
+      engine_stats_ = engine->stats();
       if (f.failed()) {
         col = std::int64_t(S.perm[size_t(S.snodes[size_t(f.snode)].first_col + f.col)]);
         pivot = f.pivot;
         return;
       }
-      const Scalar* pv = engine.values();
+      if (nranks_ == 1) {  // the whole tree: the engine's factor is the factor (and solves)
+        engine_ = std::move(engine);
+        return;
+      }
+      const Scalar* pv = engine->values();
       for (size_type s = 0; s < size_type(S.snodes.size()); ++s) {
         if (layout_.home[size_t(s)] != rank_) continue;
         const Impl::Supernode& sn = S.snodes[size_t(s)];
@@ -619,6 +658,7 @@ class DistributedCholesky {
     stats_.offload = opt_.engine.offload.any();
     stats_.device_fallback = stats_.device_fallback || engine_stats_.fallbacks > 0;
     stats_.local_resident = engine_stats_.resident;
+    if (engine_) stats_.local_values = double(S.nvalues);  // one rank: the engine's storage is L
     stats_.factor_seconds = MPI_Wtime() - t0;
     fail_pivot_ = f.pivot;
     fail_message_ = f.message;
@@ -661,6 +701,10 @@ class DistributedCholesky {
   Options engine_opt_;  ///< opt_.engine with this rank's threads (the engine keeps a reference)
   FactorStats engine_stats_;
   std::vector<std::vector<size_type>> fanin_;
+  std::vector<int> entry_owner_;        ///< per entry of A: its owner rank (map_entries)
+  std::vector<size_type> entry_pos_;    ///< per entry of A: block storage offset, or -1 - p (local subtree)
+  std::vector<Scalar> engine_a_;        ///< A's entries of this rank's local subtrees (the engine's input)
+  std::unique_ptr<Impl::Numeric<Scalar, DevExec>> engine_;  ///< one rank: the factor
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, nranks_ = 1;
   std::unique_ptr<Impl::Symbolic> symbolic_;
