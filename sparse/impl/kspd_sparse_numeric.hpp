@@ -38,6 +38,7 @@
 #include "kspd_sparse_resident.hpp"
 #include "kspd_sparse_resident_solve.hpp"
 #include "kspd_sparse_scheduler.hpp"
+#include "kspd_sparse_solve.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
 namespace kspd::sparse {
@@ -165,8 +166,23 @@ class Numeric {
     const auto t0 = std::chrono::steady_clock::now();
     stats_ = FactorStats{};
     Scalar* v = vals_;
-    std::fill(v, v + S_.nvalues, Scalar(0));
-    for (size_t p = 0; p < S_.value_map.size(); ++p) v[S_.value_map[p]] = avalues[p];
+    if (subset_.empty()) {
+      std::fill(v, v + S_.nvalues, Scalar(0));
+      for (size_t p = 0; p < S_.value_map.size(); ++p) v[S_.value_map[p]] = avalues[p];
+    } else {
+      // Only the panels the subset reads or writes (its own and its ancestors') are zeroed
+      // and assembled: the others' pages stay untouched (a rank's share of the memory).
+      std::vector<char> used(S_.snodes.size(), 0);
+      for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) {  // postorder: children first
+        const Supernode& sn = S_.snodes[size_t(s)];
+        used[size_t(s)] = used[size_t(s)] || in_subset(subset_, s);
+        if (used[size_t(s)] && sn.parent >= 0) used[size_t(sn.parent)] = 1;
+        if (used[size_t(s)]) std::fill(v + sn.value_offset, v + sn.value_offset + sn.nrows() * sn.ncols, Scalar(0));
+      }
+      // The caller gives zeros outside the subset's panels (or where they are zero anyway).
+      for (size_t p = 0; p < S_.value_map.size(); ++p)
+        if (avalues[p] != Scalar(0)) v[S_.value_map[p]] = avalues[p];
+    }
     int nthreads = opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency());
     if (nthreads < 1) nthreads = 1;
     stats_.threads = nthreads;

@@ -658,6 +658,9 @@ class DistributedCholesky {
     stats_.offload = opt_.engine.offload.any();
     stats_.device_fallback = stats_.device_fallback || engine_stats_.fallbacks > 0;
     stats_.local_resident = engine_stats_.resident;
+    // the threads that ran: the engine's workers on the local subtrees, or the fan-out's
+    if (stats_.local_supernodes > 0 && !engine_stats_.resident)
+      stats_.host_threads = std::max(stats_.host_threads, engine_stats_.threads);
     if (engine_) stats_.local_values = double(S.nvalues);  // one rank: the engine's storage is L
     stats_.factor_seconds = MPI_Wtime() - t0;
     fail_pivot_ = f.pivot;
