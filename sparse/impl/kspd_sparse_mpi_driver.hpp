@@ -151,24 +151,26 @@ inline void print_rank_stats(MPI_Comm comm, const DistributedStats& st, const ch
   int rank = 0, P = 1;
   KSPD_MPI_SAFE_CALL(MPI_Comm_rank(comm, &rank));
   KSPD_MPI_SAFE_CALL(MPI_Comm_size(comm, &P));
-  const int K = 11;
+  const int K = 13;
   const double mine[K] = {double(st.local_blocks), st.local_values, double(st.local_tasks), st.flops, double(st.gets),
                           st.bytes_get,           double(st.messages_sent), st.wait_seconds, st.factor_seconds,
-                          double(st.solve_messages_sent), st.solve_wait_seconds};
+                          double(st.solve_messages_sent), st.solve_wait_seconds, st.local_seconds, st.fanin_bytes};
   std::vector<double> all(size_t(K * P));
   KSPD_MPI_SAFE_CALL(MPI_Gather(mine, K, MPI_DOUBLE, all.data(), K, MPI_DOUBLE, 0, comm));
   if (rank != 0) return print_rank_device_stats(comm, st, prefix);
-  std::printf("%s%4s %7s %9s %7s %9s %7s %10s %7s %8s %8s %7s %8s\n", prefix, "rank", "blocks", "L MB", "tasks", "GFLOP",
-              "gets", "pulled MB", "notices", "wait s", "factor s", "solvmsg", "swait s");
+  // tasks, GFLOP, gets, notices, wait: the separators' fan-out; local s: the local subtrees
+  // by the engine; fan-in MB: their updates sent to the separators' owners
+  std::printf("%s%4s %7s %9s %7s %9s %7s %10s %7s %8s %8s %7s %8s %8s %9s\n", prefix, "rank", "blocks", "L MB", "tasks",
+              "GFLOP", "gets", "pulled MB", "notices", "wait s", "factor s", "solvmsg", "swait s", "local s", "fan-in MB");
   double tot[K] = {0};
   for (int r = 0; r < P; ++r) {
     const double* x = all.data() + K * r;
     for (int k = 0; k < K; ++k) tot[k] += x[k];
-    std::printf("%s%4d %7.0f %9.2f %7.0f %9.3f %7.0f %10.3f %7.0f %8.4f %8.4f %7.0f %8.4f\n", prefix, r, x[0],
-                x[1] * mb, x[2], x[3] * 1e-9, x[4], x[5] * 1e-6, x[6], x[7], x[8], x[9], x[10]);
+    std::printf("%s%4d %7.0f %9.2f %7.0f %9.3f %7.0f %10.3f %7.0f %8.4f %8.4f %7.0f %8.4f %8.4f %9.3f\n", prefix, r, x[0],
+                x[1] * mb, x[2], x[3] * 1e-9, x[4], x[5] * 1e-6, x[6], x[7], x[8], x[9], x[10], x[11], x[12] * 1e-6);
   }
-  std::printf("%s%4s %7.0f %9.2f %7.0f %9.3f %7.0f %10.3f %7.0f %8.4f %8s %7.0f %8.4f\n", prefix, "all", tot[0],
-              tot[1] * mb, tot[2], tot[3] * 1e-9, tot[4], tot[5] * 1e-6, tot[6], tot[7], "", tot[9], tot[10]);
+  std::printf("%s%4s %7.0f %9.2f %7.0f %9.3f %7.0f %10.3f %7.0f %8.4f %8s %7.0f %8.4f %8s %9.3f\n", prefix, "all", tot[0],
+              tot[1] * mb, tot[2], tot[3] * 1e-9, tot[4], tot[5] * 1e-6, tot[6], tot[7], "", tot[9], tot[10], "", tot[12] * 1e-6);
   print_rank_device_stats(comm, st, prefix);
 }
 

@@ -567,6 +567,7 @@ class DistributedCholesky {
       }
       if (nranks_ == 1) {  // the whole tree: the engine's factor is the factor (and solves)
         engine_ = std::move(engine);
+        stats_.local_seconds = MPI_Wtime() - t0;
         return;
       }
       const Scalar* pv = engine->values();
@@ -587,8 +588,8 @@ class DistributedCholesky {
         for (size_type b : mine)
           if (layout_.owner[size_t(b)] == d)
             for_each_panel_entry(pv, b, [&](size_type, size_type, Scalar x) { send.push_back(x); });
+      stats_.local_seconds = MPI_Wtime() - t0;  // (before agree's collective: this rank's time)
     });
-    stats_.local_seconds = MPI_Wtime() - t0;
     return col;
   }
 
