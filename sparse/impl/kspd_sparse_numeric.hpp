@@ -92,11 +92,11 @@ class Numeric {
 
   /// The panels of all supernodes in host memory (Supernode::value_offset, ld = nrows);
   /// with the resident placement they are copied from the device on the first call after a
-  /// factorization.
+  /// factorization (a subset factorization: only the subset's panels and its ancestors').
   const Scalar* values() const {
     if (resident() && !host_current_) {
       if (host_.extent(0) == 0) const_cast<Numeric*>(this)->allocate_host(false);
-      resident_->copy_values_to(vals_);
+      resident_->copy_values_to(vals_, used_panels());  // a subset: its panels and its ancestors
       host_current_ = true;
     }
     return vals_;
@@ -157,6 +157,18 @@ class Numeric {
     }
   }
 
+  /// The panels a subset factorization uses: the subset's and its ancestors' (empty: all).
+  std::vector<char> used_panels() const {
+    if (subset_.empty()) return {};
+    std::vector<char> used(S_.snodes.size(), 0);
+    for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) {  // postorder: children first
+      used[size_t(s)] = used[size_t(s)] || in_subset(subset_, s);
+      const size_type p = S_.snodes[size_t(s)].parent;
+      if (used[size_t(s)] && p >= 0) used[size_t(p)] = 1;
+    }
+    return used;
+  }
+
   /// Thrown by a worker whose potrf failed (failure_ holds it): stops the scheduler.
   struct PivotAbort {};
 
@@ -172,11 +184,9 @@ class Numeric {
     } else {
       // Only the panels the subset reads or writes (its own and its ancestors') are zeroed
       // and assembled: the others' pages stay untouched (a rank's share of the memory).
-      std::vector<char> used(S_.snodes.size(), 0);
-      for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) {  // postorder: children first
+      const std::vector<char> used = used_panels();
+      for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) {
         const Supernode& sn = S_.snodes[size_t(s)];
-        used[size_t(s)] = used[size_t(s)] || in_subset(subset_, s);
-        if (used[size_t(s)] && sn.parent >= 0) used[size_t(sn.parent)] = 1;
         if (used[size_t(s)]) std::fill(v + sn.value_offset, v + sn.value_offset + sn.nrows() * sn.ncols, Scalar(0));
       }
       // The caller gives zeros outside the subset's panels (or where they are zero anyway).

@@ -195,10 +195,25 @@ class ResidentFactor {
   }
 
   /// Copies the factor's values to host memory (only on request: the solve runs here).
-  void copy_values_to(Scalar* host) const {
-    Kokkos::deep_copy(Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                          host, size_t(std::max<size_type>(S_.nvalues, 1))),
-                      vals_);
+  /// With `which` (per supernode, nonzero: copy), only those panels, by contiguous runs
+  /// (panels lie in supernode order).
+  void copy_values_to(Scalar* host, const std::vector<char>& which = {}) const {
+    using HostV = Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    if (which.empty()) return Kokkos::deep_copy(HostV(host, size_t(std::max<size_type>(S_.nvalues, 1))), vals_);
+    const size_type ns = size_type(S_.snodes.size());
+    for (size_type s = 0; s < ns;) {
+      if (!which[size_t(s)]) {
+        ++s;
+        continue;
+      }
+      size_type e = s;
+      while (e < ns && which[size_t(e)]) ++e;
+      const size_t b = size_t(S_.snodes[size_t(s)].value_offset);
+      const Supernode& last = S_.snodes[size_t(e - 1)];
+      const size_t f = size_t(last.value_offset + last.nrows() * last.ncols);
+      Kokkos::deep_copy(HostV(host + b, f - b), Kokkos::subview(vals_, Kokkos::make_pair(b, f)));
+      s = e;
+    }
   }
 
  private:
