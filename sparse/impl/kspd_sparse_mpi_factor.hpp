@@ -1,7 +1,14 @@
 #ifndef KSPD_SPARSE_MPI_FACTOR_HPP
 #define KSPD_SPARSE_MPI_FACTOR_HPP
 /// \file kspd_sparse_mpi_factor.hpp
-/// The distributed fan-out factorization (symPACK, section 3.3/3.4) over MPI.
+/// The distributed fan-out factorization (symPACK, section 3.3/3.4) over MPI, of the
+/// separator supernodes only (MpiLayout::separator): the local subtrees below them are
+/// factored by each rank with the single-process engine and their updates arrive summed in
+/// the separators' blocks before run() (kspd_sparse_distributed.hpp).
+/// FIXME(#17 item 1): still a second mechanism beside the engine's: its own task graph
+/// (D/F/U per block pair, not Symbolic::tasks), its own worker pool and ready queues (not
+/// the Scheduler with an MPI transport), its own device plan (kspd_sparse_mpi_device.hpp)
+/// and its own host update + scatter (host_update) for the separators.
 ///
 /// Tasks, each run by the owner of the block it writes:
 ///   D(s)          potrf of the diagonal block of s;

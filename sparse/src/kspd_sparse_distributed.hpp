@@ -1,7 +1,8 @@
 #ifndef KSPD_SPARSE_DISTRIBUTED_HPP
 #define KSPD_SPARSE_DISTRIBUTED_HPP
 /// \file kspd_sparse_distributed.hpp
-/// Distributed supernodal sparse Cholesky over MPI (symPACK's fan-out algorithm).
+/// Distributed supernodal sparse Cholesky over MPI: the single-process engine on each
+/// rank's subtrees, symPACK's fan-out on the separators above them.
 ///
 /// \code
 ///   kspd::sparse::DistributedCholesky<double> chol(MPI_COMM_WORLD);  // collective
@@ -27,8 +28,9 @@
 /// (tasks, value map, levels) and skips the tasks of the supernodes outside the subset, so
 /// no second numbering of supernodes exists. With one rank the subset is the whole tree,
 /// steps 2 and 3 have nothing to do, and the factorization is the single-process one.
-/// The local subtrees' panels are copied into the rank's block storage after step 1, where
-/// the distributed solve (Impl::MpiSolve) reads them.
+/// With one rank the engine keeps its factor and solves (on the device for the resident
+/// placement). With more, the local subtrees' panels are copied into the rank's block
+/// storage after step 1, where the distributed solve (Impl::MpiSolve) reads them.
 /// All member functions except the accessors are collective over the communicator, which
 /// is duplicated so the library's messages never meet the application's.
 /// A matrix that is not positive definite makes every rank throw the same
@@ -42,10 +44,12 @@
 /// names the rank where it was found. Every MPI call is checked (KSPD_MPI_SAFE_CALL:
 /// kspd::sparse::MpiError), and counts past 2^31 travel in int-sized pieces
 /// (kspd_sparse_mpi_chunked.hpp).
-/// With DistributedOptions::offload on (one rank per GPU), the big supernodes' blocks of a
-/// rank live on its device (DevExec's memory) and their potrf/trsm/updates run there; see
-/// DistributedOptions for the rule. On host builds DevExec is a host space and the same path
-/// runs in host memory.
+/// With DistributedOptions::engine.offload on (a GPU per rank, or shared), the local
+/// subtrees run on the engine's device placement (resident, or top of the tree), and the
+/// separators' big supernodes' blocks live on the rank's device (DevExec's memory) with
+/// their potrf/trsm/updates (kspd_sparse_mpi_device.hpp: the supernode is big by the
+/// offload thresholds, closed upwards). On host builds DevExec is a host space and the same
+/// paths run in host memory.
 
 #include <mpi.h>
 
