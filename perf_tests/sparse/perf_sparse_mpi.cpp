@@ -260,31 +260,30 @@ int main(int argc, char** argv) {
       else if (a == "--no-mumps") mumps = false;
       else if (a == "--no-t1") t1 = false;
       else if (a == "--two-sided") opt.one_sided = false;
-      else if (a == "--threads") opt.threads = std::atoi(val().c_str());
-      else if (a == "--pure-2d") opt.subtree_granularity = 0;
-      else if (a == "--max-supernode") opt.max_supernode = std::atoll(val().c_str()), max_supernode_given = true;
+      else if (a == "--threads") opt.engine.threads = std::atoi(val().c_str());
+      else if (a == "--pure-2d") opt.local_subtrees = false;
+      else if (a == "--max-supernode") opt.engine.max_supernode = std::atoll(val().c_str()), max_supernode_given = true;
       else if (a == "--gpu") {
         const std::string g = val();
-        if (g == "on") opt.offload.gpu_defaults();
-        else if (g == "force") opt.offload.force_all();
-        else if (g == "off") opt.offload.potrf_threshold = opt.offload.trsm_threshold = opt.offload.update_threshold = -1;
+        if (g == "on") opt.engine.offload.gpu_defaults();
+        else if (g == "force") opt.engine.offload.force_all();
+        else if (g == "off") opt.engine.offload.potrf_threshold = opt.engine.offload.trsm_threshold = opt.engine.offload.update_threshold = -1;
         else {
           if (rank == 0) std::fprintf(stderr, "perf_sparse_mpi: --gpu on|off|force, not '%s'\n", g.c_str());
           rc = 2;
         }
-      } else if (a == "--gpu-threshold-potrf") opt.offload.potrf_threshold = std::atoll(val().c_str());
-      else if (a == "--gpu-threshold-trsm") opt.offload.trsm_threshold = std::atoll(val().c_str());
-      else if (a == "--gpu-threshold-update") opt.offload.update_threshold = std::atoll(val().c_str());
+      } else if (a == "--gpu-threshold-potrf") opt.engine.offload.potrf_threshold = std::atoll(val().c_str());
+      else if (a == "--gpu-threshold-trsm") opt.engine.offload.trsm_threshold = std::atoll(val().c_str());
+      else if (a == "--gpu-threshold-update") opt.engine.offload.update_threshold = std::atoll(val().c_str());
       else if (a == "--gpu-mem-limit")
-        opt.offload.device_memory_limit = std::int64_t(std::atof(val().c_str()) * 1048576.0), memory_limit_given = true;
-      else if (a == "--fallback") opt.offload.fallback = val() == "fail" ? ks::OffloadFallback::Fail : ks::OffloadFallback::Cpu;
-      else if (a == "--gpu-direct") opt.gpu_direct = val() == "on";
+        opt.engine.offload.device_memory_limit = std::int64_t(std::atof(val().c_str()) * 1048576.0), memory_limit_given = true;
+      else if (a == "--fallback") opt.engine.offload.fallback = val() == "fail" ? ks::OffloadFallback::Fail : ks::OffloadFallback::Cpu;
       else {
         if (rank == 0) std::fprintf(stderr, "perf_sparse_mpi: unknown argument '%s'\n", a.c_str());
         rc = 2;
       }
     }
-    ks::Impl::mpi_gpu_run_defaults(MPI_COMM_WORLD, opt, max_supernode_given, memory_limit_given);
+    ks::Impl::mpi_gpu_run_defaults(MPI_COMM_WORLD, opt.engine, max_supernode_given, memory_limit_given);
     const char* d = std::getenv("KSPD_DATA_DIR");
     const std::string dir = d ? d : "";
     if (smoke) {
@@ -301,8 +300,8 @@ int main(int argc, char** argv) {
       if (rank == 0) {
         std::printf("perf_sparse_mpi: kspd %s, %d ranks (grid %dx%d), threads per rank %d%s, host %s, offload %s, reps %d, "
                     "nrhs %ld, MUMPS %s\n",
-                    KSPD_GIT_HASH, P, pr, pc, opt.threads, opt.threads == 0 ? " (node cores / ranks)" : "",
-                    Kokkos::DefaultHostExecutionSpace::name(), opt.offload.any() ? "on" : "off", reps, long(nrhs),
+                    KSPD_GIT_HASH, P, pr, pc, opt.engine.threads, opt.engine.threads == 0 ? " (node cores / ranks)" : "",
+                    Kokkos::DefaultHostExecutionSpace::name(), opt.engine.offload.any() ? "on" : "off", reps, long(nrhs),
 #ifdef KSPD_HAVE_MUMPS
                     mumps ? MUMPS_VERSION : "off"
 #else

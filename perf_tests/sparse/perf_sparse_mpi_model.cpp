@@ -8,7 +8,7 @@
 //   T(P) = max(max_r flops_r / R, critical path / R) + max_r (msgs_r alpha + bytes_r / beta).
 //
 //   perf_sparse_mpi_model [--smoke] --gen elasticity3d:N | --input A.mtx  --ranks 16,64,1024
-//                         [--rate R] [--alpha s] [--beta GB/s] [--granularity g]
+//                         [--rate R] [--alpha s] [--beta GB/s] [--pure-2d]
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -110,7 +110,8 @@ int main(int argc, char** argv) {
   Kokkos::ScopeGuard guard;
   std::string gen = "elasticity3d:30", input;
   std::vector<int> ranks = {1, 16, 64, 256, 1024, 4096};
-  double rate = 15, alpha = 5e-6, beta = 5, gran = 4;
+  double rate = 15, alpha = 5e-6, beta = 5;
+  bool subtrees = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto val = [&]() { return i + 1 < argc ? std::string(argv[++i]) : std::string("0"); };
@@ -125,7 +126,7 @@ int main(int argc, char** argv) {
     } else if (a == "--rate") rate = std::atof(val().c_str());
     else if (a == "--alpha") alpha = std::atof(val().c_str());
     else if (a == "--beta") beta = std::atof(val().c_str());
-    else if (a == "--granularity") gran = std::atof(val().c_str());
+    else if (a == "--pure-2d") subtrees = false;
     else return std::fprintf(stderr, "perf_sparse_mpi_model: unknown argument '%s'\n", a.c_str()), 2;
   }
   auto t0 = std::chrono::steady_clock::now();
@@ -140,14 +141,14 @@ int main(int argc, char** argv) {
   const double t_an = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("perf_sparse_mpi_model: %s n = %ld, nnz(A, lower) = %ld (generate + analyse %.1f s)\n  %s\n",
               input.empty() ? gen.c_str() : input.c_str(), long(A.n), long(A.nnz()), t_an, S.stats.summary().c_str());
-  std::printf("  rate %.1f GFLOP/s per rank, alpha %.1e s per notice+get, beta %.1f GB/s per rank, subtree granularity %.1f\n",
-              rate, alpha, beta, gran);
+  std::printf("  rate %.1f GFLOP/s per rank, alpha %.1e s per notice+get, beta %.1f GB/s per rank, local subtrees %s\n",
+              rate, alpha, beta, subtrees ? "on" : "off");
   std::printf("%6s %10s %10s %6s %10s %10s %10s %10s | %9s %9s %9s %9s %6s\n", "P", "GF max", "GF avg", "imbal", "msgs max",
               "MB max", "GB total", "CP GF", "T comp", "T comm", "T proj", "speedup", "eff");
   double t1 = 0;
   for (int P : ranks) {
     ks::DistributedOptions dopt;
-    dopt.subtree_granularity = gran;
+    dopt.local_subtrees = subtrees;
     MpiLayout L;
     L.build(S, dopt, 0, P);
     const Model m = model(S, L);

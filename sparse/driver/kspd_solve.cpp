@@ -210,8 +210,8 @@ int main(int argc, char** argv) {
   const int blas = a.blas_threads >= 0 ? a.blas_threads : (workers > 1 ? 1 : 0);
   if (blas > 0 && openblas_set_num_threads) openblas_set_num_threads(blas);
 #ifdef KSPD_ENABLE_MPI
-  if (ks::Impl::mpi_world_size_from_env() > 1)
-    return ks::Impl::mpi_driver_main({a.input, a.generate, a.nx, a.ny, a.nz, a.nrhs, a.refactor, a.gpu_direct, a.max_supernode_given,
+  if (ks::Impl::mpi_world_size_from_env() > 1 || a.distributed)
+    return ks::Impl::mpi_driver_main({a.input, a.generate, a.nx, a.ny, a.nz, a.nrhs, a.refactor, a.max_supernode_given,
                                       a.memory_limit_given}, a.opt, a.precision == "float");
 #endif
   Kokkos::ScopeGuard guard;  // not argv: Kokkos would claim --threads

@@ -82,7 +82,7 @@ const char* usage_text() {
          "  [--relax on|off] [--nrelax a,b,c] [--zrelax x,y,z] [--max-supernode W] [--max-trsm-rows R]\n"
          "  [--gpu on|off|force] [--gpu-threshold-potrf W] [--gpu-threshold-trsm M*W] [--gpu-threshold-update M*N*K]\n"
          "  [--gpu-mem-limit MiB] [--fallback cpu|fail] [--gpu-placement resident|top] [--timeline]\n"
-         "  [--gpu-direct on|off] [--refactor K] [--quiet] [--analyse-only]\n"
+         "  [--distributed] [--refactor K] [--quiet] [--analyse-only]\n"
          "FILE: a Matrix Market (.mtx, .mtx.gz) or Rutherford-Boeing (.rsa, .rb) file (the same as --input FILE).\n"
          "Default: --generate elasticity3d --size 22 (3 dof per node, n = 31944), --threads = all cores as\n"
          "task workers with single-threaded BLAS inside each (--threads 1: one worker, threaded BLAS).\n"
@@ -92,8 +92,8 @@ const char* usage_text() {
          "the top of the tree on the GPU (by the thresholds) and the rest on the host workers. --timeline: where the\n"
          "time went (resident factorization and solve: fenced per phase or launch; host workers: seconds per task kind).\n"
          "Under mpiexec (distributed): one rank per GPU (node-local rank % GPUs); --gpu on|off|force and the\n"
-         "thresholds pick the device supernodes, --gpu-mem-limit is per rank; --gpu-direct is reported only\n"
-         "(blocks are staged through host memory); --threads T is per rank (the main thread, which makes the MPI\n"
+         "thresholds pick the device supernodes, --gpu-mem-limit is per rank (blocks move between\n"
+         "ranks through host memory); --distributed runs the distributed solver with one rank too; --threads T is per rank (the main thread, which makes the MPI\n"
          "calls and runs the device tasks, and T-1 host task workers; default: the node's cores / its ranks).\n"
          "Exit status: 0 solved (or --help), 1 error, 2 bad command line, 3 not positive definite, 4 residual too large.\n";
 }
@@ -178,8 +178,8 @@ ParseResult parse_args(int argc, const char* const* argv, Args& a) {
         if (!(mib > 0)) bad(f, argv[i], "must be positive (MiB)");
         a.opt.offload.device_memory_limit = std::int64_t(mib * 1048576.0);
         a.memory_limit_given = true;
-      } else if (f == "--gpu-direct") {
-        a.gpu_direct = one_of(f, need(), {"on", "off"}) == "on";
+      } else if (f == "--distributed") {
+        a.distributed = true;
       } else if (f == "--fallback") {
         a.opt.offload.fallback = one_of(f, need(), {"cpu", "fail"}) == "fail" ? OffloadFallback::Fail : OffloadFallback::Cpu;
       } else if (!f.empty() && f[0] == '-') {

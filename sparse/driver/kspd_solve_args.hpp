@@ -19,7 +19,7 @@ struct Args {
   int refactor = 0;
   bool analyse_only = false;  // --analyse-only: stop after the order + analyse report
   int blas_threads = -1;    // -1: 1 when several task workers run, else the BLAS default
-  bool gpu_direct = false;  // distributed: DistributedOptions::gpu_direct (reported only)
+  bool distributed = false;  // --distributed: the distributed solver also with one rank
   bool max_supernode_given = false, memory_limit_given = false;
   Options opt;
   Args() { opt.threads = 0; }  // all cores

@@ -238,18 +238,28 @@ class DeviceFactor {
                    drel_.data());
   }
 
-  /// Brings the device panels back into the host values (after the last task).
-  void finish(Scalar* hvals) {
+  /// Brings the device panels back into the host values (after the last task). A panel
+  /// outside `subset` was not factored: its device accumulator (the subset's device updates)
+  /// is added to the host panel (A's values and the host updates) instead.
+  void finish(Scalar* hvals, const SnodeSubset& subset = {}) {
     if (dvals_.extent(0) == 0) return;
     std::lock_guard<std::mutex> lk(m_);
+    std::vector<Scalar> acc;
     for (size_type s = 0; s < size_type(on_.size()); ++s) {
       if (!on_[size_t(s)]) continue;
       const Supernode& sn = S_->snodes[size_t(s)];
       const size_type words = sn.nrows() * sn.ncols;
+      Scalar* h = hvals + sn.value_offset;
+      const bool add = !in_subset(subset, s);
+      if (add) acc.resize(size_t(words));
       Kokkos::deep_copy(exec_,
-                        Kokkos::View<Scalar*, StagingSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                            hvals + sn.value_offset, size_t(words)),
+                        Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                            add ? acc.data() : h, size_t(words)),
                         DUnmanaged<Scalar>(dvals_.data() + doff_[size_t(s)], size_t(words)));
+      if (add) {
+        exec_.fence();
+        for (size_type i = 0; i < words; ++i) h[i] += acc[size_t(i)];
+      }
       stats_.from_dev += double(words) * sizeof(Scalar);
     }
     exec_.fence();

@@ -128,7 +128,8 @@ struct LevelSchedule {
   static constexpr size_type kSmallRows = 2048;
   static constexpr double kSmallUpdate = double(1 << 22);
 
-  explicit LevelSchedule(const Symbolic& S) {
+  /// The supernodes of `subset` (all when empty) by level.
+  explicit LevelSchedule(const Symbolic& S, const SnodeSubset& subset = {}) {
     const size_type ns = size_type(S.snodes.size());
     std::vector<size_type> level(size_t(ns), 0);
     size_type nlev = ns > 0 ? 1 : 0;
@@ -139,14 +140,16 @@ struct LevelSchedule {
     }
     std::vector<size_type> count(size_t(2 * nlev + 1), 0);  // (level, large) buckets
     auto key = [&](size_type s) { return 2 * level[size_t(s)] + (small(S.snodes[size_t(s)]) ? 0 : 1); };
-    for (size_type s = 0; s < ns; ++s) ++count[size_t(key(s) + 1)];
+    for (size_type s = 0; s < ns; ++s)
+      if (in_subset(subset, s)) ++count[size_t(key(s) + 1)];
     for (size_t b = 1; b < count.size(); ++b) count[b] += count[b - 1];
     level_begin.resize(size_t(nlev + 1));
     small_end.resize(size_t(nlev));
     for (size_type l = 0; l <= nlev; ++l) level_begin[size_t(l)] = count[size_t(2 * l)];
     for (size_type l = 0; l < nlev; ++l) small_end[size_t(l)] = count[size_t(2 * l + 1)];
-    order.resize(size_t(ns));
+    order.resize(size_t(count.back()));
     for (size_type s = 0; s < ns; ++s) {
+      if (!in_subset(subset, s)) continue;
       order[size_t(count[size_t(key(s))]++)] = s;
       const Supernode& sn = S.snodes[size_t(s)];
       if (small(sn)) max_small_rows = std::max(max_small_rows, sn.nrows());

@@ -124,8 +124,8 @@ inline void print_rank_device_stats(MPI_Comm comm, const DistributedStats& st, c
   std::vector<double> all(size_t(K * P));
   KSPD_MPI_SAFE_CALL(MPI_Gather(mine, K, MPI_DOUBLE, all.data(), K, MPI_DOUBLE, 0, comm));
   if (rank != 0) return;
-  std::printf("%sdevice offload: %ld device supernodes; tasks device/host per kind; fallback 1: the rank ran on the host%s\n", prefix, long(st.device_supernodes),
-              st.gpu_direct ? "; gpu_direct requested, not implemented: host staging" : "");
+  std::printf("%sdevice offload (separators): %ld device supernodes; tasks device/host per kind; fallback 1: the rank ran on the host\n",
+              prefix, long(st.device_supernodes));
   std::printf("%s%4s %7s %11s %11s %13s %6s %9s %9s %8s %8s %8s\n", prefix, "rank", "dblocks", "potrf d/h", "trsm d/h",
               "update d/h", "gpu%", "to dev MB", "from MB", "peak MB", "dev s", "fallback");
   double tot[K] = {0};
@@ -151,24 +151,26 @@ inline void print_rank_stats(MPI_Comm comm, const DistributedStats& st, const ch
   int rank = 0, P = 1;
   KSPD_MPI_SAFE_CALL(MPI_Comm_rank(comm, &rank));
   KSPD_MPI_SAFE_CALL(MPI_Comm_size(comm, &P));
-  const int K = 11;
+  const int K = 13;
   const double mine[K] = {double(st.local_blocks), st.local_values, double(st.local_tasks), st.flops, double(st.gets),
                           st.bytes_get,           double(st.messages_sent), st.wait_seconds, st.factor_seconds,
-                          double(st.solve_messages_sent), st.solve_wait_seconds};
+                          double(st.solve_messages_sent), st.solve_wait_seconds, st.local_seconds, st.fanin_bytes};
   std::vector<double> all(size_t(K * P));
   KSPD_MPI_SAFE_CALL(MPI_Gather(mine, K, MPI_DOUBLE, all.data(), K, MPI_DOUBLE, 0, comm));
   if (rank != 0) return print_rank_device_stats(comm, st, prefix);
-  std::printf("%s%4s %7s %9s %7s %9s %7s %10s %7s %8s %8s %7s %8s\n", prefix, "rank", "blocks", "L MB", "tasks", "GFLOP",
-              "gets", "pulled MB", "notices", "wait s", "factor s", "solvmsg", "swait s");
+  // tasks, GFLOP, gets, notices, wait: the separators' fan-out; local s: the local subtrees
+  // by the engine; fan-in MB: their updates sent to the separators' owners
+  std::printf("%s%4s %7s %9s %7s %9s %7s %10s %7s %8s %8s %7s %8s %8s %9s\n", prefix, "rank", "blocks", "L MB", "tasks",
+              "GFLOP", "gets", "pulled MB", "notices", "wait s", "factor s", "solvmsg", "swait s", "local s", "fan-in MB");
   double tot[K] = {0};
   for (int r = 0; r < P; ++r) {
     const double* x = all.data() + K * r;
     for (int k = 0; k < K; ++k) tot[k] += x[k];
-    std::printf("%s%4d %7.0f %9.2f %7.0f %9.3f %7.0f %10.3f %7.0f %8.4f %8.4f %7.0f %8.4f\n", prefix, r, x[0],
-                x[1] * mb, x[2], x[3] * 1e-9, x[4], x[5] * 1e-6, x[6], x[7], x[8], x[9], x[10]);
+    std::printf("%s%4d %7.0f %9.2f %7.0f %9.3f %7.0f %10.3f %7.0f %8.4f %8.4f %7.0f %8.4f %8.4f %9.3f\n", prefix, r, x[0],
+                x[1] * mb, x[2], x[3] * 1e-9, x[4], x[5] * 1e-6, x[6], x[7], x[8], x[9], x[10], x[11], x[12] * 1e-6);
   }
-  std::printf("%s%4s %7.0f %9.2f %7.0f %9.3f %7.0f %10.3f %7.0f %8.4f %8s %7.0f %8.4f\n", prefix, "all", tot[0],
-              tot[1] * mb, tot[2], tot[3] * 1e-9, tot[4], tot[5] * 1e-6, tot[6], tot[7], "", tot[9], tot[10]);
+  std::printf("%s%4s %7.0f %9.2f %7.0f %9.3f %7.0f %10.3f %7.0f %8.4f %8s %7.0f %8.4f %8s %9.3f\n", prefix, "all", tot[0],
+              tot[1] * mb, tot[2], tot[3] * 1e-9, tot[4], tot[5] * 1e-6, tot[6], tot[7], "", tot[9], tot[10], "", tot[12] * 1e-6);
   print_rank_device_stats(comm, st, prefix);
 }
 
@@ -176,7 +178,6 @@ struct MpiDriverProblem {
   std::string input, generate = "elasticity3d";
   size_type nx = 22, ny = -1, nz = -1, nrhs = 1;
   int refactor = 0;
-  bool gpu_direct = false;  ///< DistributedOptions::gpu_direct (reported; host staging)
   bool max_supernode_given = false, memory_limit_given = false;  ///< for gpu_run_defaults
 };
 
@@ -208,10 +209,9 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
   if (bad) return 2;
   print_rank_devices(MPI_COMM_WORLD, "  ");
   DistributedOptions dopt;
-  static_cast<Options&>(dopt) = opt;
-  mpi_gpu_run_defaults(MPI_COMM_WORLD, dopt, pb.max_supernode_given, pb.memory_limit_given);
-  dopt.progress = nullptr;
-  dopt.gpu_direct = pb.gpu_direct;
+  dopt.engine = opt;
+  mpi_gpu_run_defaults(MPI_COMM_WORLD, dopt.engine, pb.max_supernode_given, pb.memory_limit_given);
+  dopt.engine.progress = nullptr;
   DistributedCholesky<Scalar> chol(MPI_COMM_WORLD, dopt);
   double t = MPI_Wtime();
   chol.analyze(A);
@@ -233,9 +233,10 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
     double tf = MPI_Wtime() - t, tmax = 0;
     KSPD_MPI_SAFE_CALL(MPI_Allreduce(&tf, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
     if (rank == 0)
-      std::printf("%-8s %8.3f s  %.3e flops, %.2f GFLOP/s on %d ranks x %d threads (distribute %.3f s)\n",
+      std::printf("%-8s %8.3f s  %.3e flops, %.2f GFLOP/s on %d ranks x %d threads (distribute %.3f s; rank 0: local "
+                  "subtrees %.3f s, fan-in %.3f s)\n",
                   round ? "refactor" : "factor", tmax, as.flops, as.flops / tmax * 1e-9, P, chol.stats().host_threads,
-                  chol.stats().distribute_seconds);
+                  chol.stats().distribute_seconds, chol.stats().local_seconds, chol.stats().fanin_seconds);
   }
   const size_type n = chol.n(), k = pb.nrhs;
   std::vector<Scalar> X, B, W;

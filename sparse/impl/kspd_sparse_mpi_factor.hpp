@@ -1,7 +1,14 @@
 #ifndef KSPD_SPARSE_MPI_FACTOR_HPP
 #define KSPD_SPARSE_MPI_FACTOR_HPP
 /// \file kspd_sparse_mpi_factor.hpp
-/// The distributed fan-out factorization (symPACK, section 3.3/3.4) over MPI.
+/// The distributed fan-out factorization (symPACK, section 3.3/3.4) over MPI, of the
+/// separator supernodes only (MpiLayout::separator): the local subtrees below them are
+/// factored by each rank with the single-process engine and their updates arrive summed in
+/// the separators' blocks before run() (kspd_sparse_distributed.hpp).
+/// FIXME(#17 item 1): still a second mechanism beside the engine's: its own task graph
+/// (D/F/U per block pair, not Symbolic::tasks), its own worker pool and ready queues (not
+/// the Scheduler with an MPI transport), its own device plan (kspd_sparse_mpi_device.hpp)
+/// and its own host update + scatter (host_update) for the separators.
 ///
 /// Tasks, each run by the owner of the block it writes:
 ///   D(s)          potrf of the diagonal block of s;
@@ -74,6 +81,59 @@ struct MpiFactorResult {
   std::string message;  ///< names the column, the pivot and the rank that found it
 };
 
+/// Collective: the pivot failure with the smallest column over the ranks (failed: this
+/// rank knows of one at column col, 0-based in the input's numbering, found by fail_rank),
+/// the same outcome on every rank.
+inline MpiFactorResult agree_pivot_failure(MPI_Comm comm, bool failed, std::int64_t col, double pivot, int fail_rank) {
+  int rank = 0, nranks = 1;
+  KSPD_MPI_SAFE_CALL(MPI_Comm_rank(comm, &rank));
+  KSPD_MPI_SAFE_CALL(MPI_Comm_size(comm, &nranks));
+  MpiFactorResult res;
+  std::int64_t mine = failed ? col : std::numeric_limits<std::int64_t>::max(), mincol = 0;
+  KSPD_MPI_SAFE_CALL(MPI_Allreduce(&mine, &mincol, 1, MPI_INT64_T, MPI_MIN, comm));
+  if (mincol == std::numeric_limits<std::int64_t>::max()) return res;
+  // The lowest rank that knows the failure with the smallest column tells the pivot.
+  int me = failed && col == mincol ? rank : nranks, root = 0;
+  KSPD_MPI_SAFE_CALL(MPI_Allreduce(&me, &root, 1, MPI_INT, MPI_MIN, comm));
+  double info[2] = {pivot, double(fail_rank)};
+  KSPD_MPI_SAFE_CALL(MPI_Bcast(info, 2, MPI_DOUBLE, root, comm));
+  std::ostringstream os;
+  os << "kspd::sparse::DistributedCholesky::factorize: the matrix is not positive definite: pivot " << info[0]
+     << " at column " << mincol << " (0-based, the input's numbering), found on rank " << int(info[1]) << " of " << nranks;
+  res.info = size_type(mincol + 1);
+  res.pivot = info[0];
+  res.message = os.str();
+  return res;
+}
+
+/// Host threads of this rank for Options::threads = `threads` (collective): 0 gives the
+/// node's cores shared among the ranks on the node (at least 1). More than 1 needs
+/// MPI_THREAD_FUNNELED: else every rank throws InvalidArgument (0 then gives 1).
+inline int rank_threads(MPI_Comm comm, int threads) {
+  int level = MPI_THREAD_SINGLE;
+  KSPD_MPI_SAFE_CALL(MPI_Query_thread(&level));
+  // The level is the process's: agreed, so that every rank throws here (before any
+  // collective of the factorization).
+  agree(comm, [&] {
+    KSPD_REQUIRE(threads <= 1 || level >= MPI_THREAD_FUNNELED, InvalidArgument,
+                 "kspd::sparse::DistributedCholesky: Options::threads = "
+                     << threads << " needs MPI initialized with at least MPI_THREAD_FUNNELED (MPI_Init_thread); "
+                        "this process has level "
+                     << level << " (set threads = 1, or 0 to fall back to one thread)");
+  });
+  if (level < MPI_THREAD_FUNNELED) return 1;  // threads = 0 (automatic): one thread
+  if (threads > 0) return threads;
+  int rank = 0;
+  KSPD_MPI_SAFE_CALL(MPI_Comm_rank(comm, &rank));
+  MPI_Comm node;
+  KSPD_MPI_SAFE_CALL(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
+  int local = 1;
+  KSPD_MPI_SAFE_CALL(MPI_Comm_size(node, &local));
+  KSPD_MPI_SAFE_CALL(MPI_Comm_free(&node));
+  const int cores = int(std::thread::hardware_concurrency());
+  return std::max(1, cores / std::max(1, local));
+}
+
 /// Fault injection for tests (internal): the rank `rank` throws kspd::Error from its
 /// factorization loop once it has run `after_tasks` tasks; -1: off.
 struct MpiFaultInjection {
@@ -93,12 +153,12 @@ class MpiFactor {
  public:
   /// one_sided: pull blocks with MPI_Get from a window (falls back to two-sided when the
   /// window cannot be created on every rank); false: request/reply messages.
-  /// off: device offload (DistributedOptions); gpu_direct is reported only.
+  /// off: device offload (DistributedOptions::engine.offload) of the separators' blocks.
   /// threads: host threads of this rank (main thread included; 0: the node's cores shared
   /// among the ranks on the node, at least 1).
   MpiFactor(const Symbolic& S, const MpiLayout& L, MPI_Comm comm, std::vector<Scalar>& values, DistributedStats& st,
-            bool one_sided = true, const Offload& off = Offload{}, bool gpu_direct = false, int threads = 1)
-      : S_(S), L_(L), comm_(comm), v_(values), st_(st), want_rma_(one_sided), off_(off), gpu_direct_(gpu_direct),
+            bool one_sided = true, const Offload& off = Offload{}, int threads = 1)
+      : S_(S), L_(L), comm_(comm), v_(values), st_(st), want_rma_(one_sided), off_(off),
         threads_(threads) {}
   ~MpiFactor() { stop_workers(); }
   MpiFactor(const MpiFactor&) = delete;
@@ -112,7 +172,7 @@ class MpiFactor {
     agree(comm_, [&] { setup(); });
     plan_device();  // collective: may throw OutOfDeviceMemory on every rank
     for (size_type s = 0; s < ns(); ++s)  // after plan_device: the queue depends on the side
-      if (L_.local(S_.snodes[size_t(s)].block_begin) && deps_[size_t(s)] == 0) push(s);
+      if (L_.separator(s) && L_.local(S_.snodes[size_t(s)].block_begin) && deps_[size_t(s)] == 0) push(s);
     // One rank needs no window (and some one-sided components refuse a singleton).
     rma_ = false;
     if (L_.nranks > 1 && want_rma_) {
@@ -239,6 +299,7 @@ class MpiFactor {
     ukey_.clear();
     ntasks_local_ = 0;
     for (size_type s = 0; s < ns(); ++s) {
+      if (!L_.separator(s)) continue;  // a local subtree's: factored by the engine (Numeric)
       const Supernode& sn = S_.snodes[size_t(s)];
       if (L_.local(sn.block_begin)) ++ntasks_local_;
       for (size_type b = sn.block_begin + 1; b < sn.block_end; ++b)
@@ -248,6 +309,7 @@ class MpiFactor {
         }
     }
     for (size_type s = 0; s < ns(); ++s) {
+      if (!L_.separator(s)) continue;
       const Supernode& sn = S_.snodes[size_t(s)];
       for (size_type b1 = sn.block_begin + 1; b1 < sn.block_end; ++b1)
         for (size_type b2 = b1; b2 < sn.block_end; ++b2) {
@@ -301,7 +363,6 @@ class MpiFactor {
   /// thresholds, then closed upwards (targets have larger indices: one ascending pass).
   void plan_device() {
     st_.offload = off_.any();
-    st_.gpu_direct = gpu_direct_;
     st_.cuda_aware_mpi = off_.any() && cuda_aware_mpi();
     st_.device_fallback = false;
     for (int i = 0; i < 3; ++i) st_.host_ops[i] = st_.device_ops[i] = 0;
@@ -330,7 +391,7 @@ class MpiFactor {
     size_type resident = 0, work = 0, cache = 0, nblocks = 0;
     for (size_type b = 0; b < nb(); ++b) {
       const Block& blk = S_.blocks[size_t(b)];
-      if (!L_.local(b) || !dev_sn_[size_t(blk.snode)]) continue;
+      if (!L_.local(b) || !dev_sn_[size_t(blk.snode)] || !L_.separator(blk.snode)) continue;
       const size_type sz = L_.block_size(S_, b), k = S_.snodes[size_t(blk.snode)].ncols;
       doff_[size_t(b)] = resident;
       resident += sz;
@@ -453,7 +514,10 @@ class MpiFactor {
   void compute(Job& j) const {
     const size_type t = j.t;
     if (t < ns()) {
-      j.info = kspd::Impl::host::potrf('L', S_.snodes[size_t(t)].ncols, j.p, S_.snodes[size_t(t)].ncols);
+      // core's potrf (no kernel launch on a host space: thread-safe) reports NaN pivots too
+      using Panel = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+      const size_type k = S_.snodes[size_t(t)].ncols;
+      j.info = kspd::potrf(Kokkos::DefaultHostExecutionSpace(), Uplo::Lower, Panel(j.p, size_t(k), size_t(k)));
     } else if (t < ns() + nb()) {
       const Block& blk = S_.blocks[size_t(t - ns())];
       const size_type k = S_.snodes[size_t(blk.snode)].ncols;
@@ -533,28 +597,7 @@ class MpiFactor {
   }
 
   // ---- worker threads ----
-  int resolve_threads() const {
-    int level = MPI_THREAD_SINGLE;
-    KSPD_MPI_SAFE_CALL(MPI_Query_thread(&level));
-    // Workers need at least "funneled". The level is the process's: agreed, so that every
-    // rank throws here (before any collective of the factorization).
-    agree(comm_, [&] {
-      KSPD_REQUIRE(threads_ <= 1 || level >= MPI_THREAD_FUNNELED, InvalidArgument,
-                   "kspd::sparse::DistributedCholesky: Options::threads = "
-                       << threads_ << " needs MPI initialized with at least MPI_THREAD_FUNNELED (MPI_Init_thread); "
-                          "this process has level "
-                       << level << " (set threads = 1, or 0 to fall back to one thread)");
-    });
-    if (level < MPI_THREAD_FUNNELED) return 1;  // threads = 0 (automatic): one thread
-    if (threads_ > 0) return threads_;
-    MPI_Comm node;
-    KSPD_MPI_SAFE_CALL(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, L_.rank, MPI_INFO_NULL, &node));
-    int local = 1;
-    KSPD_MPI_SAFE_CALL(MPI_Comm_size(node, &local));
-    KSPD_MPI_SAFE_CALL(MPI_Comm_free(&node));
-    const int cores = int(std::thread::hardware_concurrency());
-    return std::max(1, cores / std::max(1, local));
-  }
+  int resolve_threads() const { return rank_threads(comm_, threads_); }
   void start_workers(int threads) {
     st_.host_threads = threads;
     in_flight_ = 0;
@@ -885,23 +928,7 @@ class MpiFactor {
   /// lowest failing rank's); else the pivot failure with the smallest column, if any.
   MpiFactorResult agree_on_outcome() {
     agree_error(comm_, local_error_);
-    MpiFactorResult res;
-    std::int64_t col = failed_ ? fail_col_ : std::numeric_limits<std::int64_t>::max(), mincol = 0;
-    KSPD_MPI_SAFE_CALL(MPI_Allreduce(&col, &mincol, 1, MPI_INT64_T, MPI_MIN, comm_));
-    if (mincol == std::numeric_limits<std::int64_t>::max()) return res;
-    // The lowest rank that knows the failure with the smallest column tells the pivot.
-    int me = failed_ && fail_col_ == mincol ? L_.rank : L_.nranks, root = 0;
-    KSPD_MPI_SAFE_CALL(MPI_Allreduce(&me, &root, 1, MPI_INT, MPI_MIN, comm_));
-    double info[2] = {fail_pivot_, double(fail_rank_)};
-    KSPD_MPI_SAFE_CALL(MPI_Bcast(info, 2, MPI_DOUBLE, root, comm_));
-    std::ostringstream os;
-    os << "kspd::sparse::DistributedCholesky::factorize: the matrix is not positive definite: pivot " << info[0]
-       << " at column " << mincol << " (0-based, the input's numbering), found on rank " << int(info[1]) << " of "
-       << L_.nranks;
-    res.info = size_type(mincol + 1);
-    res.pivot = info[0];
-    res.message = os.str();
-    return res;
+    return agree_pivot_failure(comm_, failed_, fail_col_, fail_pivot_, fail_rank_);
   }
 
   struct Outgoing {
@@ -939,7 +966,7 @@ class MpiFactor {
   // Device offload: classification per supernode, device offsets per block (-1: none),
   // per block whether device updates reached its device copy, per update task the side.
   Offload off_;
-  bool gpu_direct_ = false, dev_on_ = false;
+  bool dev_on_ = false;
   std::vector<char> dev_sn_, dirty_, udev_;
   std::vector<size_type> doff_;
   std::unique_ptr<MpiDevice<Scalar, DevExec>> dev_;  ///< with offload on only (needs Kokkos)

@@ -23,11 +23,6 @@
 
 namespace kspd::sparse {
 
-/// Maps a block to a rank: (source supernode, target supernode of the block's rows, number
-/// of ranks) -> rank in [0, nranks). symPACK's map(i, j) with i = target, j = source; the
-/// diagonal block of s is (s, s).
-using BlockMap = std::function<int(size_type snode, size_type target, int nranks)>;
-
 /// The near-square process grid pr x pc (pr <= pc, pr * pc = nranks).
 inline void process_grid(int nranks, int& pr, int& pc) {
   pr = int(std::sqrt(double(nranks)));
@@ -46,38 +41,14 @@ inline BlockMap block_cyclic_map() {
   };
 }
 
-/// Options of the distributed solver: the single-process options plus the block mapping.
-/// With no map given, small subtrees of the supernodal elimination tree (subtree work at
-/// most total / (nranks * subtree_granularity)) are placed whole on one rank each (the
-/// least loaded, largest first: no messages inside them) and the supernodes above use the
-/// 2D block-cyclic map; subtree_granularity = 0 maps every block 2D block-cyclically.
-/// A given map is used for every block.
-struct DistributedOptions : Options {
-  BlockMap map;
-  double subtree_granularity = 4.0;
-  /// Pull factor blocks with MPI_Get (passive target); false, or a window that cannot be
-  /// created: request/reply messages (the owner serves requests while it polls).
-  bool one_sided = true;
-  /// Device offload (the inherited Options::offload): one MPI rank per GPU; a supernode
-  /// is a device supernode when its width reaches potrf_threshold, its panel below the
-  /// diagonal (rows x width) trsm_threshold or its update product (rows below)^2 x width
-  /// update_threshold, and every supernode its rows update is one too (up the tree). The
-  /// rank's blocks of device supernodes live on its GPU; their potrf and trsm run there,
-  /// and so does an update into them whose product m1 x m2 x width reaches
-  /// update_threshold. device_memory_limit bounds the rank's device memory: over it, the
-  /// rank factors on the host (fallback Cpu) or every rank throws OutOfDeviceMemory (Fail).
-  /// Blocks move between ranks through host memory ("host staging").
-  /// gpu_direct: ask MPI to move device blocks directly (CUDA-aware MPI). Not implemented
-  /// yet: reported (DistributedStats::gpu_direct, cuda_aware_mpi), host staging is used.
-  bool gpu_direct = false;
-  // Options::threads: host threads per rank (the main thread, which makes every MPI call and
-  // runs the device tasks, plus threads - 1 workers for the host tasks); 0: the cores of the
-  // node shared among the ranks on it. More than 1 needs MPI_THREAD_FUNNELED (else InvalidArgument; 0 then gives 1).
-};
-
 /// Per-rank communication and time counters (this rank's view).
 struct DistributedStats {
   double analyse_seconds = 0, distribute_seconds = 0, factor_seconds = 0, solve_seconds = 0;
+  double local_seconds = 0;       ///< factorization: this rank's local subtrees by the engine
+  double fanin_seconds = 0;       ///< factorization: the local subtrees' updates to the separators' owners
+  double fanin_bytes = 0;         ///< ... sent by this rank
+  size_type local_supernodes = 0; ///< supernodes of this rank's local subtrees
+  bool local_resident = false;    ///< the engine factored them resident on the device
   double wait_seconds = 0;        ///< factorization: blocked waiting for data or notices
   double solve_wait_seconds = 0;  ///< solve: blocked waiting for messages
   double bytes_get = 0;           ///< factor blocks pulled with MPI_Get
@@ -91,7 +62,6 @@ struct DistributedStats {
   // Device offload (all zero when Options::offload is off).
   bool offload = false;           ///< offload was requested
   bool device_fallback = false;   ///< over device_memory_limit: this rank factored on the host
-  bool gpu_direct = false;        ///< DistributedOptions::gpu_direct was requested (host staging used)
   bool cuda_aware_mpi = false;    ///< the MPI library reports CUDA-aware support
   size_type host_ops[3] = {0, 0, 0};    ///< potrf, trsm, update tasks run on the host
   size_type device_ops[3] = {0, 0, 0};  ///< ... on the device
@@ -118,13 +88,76 @@ inline MPI_Datatype mpi_type() {
   return mpi_datatype<T>();
 }
 
+/// The subtree-to-rank map: per supernode, the rank whose local subtree holds it, or -1 for
+/// a separator supernode. Proportional mapping (Pothen and Sun) on the supernodal
+/// elimination tree with the subtrees' flops as weights: a tree node given one rank is a
+/// local subtree of that rank, whole; a node given several ranks is a separator, and its
+/// children are split into two groups of about equal weight whose rank counts are
+/// proportional to the weights (recursively, so any number of children and ranks works).
+/// One rank: the whole forest is one local subtree. Deterministic (ties by supernode).
+inline std::vector<int> subtree_map(const Symbolic& S, int P) {
+  const size_type ns = size_type(S.snodes.size());
+  std::vector<int> home(size_t(ns), 0);
+  if (P <= 1) return home;
+  std::vector<double> W(size_t(ns), 0.0);
+  std::vector<std::vector<size_type>> kids(static_cast<size_t>(ns));
+  std::vector<size_type> roots;
+  auto sq = [](double x) { return x * (x + 1) * (2 * x + 1) / 6; };  // sum of i^2, i = 1..x
+  for (size_type s = 0; s < ns; ++s) {  // postorder: children before parents
+    const Supernode& sn = S.snodes[size_t(s)];
+    const double m = double(sn.nrows()), k = double(sn.ncols);
+    W[size_t(s)] += sq(m) - sq(m - k);  // potrf + trsm + update flops (sum of column counts squared)
+    const size_type p = sn.parent;
+    KSPD_REQUIRE(p < 0 || p > s, Error, "kspd::sparse: internal error: supernode " << s << " has parent " << p);
+    if (p >= 0) {
+      W[size_t(p)] += W[size_t(s)];
+      kids[size_t(p)].push_back(s);
+    } else {
+      roots.push_back(s);
+    }
+  }
+  auto whole = [&](size_type s, int r) {  // s and its descendants: consecutive in postorder
+    size_type first = s;
+    while (!kids[size_t(first)].empty()) first = kids[size_t(first)].front();
+    for (size_type t = first; t <= s; ++t) home[size_t(t)] = r;
+  };
+  // Ranks [r0, r0 + p) for the subtrees of `set` (a list of tree nodes).
+  std::function<void(std::vector<size_type>, int, int)> assign = [&](std::vector<size_type> set, int r0, int p) {
+    if (p == 1) {
+      for (size_type s : set) whole(s, r0);
+      return;
+    }
+    if (set.size() == 1) {
+      const size_type s = set.front();
+      if (kids[size_t(s)].empty()) return whole(s, r0);  // a leaf cannot be split
+      home[size_t(s)] = -1;
+      return assign(kids[size_t(s)], r0, p);
+    }
+    std::sort(set.begin(), set.end(), [&](size_type a, size_type b) { return W[size_t(a)] > W[size_t(b)] || (W[size_t(a)] == W[size_t(b)] && a < b); });
+    std::vector<size_type> A, B;
+    double wa = 0, wb = 0;
+    for (size_type s : set) (wa <= wb ? (wa += W[size_t(s)], A) : (wb += W[size_t(s)], B)).push_back(s);
+    const double tot = wa + wb;
+    int pa = tot > 0 ? int(std::lround(double(p) * wa / tot)) : p / 2;
+    pa = std::min(std::max(pa, 1), p - 1);
+    assign(std::move(A), r0, pa);
+    assign(std::move(B), r0 + pa, p - pa);
+  };
+  if (!roots.empty()) assign(roots, 0, P);
+  return home;
+}
+
 /// Owners and storage offsets of every block, the same on every rank.
 struct MpiLayout {
   int rank = 0, nranks = 1;
+  std::vector<int> home;              ///< per supernode: its local subtree's rank, -1: separator
   std::vector<int> owner;             ///< per block
-  std::vector<size_type> offset;      ///< per block: offset in its owner's storage
+  std::vector<size_type> offset;      ///< per block: offset in its owner's storage (-1: none, one rank's local subtree)
   std::vector<size_type> local_size;  ///< per rank: scalars stored
+  std::uint64_t map_hash = 0;         ///< of the given block map's value for every block (0: none given)
 
+  /// Local subtrees (DistributedOptions::local_subtrees) whole on their rank, the
+  /// separators' blocks by the block map.
   void build(const Symbolic& S, const DistributedOptions& opt, int me, int P) {
     rank = me;
     nranks = P;
@@ -132,60 +165,42 @@ struct MpiLayout {
     offset.assign(S.blocks.size(), 0);
     local_size.assign(size_t(P), 0);
     const BlockMap map = opt.map ? opt.map : block_cyclic_map();
-    const std::vector<int> home = opt.map || opt.subtree_granularity <= 0 || P == 1
-                                      ? std::vector<int>(S.snodes.size(), -1)
-                                      : subtree_homes(S, P, opt.subtree_granularity);
+    home = opt.local_subtrees ? subtree_map(S, P) : std::vector<int>(S.snodes.size(), -1);
+    map_hash = 0;
     for (size_t b = 0; b < S.blocks.size(); ++b) {
       const Block& blk = S.blocks[b];
       const int h = home[size_t(blk.snode)];
-      const int r = h >= 0 ? h : map(blk.snode, blk.target, P);
+      // A given map is checked on every block, also where a local subtree overrides it
+      // (its errors do not depend on the number of ranks).
+      const int m = opt.map || h < 0 ? map(blk.snode, blk.target, P) : h;
+      if (opt.map) map_hash = (map_hash ^ std::uint64_t(m)) * 1099511628211ull;
+      const int r = h >= 0 ? h : m;
+      KSPD_REQUIRE(m >= 0 && m < P, InvalidArgument,
+                   "kspd::sparse::DistributedCholesky: the block map returned rank " << m << " for block (" << blk.snode
+                                                                                      << ", " << blk.target << ") with "
+                                                                                      << P << " ranks");
       KSPD_REQUIRE(r >= 0 && r < P, InvalidArgument,
                    "kspd::sparse::DistributedCholesky: the block map returned rank " << r << " for block (" << blk.snode
                                                                                       << ", " << blk.target << ") with "
                                                                                       << P << " ranks");
       owner[b] = r;
+      // One rank: the engine's storage is the whole factor (the block storage holds the
+      // separators, none); more: the local subtrees' blocks are copied here for the solve.
+      if (h >= 0 && P == 1) {
+        offset[b] = -1;
+        continue;
+      }
       offset[b] = local_size[size_t(r)];
       local_size[size_t(r)] += blk.nrows * S.snodes[size_t(blk.snode)].ncols;
     }
   }
-  /// Per supernode: the rank of the small subtree it belongs to, or -1 (mapped 2D).
-  static std::vector<int> subtree_homes(const Symbolic& S, int P, double granularity) {
-    const size_t ns = S.snodes.size();
-    std::vector<double> W(ns, 0.0);
-    double total = 0;
-    for (size_t s = 0; s < ns; ++s) {  // postorder: children before parents
-      const double k = double(S.snodes[s].ncols), m = double(S.snodes[s].nrows());
-      W[s] += k * m * m;
-      total += k * m * m;
-      const size_type p = S.snodes[s].parent;
-      if (p >= 0 && size_t(p) <= s) return std::vector<int>(ns, -1);  // not postordered: no subtrees
-      if (p >= 0) W[size_t(p)] += W[s];
-    }
-    const double limit = total / (double(P) * granularity);
-    std::vector<int> home(ns, -1);
-    std::vector<std::pair<double, size_t>> roots;
-    for (size_t s = ns; s-- > 0;) {
-      const size_type p = S.snodes[s].parent;
-      if (p >= 0 && home[size_t(p)] != -1) home[s] = home[size_t(p)];  // inside a subtree
-      else if (W[s] <= limit) {
-        home[s] = -2;  // a subtree root, rank assigned below
-        roots.push_back({W[s], s});
-      }
-    }
-    std::sort(roots.begin(), roots.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
-    std::vector<double> load(size_t(P), 0.0);
-    std::vector<int> rank_of(ns, -1);
-    for (const auto& r : roots) {
-      const int q = int(std::min_element(load.begin(), load.end()) - load.begin());
-      load[size_t(q)] += r.first;
-      rank_of[r.second] = q;
-    }
-    for (size_t s = ns; s-- > 0;) {
-      if (rank_of[s] >= 0) home[s] = rank_of[s];
-      else if (home[s] != -1) home[s] = home[size_t(S.snodes[s].parent)];
-    }
-    return home;
+  /// The supernodes of this rank's local subtrees (a SnodeSubset), or the separators (-1).
+  SnodeSubset subset_of(int h) const {
+    SnodeSubset m(home.size(), 0);
+    for (size_t s = 0; s < home.size(); ++s) m[s] = home[s] == h;
+    return m;
   }
+  bool separator(size_type s) const { return home[size_t(s)] < 0; }
 
   size_type block_size(const Symbolic& S, size_type b) const {
     return S.blocks[size_t(b)].nrows * S.snodes[size_t(S.blocks[size_t(b)].snode)].ncols;

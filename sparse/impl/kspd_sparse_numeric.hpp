@@ -14,6 +14,11 @@
 ///    Offload::placement asks for it.
 /// Generic over the offload execution space: on CPU builds the "device" is a host space, so
 /// every placement is exercised there too.
+/// A SnodeSubset (a forest of whole subtrees) restricts the factorization to its supernodes:
+/// the panels of the other supernodes start at zero (plus A's entries given for them) and
+/// receive the subset's updates. The distributed solver runs each rank's local subtrees so
+/// (kspd_sparse_distributed.hpp): with one rank the subset is the whole tree, and the
+/// distributed factorization is this one.
 
 #include <Kokkos_Core.hpp>
 
@@ -33,6 +38,7 @@
 #include "kspd_sparse_resident.hpp"
 #include "kspd_sparse_resident_solve.hpp"
 #include "kspd_sparse_scheduler.hpp"
+#include "kspd_sparse_solve.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
 namespace kspd::sparse {
@@ -52,7 +58,8 @@ class Numeric {
   /// Chooses the placement: Resident when offload is on, the placement asks for it and the
   /// resident factor fits Offload::device_memory_limit (else TopOfTree; with fallback Fail
   /// and placement Resident, OutOfDeviceMemory); Host when offload is off.
-  Numeric(const Symbolic& S, const Options& opt) : S_(S), opt_(opt), dev_(opt.offload) {
+  Numeric(const Symbolic& S, const Options& opt, SnodeSubset subset = {})
+      : S_(S), opt_(opt), subset_(std::move(subset)), dev_(opt.offload) {
     lock_base_.assign(S.snodes.size() + 1, 0);
     for (size_t s = 0; s < S.snodes.size(); ++s)
       lock_base_[s + 1] = lock_base_[s] + (S.snodes[s].ncols + kLockCols - 1) / kLockCols;
@@ -61,7 +68,7 @@ class Numeric {
       const double need = ResidentFactor<Scalar, OffloadExec>::bytes_needed(S);
       if (need <= double(opt.offload.device_memory_limit)) {
         try {
-          resident_ = std::make_unique<ResidentFactor<Scalar, OffloadExec>>(S);
+          resident_ = std::make_unique<ResidentFactor<Scalar, OffloadExec>>(S, subset_);
           rsolve_ = std::make_unique<ResidentSolve<Scalar, OffloadExec>>(S);
           placement_ = Placement::Resident;
           resident_bytes_ = need;
@@ -90,11 +97,11 @@ class Numeric {
 
   /// The panels of all supernodes in host memory (Supernode::value_offset, ld = nrows);
   /// with the resident placement they are copied from the device on the first call after a
-  /// factorization.
+  /// factorization (a subset factorization: only the subset's panels and its ancestors').
   const Scalar* values() const {
     if (resident() && !host_current_) {
       if (host_.extent(0) == 0) const_cast<Numeric*>(this)->allocate_host(false);
-      resident_->copy_values_to(vals_);
+      resident_->copy_values_to(vals_, used_panels());  // a subset: its panels and its ancestors
       host_current_ = true;
     }
     return vals_;
@@ -170,6 +177,18 @@ class Numeric {
     }
   }
 
+  /// The panels a subset factorization uses: the subset's and its ancestors' (empty: all).
+  std::vector<char> used_panels() const {
+    if (subset_.empty()) return {};
+    std::vector<char> used(S_.snodes.size(), 0);
+    for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) {  // postorder: children first
+      used[size_t(s)] = used[size_t(s)] || in_subset(subset_, s);
+      const size_type p = S_.snodes[size_t(s)].parent;
+      if (used[size_t(s)] && p >= 0) used[size_t(p)] = 1;
+    }
+    return used;
+  }
+
   /// Thrown by a worker whose potrf failed (failure_ holds it): stops the scheduler.
   struct PivotAbort {};
 
@@ -179,15 +198,28 @@ class Numeric {
     const auto t0 = std::chrono::steady_clock::now();
     stats_ = FactorStats{};
     Scalar* v = vals_;
-    std::fill(v, v + S_.nvalues, Scalar(0));
-    for (size_t p = 0; p < S_.value_map.size(); ++p) v[S_.value_map[p]] = avalues[p];
+    if (subset_.empty()) {
+      std::fill(v, v + S_.nvalues, Scalar(0));
+      for (size_t p = 0; p < S_.value_map.size(); ++p) v[S_.value_map[p]] = avalues[p];
+    } else {
+      // Only the panels the subset reads or writes (its own and its ancestors') are zeroed
+      // and assembled: the others' pages stay untouched (a rank's share of the memory).
+      const std::vector<char> used = used_panels();
+      for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) {
+        const Supernode& sn = S_.snodes[size_t(s)];
+        if (used[size_t(s)]) std::fill(v + sn.value_offset, v + sn.value_offset + sn.nrows() * sn.ncols, Scalar(0));
+      }
+      // The caller gives zeros outside the subset's panels (or where they are zero anyway).
+      for (size_t p = 0; p < S_.value_map.size(); ++p)
+        if (avalues[p] != Scalar(0)) v[S_.value_map[p]] = avalues[p];
+    }
     int nthreads = opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency());
     if (nthreads < 1) nthreads = 1;
     stats_.threads = nthreads;
     work_.assign(static_cast<size_t>(nthreads), Work{});
     size_type ndiag = 0;
     double last = 0;
-    Scheduler sched(S_);
+    Scheduler sched(S_, subset_);
     const size_type ns = size_type(S_.snodes.size());
     dev_.setup(S_, nthreads);
     // A device supernode computes all its updates at once (one syrk): its Update tasks all
@@ -210,7 +242,7 @@ class Numeric {
             opt_.progress(ndiag, size_type(S_.snodes.size()), el);
           }
         });
-    dev_.finish(vals_);
+    dev_.finish(vals_, subset_);
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     stats_.flops = S_.stats.flops;
     dev_.collect(stats_);
@@ -392,6 +424,7 @@ class Numeric {
 
   const Symbolic& S_;
   const Options& opt_;
+  SnodeSubset subset_;
   Placement placement_ = Placement::Host;
   std::unique_ptr<ResidentFactor<Scalar, OffloadExec>> resident_;
   std::unique_ptr<ResidentSolve<Scalar, OffloadExec>> rsolve_;

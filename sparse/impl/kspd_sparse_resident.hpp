@@ -74,7 +74,9 @@ class ResidentFactor {
   }
 
   /// Uploads the plan of S (shapes, levels, scatter maps, rows) and allocates the panels.
-  explicit ResidentFactor(const Symbolic& S) : S_(S), sched_(S) {
+  /// With a subset, only its supernodes are factored (their levels); the panels outside it
+  /// receive the subset's updates (see SnodeSubset).
+  explicit ResidentFactor(const Symbolic& S, const SnodeSubset& subset = {}) : S_(S), sched_(S, subset) {
     const size_type ns = size_type(S.snodes.size());
     const auto noinit = [](const std::string& name) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, name); };
     std::vector<DevSnode> hs(static_cast<size_t>(ns));
@@ -182,10 +184,25 @@ class ResidentFactor {
   }
 
   /// Copies the factor's values to host memory (only on request: the solve runs here).
-  void copy_values_to(Scalar* host) const {
-    Kokkos::deep_copy(Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                          host, size_t(std::max<size_type>(S_.nvalues, 1))),
-                      vals_);
+  /// With `which` (per supernode, nonzero: copy), only those panels, by contiguous runs
+  /// (panels lie in supernode order).
+  void copy_values_to(Scalar* host, const std::vector<char>& which = {}) const {
+    using HostV = Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    if (which.empty()) return Kokkos::deep_copy(HostV(host, size_t(std::max<size_type>(S_.nvalues, 1))), vals_);
+    const size_type ns = size_type(S_.snodes.size());
+    for (size_type s = 0; s < ns;) {
+      if (!which[size_t(s)]) {
+        ++s;
+        continue;
+      }
+      size_type e = s;
+      while (e < ns && which[size_t(e)]) ++e;
+      const size_t b = size_t(S_.snodes[size_t(s)].value_offset);
+      const Supernode& last = S_.snodes[size_t(e - 1)];
+      const size_t f = size_t(last.value_offset + last.nrows() * last.ncols);
+      Kokkos::deep_copy(HostV(host + b, f - b), Kokkos::subview(vals_, Kokkos::make_pair(b, f)));
+      s = e;
+    }
   }
 
  private:

@@ -5,6 +5,8 @@
 /// local task list is Symbolic::tasks, its LTQ), "block finished" events that decrement the
 /// counters of the consumers, and std::thread workers. In one process every event is
 /// delivered locally; a distributed scheduler sends the same events to the owner ranks.
+/// A SnodeSubset restricts the run to the tasks of its supernodes (a rank's local subtrees):
+/// events for tasks outside it are dropped.
 
 #include <atomic>
 #include <chrono>
@@ -27,7 +29,8 @@ namespace kspd::sparse::Impl {
 
 class Scheduler {
  public:
-  explicit Scheduler(const Symbolic& S) : S_(S), deps_(new std::atomic<int>[S.tasks.size()]) {}
+  explicit Scheduler(const Symbolic& S, SnodeSubset subset = {})
+      : S_(S), subset_(std::move(subset)), deps_(new std::atomic<int>[S.tasks.size()]) {}
 
   /// Supernodes whose updates are computed as one product after all of their TRSM tasks
   /// (the device computes L_below L_below^T at once): each of their Update tasks then waits
@@ -41,14 +44,16 @@ class Scheduler {
   /// kspd::Error naming the count.
   template <class RunTask, class OnDiag>
   int run(int nthreads, RunTask&& run_task, OnDiag&& on_diag_done) {
-    const size_type nt = size_type(S_.tasks.size());
+    size_type nt = 0;
     ready_ = {};
     done_ = 0;
     running_ = 0;
     abort_ = false;
     error_ = nullptr;
-    for (size_type t = 0; t < nt; ++t) {
+    for (size_type t = 0; t < size_type(S_.tasks.size()); ++t) {
       deps_[size_t(t)].store(ndeps(t), std::memory_order_relaxed);
+      if (!in_subset(subset_, S_.tasks[size_t(t)].snode)) continue;
+      ++nt;
       if (ndeps(t) == 0) ready_.push(entry(t));
     }
     auto worker = [&](int w) {
@@ -133,6 +138,7 @@ class Scheduler {
     const Task& task = S_.tasks[size_t(ev.task)];
     const Supernode& sn = S_.snodes[size_t(task.snode)];
     auto dec = [&](size_type c) {
+      if (!in_subset(subset_, S_.tasks[size_t(c)].snode)) return;  // a separator's task: another phase's
       if (deps_[size_t(c)].fetch_sub(1, std::memory_order_acq_rel) == 1) newly.push_back(c);
     };
     switch (ev.producer) {
@@ -174,6 +180,7 @@ class Scheduler {
     return {key, t};
   }
   const Symbolic& S_;
+  SnodeSubset subset_;
   std::unique_ptr<std::atomic<int>[]> deps_;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready_;
   std::mutex m_;

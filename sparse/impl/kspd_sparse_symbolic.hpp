@@ -120,6 +120,15 @@ struct Symbolic {
   AnalysisStats stats;
 };
 
+/// A set of supernodes that one factorization runs on (1: in the set), closed downwards
+/// (every descendant of a member is a member: a forest of whole subtrees), so that every
+/// task of a member depends only on members. The updates that members make to supernodes
+/// outside the set are accumulated into those supernodes' panels, which the factorization
+/// does not factor (the distributed solver's fan-in to the separators, kspd_sparse_distributed.hpp).
+/// Empty: every supernode.
+using SnodeSubset = std::vector<char>;
+inline bool in_subset(const SnodeSubset& m, size_type s) { return m.empty() || m[size_t(s)] != 0; }
+
 /// The first non-positive pivot of a diagonal block whose potrf failed, recomputed from the
 /// saved (lower, column-major, ld = k) block by an unblocked Cholesky in long double, for the
 /// NotPositiveDefinite report: {0-based column within the block, pivot value}. LAPACK's

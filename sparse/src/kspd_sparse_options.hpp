@@ -81,6 +81,31 @@ struct Options {
   double progress_interval = 2.0;
 };
 
+/// Maps a block to a rank: (source supernode, target supernode of the block's rows, number
+/// of ranks) -> rank in [0, nranks). symPACK's map(i, j) with i = target, j = source; the
+/// diagonal block of s is (s, s).
+using BlockMap = std::function<int(size_type snode, size_type target, int nranks)>;
+
+/// Options of the distributed solver (DistributedCholesky): the engine's options, composed,
+/// plus what only the MPI path uses. The assembly tree is cut by proportional mapping
+/// (weights: the subtrees' flops): each rank gets whole subtrees, its "local subtrees",
+/// which it factors alone with the single-process engine (engine.offload picks the
+/// placement: host workers, or resident on the rank's GPU); the supernodes above them, the
+/// "separators", are factored by the fan-out among the ranks.
+struct DistributedOptions {
+  /// The single-process engine: ordering, relaxation, max_supernode, max_trsm_rows must be
+  /// the same on every rank; offload and threads are each rank's (threads = 0: the node's
+  /// cores shared among the ranks on it; more than 1 needs MPI_THREAD_FUNNELED).
+  Options engine;
+  /// false: no local subtrees, every supernode goes through the fan-out (tests of the fan-out).
+  bool local_subtrees = true;
+  /// The owners of the separators' blocks; default: symPACK's 2D block-cyclic map.
+  BlockMap map;
+  /// The fan-out pulls factor blocks with MPI_Get (passive target); false, or a window that
+  /// cannot be created: request/reply messages (the owner serves requests while it polls).
+  bool one_sided = true;
+};
+
 /// What the numeric factorization did.
 struct FactorStats {
   double seconds = 0;

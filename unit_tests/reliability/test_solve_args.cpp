@@ -38,7 +38,7 @@ TEST(SolveArgs, ValidFlagsAreRead) {
   auto a = ok({"--generate", "laplace3d", "--size", "9", "--ny", "4", "--nrhs", "3", "--precision", "float", "--threads", "2",
                "--blas-threads", "1", "--refactor", "2", "--ordering", "natural", "--relax", "off", "--nrelax", "1,2,3",
                "--zrelax", "0.5,0.25,0", "--max-supernode", "64", "--max-trsm-rows", "100", "--gpu", "force",
-               "--gpu-threshold-potrf", "-1", "--gpu-mem-limit", "1.5", "--fallback", "fail", "--gpu-direct", "on", "--quiet"});
+               "--gpu-threshold-potrf", "-1", "--gpu-mem-limit", "1.5", "--fallback", "fail", "--distributed", "--quiet"});
   EXPECT_EQ(a.generate, "laplace3d");
   EXPECT_EQ(a.nx, 9);
   EXPECT_EQ(a.ny, 4);
@@ -60,7 +60,7 @@ TEST(SolveArgs, ValidFlagsAreRead) {
   EXPECT_EQ(a.opt.offload.device_memory_limit, std::int64_t(1.5 * 1048576));
   EXPECT_TRUE(a.memory_limit_given);
   EXPECT_EQ(a.opt.offload.fallback, kspd::sparse::OffloadFallback::Fail);
-  EXPECT_TRUE(a.gpu_direct);
+  EXPECT_TRUE(a.distributed);
   EXPECT_GT(a.opt.progress_interval, 1e20);
   auto d = ok({});
   EXPECT_EQ(d.nx, 22);
@@ -134,7 +134,7 @@ TEST(SolveArgs, NamesComeFromTheirLists) {
   refused({"--gpu", "bogus"}, {"--gpu 'bogus'", "expected on|off|force"});
   refused({"--fallback", "bogus"}, {"--fallback 'bogus'", "expected cpu|fail"});
   refused({"--relax", "bogus"}, {"--relax 'bogus'", "expected on|off"});
-  refused({"--gpu-direct", "yes"}, {"--gpu-direct 'yes'"});
+  EXPECT_FALSE(ok({}).distributed);
   refused({"--gpu-placement", "middle"}, {"--gpu-placement 'middle'", "expected resident|top"});
   EXPECT_EQ(ok({"--gpu-placement", "top", "--timeline"}).opt.offload.placement, kspd::sparse::Offload::Placement::TopOfTree);
   refused({"--ordering", "amd"}, {"--ordering 'amd'", "expected metis|natural"});

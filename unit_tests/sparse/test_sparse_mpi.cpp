@@ -140,6 +140,8 @@ ks::DistributedColumns<Scalar> my_columns(const ks::CscMatrix<Scalar>& A) {
 struct Check {
   double max_resid = 0, max_diff = 0, bytes = 0;
   double device_tasks = 0, host_tasks = 0, fallbacks = 0;  // all ranks
+  double fanin = 0;  // bytes of the local subtrees' updates sent to the separators' owners
+  size_type separators = 0;  // separator supernodes (above the local subtrees)
 };
 
 /// Distributed solve vs the one-process solve and the residual; returns the numbers (on
@@ -158,7 +160,7 @@ Check run_case(const ks::CscMatrix<Scalar>& A, size_type nrhs, const ks::Distrib
   Xd.resize(size_t(A.n * nrhs));
   MPI_Bcast(Xd.data(), int(Xd.size()), kspd::sparse::Impl::mpi_type<Scalar>(), 0, MPI_COMM_WORLD);
   // One-process host-only reference with the same options (same ordering).
-  ks::Options ref = opt;
+  ks::Options ref = opt.engine;
   ref.offload = ks::Offload{};
   ks::SupernodalCholesky<Scalar> one(ref);
   if (one.factorize(Kokkos::DefaultExecutionSpace(), A) != 0) one.require_spd();
@@ -180,6 +182,8 @@ Check run_case(const ks::CscMatrix<Scalar>& A, size_type nrhs, const ks::Distrib
     ck.max_diff = std::max(ck.max_diff, xmax > 0 ? dmax / xmax : dmax);
   }
   ck.bytes = sum_all(dist.stats().bytes_get);
+  ck.fanin = sum_all(dist.stats().fanin_bytes);
+  for (int h : dist.layout().home) ck.separators += h < 0;
   ck.device_tasks = sum_all(double(dist.stats().device_tasks()));
   ck.host_tasks = sum_all(double(dist.stats().host_tasks()));
   ck.fallbacks = sum_all(double(dist.stats().device_fallback));
@@ -205,22 +209,25 @@ TEST(SparseMpi, GeneratedProblemsMatchOneRankSolve) {
   for (const auto& c : cases)
     for (bool by_columns : {false, true})
       for (int threads : {1, 3}) {  // host workers per rank: none, two
-        // Default: small subtrees whole on one rank, 2D block-cyclic above; then pure 2D.
-        opt.subtree_granularity = by_columns ? 0.0 : 4.0;
-        opt.threads = threads;
+        // Default: local subtrees by the engine, the separators by the fan-out; then every
+        // supernode by the fan-out (pure 2D).
+        opt.local_subtrees = !by_columns;
+        opt.engine.threads = threads;
         opt.one_sided = threads == 1 || by_columns;  // and request/reply pulls with workers
         const Check ck = run_case(c.A, c.nrhs, opt, by_columns);
         EXPECT_LE(ck.max_resid, 1e-10) << c.A.name << " columns=" << by_columns << " threads=" << threads;
         EXPECT_LE(ck.max_diff, 1e-12) << c.A.name << " columns=" << by_columns << " threads=" << threads;
-        if (world_size() > 1) EXPECT_GT(ck.bytes, 0) << c.A.name << ": no factor block moved between ranks";
+        // (a forest split whole among the ranks has no separators: nothing to move)
+        if (world_size() > 1 && ck.separators > 0) EXPECT_GT(ck.bytes + ck.fanin, 0) << c.A.name << ": no data moved between ranks";
+        if (world_size() > 1 && ck.separators > 0 && !by_columns) EXPECT_GT(ck.fanin, 0) << c.A.name << ": no fan-in to the separators";
       }
 }
 
 /// Threads = 0: the node's cores shared among its ranks (at least one thread each).
 TEST(SparseMpi, AutomaticThreadsPerRank) {
   ks::DistributedOptions opt;
-  opt.threads = 0;
-  opt.max_supernode = 8;
+  opt.engine.threads = 0;
+  opt.engine.max_supernode = 8;
   const auto A = ks::elasticity_3d<double>(4, 3, 4);
   ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
   dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{});
@@ -232,8 +239,8 @@ TEST(SparseMpi, AutomaticThreadsPerRank) {
 
 TEST(SparseMpi, FloatAndNarrowSupernodes) {
   ks::DistributedOptions opt;
-  opt.max_supernode = 4;  // many small blocks and messages
-  opt.relax.enabled = false;
+  opt.engine.max_supernode = 4;  // many small blocks and messages
+  opt.engine.relax.enabled = false;
   const auto A = ks::elasticity_3d<float>(3, 4, 3);
   const Check ck = run_case(A, 2, opt, false);
   EXPECT_LE(ck.max_resid, 50 * 1.2e-7) << A.name;
@@ -248,16 +255,17 @@ TEST(SparseMpi, FloatAndNarrowSupernodes) {
 TEST(SparseMpi, EveryBlockAwayFromItsConsumers) {
   const int P = world_size();
   ks::DistributedOptions opt;
-  opt.max_supernode = 8;
+  opt.engine.max_supernode = 8;
   // Diagonal blocks on s % P, off-diagonal blocks on (s + 1) % P: every TRSM pulls its
   // diagonal block from another rank; and the brief's (source + 1) % P for everything.
   const ks::BlockMap maps[] = {[](size_type s, size_type t, int np) { return int((s + (t != s ? 1 : 0)) % np); },
                                [](size_type s, size_type, int np) { return int((s + 1) % np); }};
   const auto A = ks::elasticity_3d<double>(4, 3, 4);
+  opt.local_subtrees = false;  // the maps place every block (a test of the fan-out)
   for (int m = 0; m < 4; ++m) {
     opt.map = maps[m % 2];
     opt.one_sided = m % 2 == 0;  // the second map pulls with request/reply messages
-    opt.threads = m < 2 ? 1 : 3;  // then again with two host workers per rank
+    opt.engine.threads = m < 2 ? 1 : 3;  // then again with two host workers per rank
     std::vector<double> X;
     const auto B = make_rhs(A, 2, X);
     ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
@@ -290,10 +298,10 @@ TEST(SparseMpi, NotPositiveDefiniteIsTheSameErrorOnEveryRank) {
     for (size_type p = A.colptr[size_t(bad)]; p < A.colptr[size_t(bad + 1)]; ++p)
       if (A.rowind[size_t(p)] == bad) A.values[size_t(p)] = -3.0;
     ks::DistributedOptions opt;
-    opt.max_supernode = 6;
-    opt.threads = variant < 3 ? 1 : 3;  // the failure found by a host worker
+    opt.engine.max_supernode = 6;
+    opt.engine.threads = variant < 3 ? 1 : 3;  // the failure found by a host worker
     opt.one_sided = variant != 4;
-    SCOPED_TRACE(::testing::Message() << "bad column " << bad << ", threads " << opt.threads << ", one-sided "
+    SCOPED_TRACE(::testing::Message() << "bad column " << bad << ", threads " << opt.engine.threads << ", one-sided "
                                       << opt.one_sided);
     ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
     double got[3] = {-1, 0, -1};
@@ -420,16 +428,16 @@ TEST(SparseMpi, InconsistentMatrixOnRankZeroFailsOnEveryRank) {
 TEST(SparseMpi, WrongUserPermutationFailsOnEveryRank) {
   const auto A = ks::laplacian_2d<double>(6, 5);
   ks::DistributedOptions opt;
-  opt.ordering = ks::Ordering::User;
-  opt.user_permutation.resize(size_t(A.n - 1));  // one entry short
-  for (size_type i = 0; i + 1 < A.n; ++i) opt.user_permutation[size_t(i)] = i;
+  opt.engine.ordering = ks::Ordering::User;
+  opt.engine.user_permutation.resize(size_t(A.n - 1));  // one entry short
+  for (size_type i = 0; i + 1 < A.n; ++i) opt.engine.user_permutation[size_t(i)] = i;
   {
     ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
     expect_collective_error<kspd::InvalidArgument>(
         "short permutation", [&] { dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{}); }, 0,
         "user_permutation");
   }
-  opt.user_permutation.push_back(0);  // n entries, 0 twice
+  opt.engine.user_permutation.push_back(0);  // n entries, 0 twice
   {
     ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
     expect_collective_error<kspd::InvalidArgument>(
@@ -488,13 +496,13 @@ TEST(SparseMpi, DifferentOptionsOnOneRankFailOnEveryRank) {
   const int bad = world_size() - 1;
   for (int v = 0; v < 3; ++v) {
     ks::DistributedOptions opt;
-    opt.max_supernode = 8;
+    opt.engine.max_supernode = 8;
     if (world_rank() == bad) {
-      if (v == 0) opt.max_supernode = 7;  // another analysis: other blocks, other messages
-      if (v == 1) opt.relax.enabled = false;
-      if (v == 2) opt.subtree_granularity = 0;  // another block map
+      if (v == 0) opt.engine.max_supernode = 7;  // another analysis: other blocks, other messages
+      if (v == 1) opt.engine.relax.enabled = false;
+      if (v == 2) opt.local_subtrees = false;  // another block map
     }
-    const char* what = v == 0 ? "max_supernode" : v == 1 ? "relax.enabled" : "subtree_granularity";
+    const char* what = v == 0 ? "max_supernode" : v == 1 ? "relax.enabled" : "local_subtrees";
     ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
     expect_collective_error<kspd::InvalidArgument>(
         what, [&] { dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{}); }, bad, what);
@@ -553,8 +561,8 @@ TEST(SparseMpi, ChunkedTransfersAtSmallChunkSizes) {
     KI::mpi_chunk_elements() = c.chunk;
     ks::DistributedOptions opt;
     opt.one_sided = c.one_sided;
-    opt.threads = c.threads;
-    opt.subtree_granularity = 0;  // pure 2D: many blocks move
+    opt.engine.threads = c.threads;
+    opt.local_subtrees = false;  // pure 2D: many blocks move
     const Check ck = run_case(A, c.nrhs, opt, c.by_columns);
     KI::mpi_chunk_elements() = saved;
     SCOPED_TRACE(::testing::Message() << "chunk " << c.chunk << ", columns " << c.by_columns << ", one-sided "
@@ -596,10 +604,10 @@ TEST(SparseMpi, ErrorInsideTheFactorizationIsThrownOnEveryRank) {
   const int bad = world_size() - 1;
   for (int variant = 0; variant < 3; ++variant) {
     ks::DistributedOptions opt;
-    opt.max_supernode = 8;
-    opt.threads = variant == 1 ? 3 : 1;
+    opt.engine.max_supernode = 8;
+    opt.engine.threads = variant == 1 ? 3 : 1;
     opt.one_sided = variant != 2;
-    opt.subtree_granularity = 0;
+    opt.local_subtrees = false;
     ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
     KI::mpi_fault_injection() = {bad, size_type(1 + variant)};
     const std::string msg = expect_collective_error<kspd::Error>(
@@ -624,7 +632,7 @@ TEST(SparseMpi, FactorizeInfoIsAgreedOnEveryRank) {
     for (size_type p = A.colptr[size_t(bad)]; p < A.colptr[size_t(bad + 1)]; ++p)
       if (A.rowind[size_t(p)] == bad) A.values[size_t(p)] = -3.0;
     ks::DistributedOptions opt;
-    opt.max_supernode = 6;
+    opt.engine.max_supernode = 6;
     ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
     const size_type info = dist.factorize_info(my_columns(A));
     EXPECT_EQ(info, bad + 1);
@@ -645,16 +653,19 @@ TEST(SparseMpi, FactorizeInfoIsAgreedOnEveryRank) {
   }
 }
 
-/// Device offload settings: everything on the device (thresholds 0), or mixed: supernodes
-/// of >= 8 columns (and the supernodes they update) on the device, and the updates into
-/// them of >= 64 multiply-adds.
+/// Device offload settings: everything on the device (thresholds 0; the local subtrees
+/// resident), or mixed: supernodes of >= 16 columns or with an update of >= 4096
+/// multiply-adds (and the supernodes they update) on the device, and the fan-out's updates
+/// into them of >= 4096 multiply-adds (the local subtrees with the engine's top-of-tree
+/// placement: host workers and the device).
 ks::DistributedOptions offload_options(bool force) {
   ks::DistributedOptions opt;
   if (force) {
-    opt.offload.force_all();
+    opt.engine.offload.force_all();
   } else {
-    opt.offload.potrf_threshold = 8;
-    opt.offload.update_threshold = 64;
+    opt.engine.offload.potrf_threshold = 16;
+    opt.engine.offload.update_threshold = 4096;
+    opt.engine.offload.placement = ks::Offload::Placement::TopOfTree;
   }
   return opt;
 }
@@ -663,7 +674,7 @@ TEST(SparseMpi, DeviceOffloadMatchesOneRankHostSolve) {
   for (bool force : {true, false}) {
     const char* mode = force ? "forced" : "mixed";
     ks::DistributedOptions opt = offload_options(force);
-    opt.threads = force ? 1 : 3;  // mixed: device tasks on the main thread beside two host workers
+    opt.engine.threads = force ? 1 : 3;  // mixed: device tasks on the main thread beside two host workers
     Check ck = run_case(ks::elasticity_3d<double>(4, 4, 3), 2, opt, false);
     EXPECT_LE(ck.max_resid, 1e-10) << mode;
     EXPECT_LE(ck.max_diff, 1e-11) << mode;
@@ -671,7 +682,7 @@ TEST(SparseMpi, DeviceOffloadMatchesOneRankHostSolve) {
     if (force) EXPECT_EQ(ck.host_tasks, 0) << mode;
     else EXPECT_GT(ck.host_tasks, 0) << mode;
     // Pure 2D and request/reply: remote sources go through the device cache.
-    opt.subtree_granularity = 0;
+    opt.local_subtrees = false;
     opt.one_sided = !force;
     ck = run_case(ks::laplacian_3d<double>(6, 5, 7), 3, opt, true);
     EXPECT_LE(ck.max_resid, 1e-10) << mode;
@@ -683,7 +694,7 @@ TEST(SparseMpi, DeviceOffloadMatchesOneRankHostSolve) {
     EXPECT_LE(ck.max_resid, 1e-10) << mode;
     EXPECT_LE(ck.max_diff, 1e-11) << mode;
     ks::DistributedOptions optf = offload_options(force);
-    optf.max_supernode = 16;
+    optf.engine.max_supernode = 16;
     const Check cf = run_case(ks::elasticity_3d<float>(3, 4, 3), 2, optf, false);
     EXPECT_LE(cf.max_resid, 50 * 1.2e-7) << mode;
     EXPECT_LE(cf.max_diff, 1e-4) << mode;
@@ -699,8 +710,8 @@ TEST(SparseMpi, DeviceOffloadNotPositiveDefiniteIsTheSameOnEveryRank) {
     double got[2][2] = {{-1, 0}, {-1, 0}};  // offload forced, off
     for (int off = 0; off < 2; ++off) {
       ks::DistributedOptions opt;
-      opt.max_supernode = 6;
-      if (off == 0) opt.offload.force_all();
+      opt.engine.max_supernode = 6;
+      if (off == 0) opt.engine.offload.force_all();
       ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
       try {
         dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{});
@@ -726,8 +737,8 @@ TEST(SparseMpi, DeviceOffloadNotPositiveDefiniteIsTheSameOnEveryRank) {
 TEST(SparseMpi, DeviceMemoryLimitFailsOnEveryRankOrFallsBack) {
   const auto A = ks::elasticity_3d<double>(4, 4, 3);
   ks::DistributedOptions opt = offload_options(true);
-  opt.offload.device_memory_limit = 1024;
-  opt.offload.fallback = ks::OffloadFallback::Fail;
+  opt.engine.offload.device_memory_limit = 1024;
+  opt.engine.offload.fallback = ks::OffloadFallback::Fail;
   {
     ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
     int threw = 0;
@@ -739,16 +750,18 @@ TEST(SparseMpi, DeviceMemoryLimitFailsOnEveryRankOrFallsBack) {
     }
     EXPECT_EQ(sum_all(threw), double(world_size()));
     // The same object factors afterwards: the error left no messages behind.
-    opt.offload.fallback = ks::OffloadFallback::Cpu;
+    opt.engine.offload.fallback = ks::OffloadFallback::Cpu;
   }
   const Check ck = run_case(A, 2, opt, false);  // fallback cpu: every rank on the host
   EXPECT_LE(ck.max_resid, 1e-10);
   EXPECT_LE(ck.max_diff, 1e-11);
   EXPECT_EQ(ck.device_tasks, 0);
   EXPECT_GT(ck.fallbacks, 0);
-  // A limit that just fits the largest rank's need: no fallback, the cache evicts blocks
-  // (every block away from the diagonal block's rank: many remote sources).
-  opt.offload.device_memory_limit = std::int64_t(1) << 40;
+  // A limit that just fits the largest rank's need: no fallback, the fan-out's cache evicts
+  // blocks (every block away from the diagonal block's rank: many remote sources; no local
+  // subtrees, so every supernode goes through the fan-out).
+  opt.engine.offload.device_memory_limit = std::int64_t(1) << 40;
+  opt.local_subtrees = false;
   opt.map = [](size_type s, size_type t, int np) { return int((s + (t != s ? 1 : 0)) % np); };
   std::int64_t need = 0;
   {
@@ -757,8 +770,8 @@ TEST(SparseMpi, DeviceMemoryLimitFailsOnEveryRankOrFallsBack) {
     const std::int64_t mine = probe.stats().device_need_bytes;
     MPI_Allreduce(&mine, &need, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
   }
-  opt.offload.device_memory_limit = need;
-  opt.offload.fallback = ks::OffloadFallback::Fail;
+  opt.engine.offload.device_memory_limit = need;
+  opt.engine.offload.fallback = ks::OffloadFallback::Fail;
   ks::DistributedCholesky<double> tight(MPI_COMM_WORLD, opt);
   tight.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{});
   EXPECT_LE(std::int64_t(tight.stats().device_peak_bytes), need);
