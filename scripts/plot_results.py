@@ -12,6 +12,7 @@ Input: the benchmarks' text rows as committed in perf_tests/results/*.md|*.txt, 
 or CSV files (--csv) with the columns prec,op,variant,n,nrhs,batch,impl,ms,gflops, which is
 also what --csv-out writes for the selected rows.
 
+  perf_rfp_sweep --csv rfp.csv   (perf_rfp_sweep writes this CSV directly)
   python3 scripts/plot_results.py perf_tests/results/h100-rfp-2026-11-22.md --op pftrf \\
       --title "RFP pftrf, H100" --out perf_tests/results/h100-rfp-pftrf.png
 """
@@ -84,7 +85,7 @@ def main():
         sys.exit("plot_results.py: no rows match (parsed %d rows)" % len(rows))
     if a.csv_out:
         with open(a.csv_out, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=FIELDS)
+            w = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n")
             w.writeheader()
             w.writerows({k: r[k] for k in FIELDS} for r in sel)
     import matplotlib
