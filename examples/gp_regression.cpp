@@ -42,19 +42,19 @@ struct Fill {  // what pftrf_jitter calls before each retry
 };
 
 // Dense reference: L L^T = A in place (lower triangle); false when a pivot is not positive.
-bool cholesky(std::vector<double>& A, int n) {
-  for (int j = 0; j < n; ++j) {
-    for (int k = 0; k < j; ++k)
-      for (int i = j; i < n; ++i) A[i + j * n] -= A[i + k * n] * A[j + k * n];
+bool cholesky(std::vector<double>& A, long n) {
+  for (long j = 0; j < n; ++j) {
+    for (long k = 0; k < j; ++k)
+      for (long i = j; i < n; ++i) A[i + j * n] -= A[i + k * n] * A[j + k * n];
     if (!(A[j + j * n] > 0)) return false;
     const double d = std::sqrt(A[j + j * n]);
-    for (int i = j; i < n; ++i) A[i + j * n] /= d;
+    for (long i = j; i < n; ++i) A[i + j * n] /= d;
   }
   return true;
 }
-void solve(const std::vector<double>& L, int n, double* b) {  // b = (L L^T)^{-1} b
-  for (int j = 0; j < n; ++j) { b[j] /= L[j + j * n]; for (int i = j + 1; i < n; ++i) b[i] -= L[i + j * n] * b[j]; }
-  for (int j = n - 1; j >= 0; --j) { for (int i = j + 1; i < n; ++i) b[j] -= L[i + j * n] * b[i]; b[j] /= L[j + j * n]; }
+void solve(const std::vector<double>& L, long n, double* b) {  // b = (L L^T)^{-1} b
+  for (long j = 0; j < n; ++j) { b[j] /= L[j + j * n]; for (long i = j + 1; i < n; ++i) b[i] -= L[i + j * n] * b[j]; }
+  for (long j = n - 1; j >= 0; --j) { for (long i = j + 1; i < n; ++i) b[j] -= L[i + j * n] * b[i]; b[j] /= L[j + j * n]; }
 }
 }  // namespace
 
