@@ -15,7 +15,8 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -
   -DCMAKE_CXX_FLAGS="$SAN" -DCMAKE_EXE_LINKER_FLAGS="$SAN" -DCMAKE_SHARED_LINKER_FLAGS="$SAN" \
   -DKSPD_ENABLE_PERF_TESTS=OFF -DKSPD_ENABLE_EXAMPLES=ON -DKSPD_ENABLE_TESTS=ON > build-asan/configure.log || { cat build-asan/configure.log; exit 1; }
 targets=(kspd_test_core kspd_test_rfp kspd_test_batched kspd_test_sparse kspd_test_sparse_cholesky
-         kspd_test_sparse_input kspd_test_reliability kspd_test_no_kokkos kspd_test_solve_args kspd-solve kspd-fem-app)
+         kspd_test_sparse_input kspd_test_reliability kspd_test_no_kokkos kspd_test_solve_args kspd-solve
+         kspd-dense-demo kspd-gp-regression kspd-batched-kalman kspd-fem-csr)
 grep -q "KSPD_ENABLE_MPI:BOOL=ON" build-asan/CMakeCache.txt && targets+=(kspd_test_sparse_mpi)
 cmake --build build-asan -j "$JOBS" --target "${targets[@]}"
 t1=$(date +%s)
@@ -28,5 +29,5 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 # Everything but the benchmarks, the install test, the MPI runs at 1, 3 and 4 ranks and the
 # Trilinos adapter (Trilinos' own libraries are not instrumented; its test runs in the main job).
 ctest --test-dir build-asan --output-on-failure -j "$JOBS" --timeout 1500 -LE perf \
-  -E "kspd_install_consumer|kspd_test_sparse_mpi_np[134]|kspd_test_amesos2"
+  -E "kspd_install_consumer|kspd_test_sparse_mpi_np[134]|kspd_test_amesos2|example_tpetra_amesos2"
 echo "sanitize.sh: tests ran in $(( $(date +%s) - t1 )) s; total $(( $(date +%s) - t0 )) s"

@@ -7,6 +7,7 @@
 #    beyond the -dev packages' own dependencies (Epetra/EpetraExt/Triutils, Scotch): the
 #    Amesos2 adapter, its Tpetra test and the Tacho/KLU2 benchmark
 #  - clang and its runtime (libFuzzer, sanitizers: scripts/fuzz.sh)
+#  - doxygen: the API reference (target kspd_doc, built by CI)
 set -euo pipefail
 pkgs=(cmake make g++ gfortran pkg-config
       libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
@@ -17,7 +18,8 @@ pkgs=(cmake make g++ gfortran pkg-config
       libtrilinos-amesos2-dev libtrilinos-tpetra-dev libtrilinos-teuchos-dev libtrilinos-shylu-dev
       libtrilinos-epetra-dev libtrilinos-epetraext-dev libtrilinos-triutils-dev
       libscotch-dev libptscotch-dev
-      clang-14 libclang-rt-14-dev)
+      clang-14 libclang-rt-14-dev
+      doxygen)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -4,7 +4,7 @@
 /// kspd::batched: thousands of tiny dense SPD / triangular problems at once.
 ///  - host level, per operation: strided rank-3 Views (batch first, either layout), arrays of
 ///    pointers, and variable-size batches (*_vbatched);
-///  - device level: Serial<Op>/Team<Op> ::invoke for use inside user kernels.
+///  - device level: `Serial<Op>::invoke` / `Team<Op>::invoke` for use inside user kernels.
 #include "kspd_batched_descriptor.hpp"
 #include "kspd_batched_gemm.hpp"
 #include "kspd_batched_infos.hpp"

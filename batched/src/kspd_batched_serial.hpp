@@ -1,7 +1,7 @@
 #ifndef KSPD_BATCHED_SERIAL_HPP
 #define KSPD_BATCHED_SERIAL_HPP
 /// \file kspd_batched_serial.hpp
-/// Device level, one thread per matrix: kspd::batched::Serial<Op><modes...>::invoke(...).
+/// Device level, one thread per matrix: `kspd::batched::Serial<Op><modes...>::invoke(...)`.
 /// Operands are rank-2 Views (any layout, subviews included) or Impl::Mat (pointer +
 /// strides, e.g. Impl::to_mat(p, m, n, rs, cs)). invoke returns LAPACK's info where LAPACK
 /// has one (potrf, posv, trtri, potri, poti).

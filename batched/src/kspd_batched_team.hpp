@@ -1,7 +1,7 @@
 #ifndef KSPD_BATCHED_TEAM_HPP
 #define KSPD_BATCHED_TEAM_HPP
 /// \file kspd_batched_team.hpp
-/// Device level, one team per matrix: kspd::batched::Team<Op><modes...>::invoke(member, ...).
+/// Device level, one team per matrix: `kspd::batched::Team<Op><modes...>::invoke(member, ...)`.
 /// Operands are rank-2 Views (any layout, subviews included) or Impl::Mat (pointer +
 /// strides, e.g. Impl::to_mat(p, m, n, rs, cs)). invoke returns LAPACK's info where LAPACK
 /// has one (potrf, posv, trtri, potri, poti).

@@ -1,11 +1,11 @@
-// kspd-fem-app: what a finite-element code does with kspd. P1 elements on a triangulated
+// kspd-fem-csr: what a finite-element code does with kspd. P1 elements on a triangulated
 // square for -div(grad u) + c u = f (Neumann boundary, so SPD for c > 0); the app assembles its
 // CSR the cheap way, one entry per element contribution (duplicates, unsorted, 32-bit indices,
 // both triangles), hands it to kspd as it is, solves 3 right-hand sides, then changes c (a new
 // time step: same pattern, new values) and refactors. The lines between "kspd begin" and
 // "kspd end" are all the kspd-facing code.
 //
-//   kspd-fem-app [N]   (N x N squares, default 200)
+//   kspd-fem-csr [N]   (N x N squares, default 200)
 
 #include <algorithm>
 #include <cmath>
