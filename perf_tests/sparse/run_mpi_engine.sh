@@ -10,7 +10,7 @@
 # BIN: the kspd-solve executable (build/sparse/kspd-solve) or the build directory holding it.
 # OUTDIR: one log per run and table.txt. Environment: MPIEXEC (default mpiexec),
 # MPIEXEC_FLAGS (default --bind-to none --oversubscribe: the ranks' threads spread over the cores), SIZES_A
-# (default "40 56"), SIZE_B (56), SIZES_C ("40 56") (smaller ones for a smoke run), OPENBLAS_CORETYPE (default Haswell: OpenBLAS's Prescott kernels are the
+# (default "40 56"), SIZE_B (56), SIZES_C ("40 56"; empty: skip C), GPUS ("off on": A's placements; "off" on a build without a GPU) (smaller ones for a smoke run), OPENBLAS_CORETYPE (default Haswell: OpenBLAS's Prescott kernels are the
 # wrong ones on the 16-core H100 host). One BLAS thread inside each task worker (kspd-solve's default).
 set -uo pipefail
 bin=${1:?kspd-solve executable or build directory}
@@ -57,7 +57,7 @@ echo "kspd-solve: $bin; $(nproc) cores; OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE; $m
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee -a "$table"
 echo "ratio = new / base (factor seconds, best of factor and refactor)" | tee -a "$table"
 for n in ${SIZES_A:-40 56}; do
-  for gpu in off on; do
+  for gpu in ${GPUS-off on}; do
     s=$(run "A-single-$n-gpu$gpu" 0 --size "$n" --threads 16 --gpu "$gpu")
     d=$(run "A-rank1-$n-gpu$gpu" 1 --size "$n" --threads 16 --gpu "$gpu")
     row A "$n" "single, 16 thr, gpu $gpu" "$s" "1 rank x 16, gpu $gpu" "$d" "target <= 1.15"
@@ -67,7 +67,7 @@ nb=${SIZE_B:-56}
 b1=$(run "B-1x4-$nb" 1 --size "$nb" --threads 4 --gpu off)
 b4=$(run "B-4x4-$nb" 4 --size "$nb" --threads 4 --gpu off)
 row B "$nb" "1 rank x 4 thr" "$b1" "4 ranks x 4 thr" "$b4" "target <= 0.333"
-for n in ${SIZES_C:-40 56}; do
+for n in ${SIZES_C-40 56}; do
   c1=$(run "C-1rank-gpu-$n" 1 --size "$n" --threads 16 --gpu on)
   c2=$(run "C-2ranks-gpu-$n" 2 --size "$n" --threads 8 --gpu on)
   row C "$n" "1 rank x 16, gpu on" "$c1" "2 ranks x 8, 1 GPU" "$c2" "target <= 1.0"
