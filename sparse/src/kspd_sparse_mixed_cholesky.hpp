@@ -1,0 +1,240 @@
+#ifndef KSPD_SPARSE_MIXED_CHOLESKY_HPP
+#define KSPD_SPARSE_MIXED_CHOLESKY_HPP
+/// \file kspd_sparse_mixed_cholesky.hpp
+/// Mixed-precision sparse SPD solve (the sparse counterpart of kspd::rfp::pfsv_mixed, with
+/// its MixedOptions and MixedResult): the supernodal factor in fp32 (half the memory of the
+/// fp64 one), then x_{k+1} = x_k + A32^-1 (b - A x_k) with the residual in fp64 (the fp64
+/// matrix, where the factor lives) until the normwise backward error
+/// |b - A x|_inf / (|A|_inf |x|_inf + |b|_inf) reaches the tolerance. When the fp32
+/// factorization fails or refinement stalls, it falls back to an fp64 factor (the analysis
+/// reused) and says so in the result; later solves use that factor.
+///
+/// \code
+///   kspd::sparse::MixedCholesky<> mc(opts);        // Options as SupernodalCholesky's
+///   int info = mc.factorize(exec, A);              // CscMatrix<double>; fp32 factor
+///   kspd::MixedResult r = mc.solve(exec, B, X);    // fp64 B, X: iterations, backward_error, fell_back
+/// \endcode
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+
+#include "kspd_mixed_refinement.hpp"
+#include "kspd_sparse_supernodal_cholesky.hpp"
+
+namespace kspd::sparse {
+
+template <class ExecSpace = Kokkos::DefaultExecutionSpace>
+class MixedCholesky {
+ public:
+  using execution_space = ExecSpace;
+  using Mem = typename ExecSpace::memory_space;
+
+  explicit MixedCholesky(const Options& opt = {}, const MixedOptions& mopt = {}) : opt_(opt), mopt_(mopt) {
+    f32_ = std::make_unique<SupernodalCholesky<float, ExecSpace>>(opt_);
+  }
+
+  /// Ordering and symbolic analysis of A's pattern (shared by the fp32 and fp64 factors).
+  void analyze(const CscMatrix<double>& A) {
+    f32_ = std::make_unique<SupernodalCholesky<float, ExecSpace>>(opt_);
+    f64_.reset();
+    f32_->analyze(demote(A));
+  }
+
+  /// Factors A in fp32 (analyses first if needed) and keeps A (host and exec's memory) for
+  /// the residuals. An fp32 failure falls back to the fp64 factor at once.
+  /// \return 0, or the fp64 factorization's info: A is not positive definite. Fences exec.
+  [[nodiscard]] int factorize(const ExecSpace& exec, const CscMatrix<double>& A) {
+    if (!f32_) {  // fallen back before: the fp64 solver's analysis serves again
+      f32_ = std::make_unique<SupernodalCholesky<float, ExecSpace>>(opt_);
+      if (f64_) f32_->analyze_like(*f64_);
+    }
+    f64_.reset();
+    fp32_info_ = f32_->factorize(exec, demote(A));
+    A_ = A;
+    anrm_ = 0;
+    std::vector<double> rs(static_cast<size_t>(A.n), 0.0);
+    for (size_type j = 0; j < A.n; ++j)
+      for (size_type p = A.colptr[size_t(j)]; p < A.colptr[size_t(j + 1)]; ++p) {
+        const size_type i = A.rowind[size_t(p)];
+        rs[size_t(i)] += std::fabs(A.values[size_t(p)]);
+        if (i != j) rs[size_t(j)] += std::fabs(A.values[size_t(p)]);
+      }
+    for (double r : rs) anrm_ = std::max(anrm_, r);
+    colptr_ = upload(A.colptr, "colptr");
+    rowind_ = upload(A.rowind, "rowind");
+    values_ = upload(A.values, "values");
+    info_ = 0;
+    if (fp32_info_ != 0) fall_back(exec);
+    return info_;
+  }
+
+  /// Solves A X = B (fp64 B and X, rank 1 or 2, any layout and memory space; X may be B)
+  /// with refinement on the fp32 factor, or with the fp64 factor once fallen back.
+  /// \return {info, fp32_info, iterations (refinement steps with the fp32 factor),
+  /// backward_error (max over columns), fell_back}. Fences exec.
+  template <class BView, class XView>
+  MixedResult solve(const ExecSpace& exec, const BView& B, const XView& X) {
+    static_assert(std::is_same<typename BView::non_const_value_type, double>::value &&
+                      std::is_same<typename XView::non_const_value_type, double>::value,
+                  "kspd::sparse::MixedCholesky::solve: B and X must hold double");
+    static_assert((BView::rank == 1 || BView::rank == 2) && int(BView::rank) == int(XView::rank),
+                  "kspd::sparse::MixedCholesky::solve: B and X must both be rank 1 or both rank 2");
+    KSPD_REQUIRE(f32_ || f64_, InvalidArgument, "kspd::sparse::MixedCholesky::solve: call factorize first");
+    KSPD_REQUIRE(info_ == 0, InvalidArgument, "kspd::sparse::MixedCholesky::solve: the factorization failed (info " << info_ << ")");
+    const size_type n = A_.n, nrhs = BView::rank == 1 ? 1 : size_type(B.extent(1));
+    KSPD_REQUIRE(size_type(B.extent(0)) == n && size_type(X.extent(0)) == n &&
+                     (XView::rank == 1 || size_type(X.extent(XView::rank - 1)) == nrhs),
+                 DimensionMismatch, "kspd::sparse::MixedCholesky::solve: B is " << B.extent(0) << " x " << nrhs << ", X has "
+                                                                               << X.extent(0) << " rows, A is " << n << " x " << n);
+    MixedResult res;
+    res.fp32_info = fp32_info_;
+    if (n == 0 || nrhs == 0) {
+      res.backward_error = 0;
+      return res;
+    }
+    using M2 = Kokkos::View<double**, Kokkos::LayoutLeft, Mem>;
+    using F2 = Kokkos::View<float**, Kokkos::LayoutLeft, Mem>;
+    const auto noinit = [](const char* s) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(s)); };
+    M2 Bd(noinit("kspd::sparse::mixed::B"), size_t(n), size_t(nrhs)), Xd(noinit("kspd::sparse::mixed::X"), size_t(n), size_t(nrhs)),
+        R(noinit("kspd::sparse::mixed::R"), size_t(n), size_t(nrhs));
+    Impl::gather_rhs(exec, B, Bd.data(), n, nrhs, nullptr);
+    const double tol = mopt_.tolerance > 0 ? mopt_.tolerance : std::sqrt(double(n)) * std::numeric_limits<double>::epsilon();
+    if (!f64_) {
+      F2 Rf(noinit("kspd::sparse::mixed::Rf"), size_t(n), size_t(nrhs));
+      convert(exec, Bd, Rf);
+      f32_->solve(exec, Rf);
+      convert(exec, Rf, Xd);
+      double prev = std::numeric_limits<double>::infinity();
+      bool done = false;
+      for (int it = 0;; ++it) {
+        residual(exec, Bd, Xd, R);
+        const double be = kspd::Impl::backward_error(exec, anrm_, R, Xd, Bd);
+        res.backward_error = be;
+        res.iterations = it;
+        if (be <= tol) {
+          done = true;
+          break;
+        }
+        if (!(be < mopt_.stall_ratio * prev) || it >= mopt_.max_iterations) break;  // stalled (or NaN)
+        prev = be;
+        convert(exec, R, Rf);
+        f32_->solve(exec, Rf);
+        add(exec, Rf, Xd);
+      }
+      if (!done) fall_back(exec);
+      if (info_ != 0) {
+        res.info = info_;
+        res.fell_back = true;
+        return res;
+      }
+    }
+    if (f64_) {
+      res.fell_back = true;
+      f64_->solve(exec, Bd, Xd);
+      residual(exec, Bd, Xd, R);
+      res.backward_error = kspd::Impl::backward_error(exec, anrm_, R, Xd, Bd);
+    }
+    Impl::scatter_rhs(exec, Xd.data(), X, n, nrhs, nullptr);
+    exec.fence();
+    return res;
+  }
+
+  /// True once the fp64 factor is in use (fp32 factorization failed or refinement stalled).
+  bool fell_back() const { return f64_ != nullptr; }
+  /// Bytes of the factor in use: the stored entries of L times 4 (fp32) or 8 (fp64).
+  double factor_bytes() const {
+    const auto& S = f64_ ? f64_->symbolic() : f32_->symbolic();
+    return double(S.nvalues) * (f64_ ? sizeof(double) : sizeof(float));
+  }
+  /// The fp32 solver (its analysis, factor statistics, placement), null once fallen back;
+  /// the fp64 solver, null until then.
+  const SupernodalCholesky<float, ExecSpace>* fp32() const { return f32_.get(); }
+  const SupernodalCholesky<double, ExecSpace>* fp64() const { return f64_.get(); }
+
+  // public for CUDA's extended lambdas
+  /// R = B - A X with the fp64 lower-triangle CSC A (both triangles applied), on exec.
+  template <class BV, class XV, class RV>
+  void residual(const ExecSpace& exec, const BV& B, const XV& X, const RV& R) const {
+    Kokkos::deep_copy(exec, R, B);
+    const auto cp = colptr_;
+    const auto ri = rowind_;
+    const auto va = values_;
+    const size_type n = A_.n, nr = size_type(R.extent(1));
+    Kokkos::parallel_for(
+        "kspd::sparse::mixed::residual", Kokkos::RangePolicy<ExecSpace>(exec, 0, size_t(n * nr)),
+        KOKKOS_LAMBDA(const size_t q) {
+          const size_type j = size_type(q) % n, c = size_type(q) / n;
+          const double xj = X(j, c);
+          double acc = 0;
+          for (size_type p = cp(j); p < cp(j + 1); ++p) {
+            const size_type i = ri(p);
+            const double a = va(p);
+            if (i != j) {
+              Kokkos::atomic_add(&R(i, c), -a * xj);
+              acc += a * X(i, c);
+            } else {
+              acc += a * xj;
+            }
+          }
+          Kokkos::atomic_add(&R(j, c), -acc);
+        });
+  }
+  template <class SV, class DV>
+  static void convert(const ExecSpace& exec, const SV& S, const DV& D) {
+    using T = typename DV::non_const_value_type;
+    Kokkos::parallel_for(
+        "kspd::sparse::mixed::convert", Kokkos::RangePolicy<ExecSpace>(exec, 0, S.extent(0) * S.extent(1)),
+        KOKKOS_LAMBDA(const size_t q) { D(q % S.extent(0), q / S.extent(0)) = T(S(q % S.extent(0), q / S.extent(0))); });
+  }
+  template <class SV, class DV>
+  static void add(const ExecSpace& exec, const SV& S, const DV& D) {
+    Kokkos::parallel_for(
+        "kspd::sparse::mixed::update", Kokkos::RangePolicy<ExecSpace>(exec, 0, S.extent(0) * S.extent(1)),
+        KOKKOS_LAMBDA(const size_t q) { D(q % S.extent(0), q / S.extent(0)) += double(S(q % S.extent(0), q / S.extent(0))); });
+  }
+
+ private:
+  static CscMatrix<float> demote(const CscMatrix<double>& A) {
+    CscMatrix<float> F;
+    F.n = A.n;
+    F.colptr = A.colptr;
+    F.rowind = A.rowind;
+    F.values.assign(A.values.begin(), A.values.end());
+    F.name = A.name;
+    return F;
+  }
+  template <class T>
+  static Kokkos::View<T*, Mem> upload(const std::vector<T>& h, const char* what) {
+    Kokkos::View<T*, Mem> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kspd::sparse::mixed::") + what),
+                            std::max<size_t>(h.size(), 1));
+    if (!h.empty())
+      Kokkos::deep_copy(Kokkos::subview(d, Kokkos::make_pair(size_t(0), h.size())),
+                        Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()));
+    return d;
+  }
+  /// The fp64 factor on the fp32 solver's analysis; the fp32 factor is freed first.
+  void fall_back(const ExecSpace& exec) {
+    f64_ = std::make_unique<SupernodalCholesky<double, ExecSpace>>(opt_);
+    f64_->analyze_like(*f32_);
+    f32_.reset();
+    info_ = f64_->factorize(exec, A_);
+  }
+
+  Options opt_;
+  MixedOptions mopt_;
+  std::unique_ptr<SupernodalCholesky<float, ExecSpace>> f32_;
+  std::unique_ptr<SupernodalCholesky<double, ExecSpace>> f64_;
+  CscMatrix<double> A_;
+  Kokkos::View<size_type*, Mem> colptr_, rowind_;
+  Kokkos::View<double*, Mem> values_;
+  double anrm_ = 0;
+  int fp32_info_ = 0, info_ = 0;
+};
+
+}  // namespace kspd::sparse
+#endif
