@@ -16,7 +16,9 @@ struct MixedOptions {
   /// Backward error to reach; <= 0: sqrt(n) eps(double) (dsposv's criterion).
   double tolerance = 0;
   /// Refinement has stalled when a step does not reduce the backward error below
-  /// stall_ratio times the previous one (and the tolerance is not met): fall back.
+  /// stall_ratio times the previous one (and the tolerance is not met): fall back. The
+  /// sparse solver's CG-accelerated refinement, whose residual is not monotone: two steps in
+  /// a row without going below stall_ratio times the best so far.
   double stall_ratio = 0.5;
   /// RFP only (the sparse solver keeps A): the fp64 fallback factors a copy of A (A is
   /// preserved and the final backward error is measured); false: it factors A in place (A
@@ -27,7 +29,7 @@ struct MixedOptions {
 struct MixedResult {
   int info = 0;              ///< 0, or the fp64 factorization's info (A not SPD)
   int fp32_info = 0;         ///< the fp32 factorization's info (> 0: fell back at once)
-  int iterations = 0;        ///< refinement steps applied with the fp32 factor
+  int iterations = 0;        ///< refinement steps (fp32 solves after the first) with the fp32 factor
   double backward_error = -1;  ///< max_c |b_c - A x_c|_inf / (|A|_inf |x_c|_inf + |b_c|_inf)
   bool fell_back = false;    ///< the solution came from the fp64 factor
 };

@@ -3,8 +3,10 @@
 /// \file kspd_sparse_mixed_cholesky.hpp
 /// Mixed-precision sparse SPD solve (the sparse counterpart of kspd::rfp::pfsv_mixed, with
 /// its MixedOptions and MixedResult): the supernodal factor in fp32 (half the memory of the
-/// fp64 one), then x_{k+1} = x_k + A32^-1 (b - A x_k) with the residual in fp64 (the fp64
-/// matrix, where the factor lives) until the normwise backward error
+/// fp64 one), then refinement with the residual in fp64 (the fp64 matrix, where the factor
+/// lives) and the corrections from the fp32 factor, accelerated by conjugate gradients (the
+/// fp32 factor as preconditioner: Carson & Higham's GMRES-IR in its CG form for SPD A), until
+/// the normwise backward error
 /// |b - A x|_inf / (|A|_inf |x|_inf + |b|_inf) reaches the tolerance. When the fp32
 /// factorization fails or refinement stalls, it falls back to an fp64 factor (the analysis
 /// reused) and says so in the result; later solves use that factor.
@@ -105,12 +107,23 @@ class MixedCholesky {
     Impl::gather_rhs(exec, B, Bd.data(), n, nrhs, nullptr);
     const double tol = mopt_.tolerance > 0 ? mopt_.tolerance : std::sqrt(double(n)) * std::numeric_limits<double>::epsilon();
     if (!f64_) {
-      F2 Rf(noinit("kspd::sparse::mixed::Rf"), size_t(n), size_t(nrhs));
-      convert(exec, Bd, Rf);
-      f32_->solve(exec, Rf);
-      convert(exec, Rf, Xd);
-      double prev = std::numeric_limits<double>::infinity();
+      // x_0 = A32^-1 b, then conjugate gradients on A preconditioned by the fp32 factor, with
+      // the true fp64 residual r = b - A x every step (Carson & Higham's GMRES-IR, its CG
+      // form for SPD A): one fp32 solve and two fp64 products with A per step; it converges
+      // for kappa(A) u32 well above 1, where x += A32^-1 r (classical refinement) does not.
+      F2 Zf(noinit("kspd::sparse::mixed::Zf"), size_t(n), size_t(nrhs));
+      M2 Z(noinit("kspd::sparse::mixed::Z"), size_t(n), size_t(nrhs)), P(noinit("kspd::sparse::mixed::P"), size_t(n), size_t(nrhs)),
+          Q(noinit("kspd::sparse::mixed::Q"), size_t(n), size_t(nrhs));
+      const auto precondition = [&](const M2& from, const M2& to) {
+        convert(exec, from, Zf);
+        f32_->solve(exec, Zf);
+        convert(exec, Zf, to);
+      };
+      precondition(Bd, Xd);
+      double best = std::numeric_limits<double>::infinity();
+      int bad = 0;
       bool done = false;
+      std::vector<double> rz, rz_new, pq, alpha(static_cast<size_t>(nrhs)), beta(static_cast<size_t>(nrhs));
       for (int it = 0;; ++it) {
         residual(exec, Bd, Xd, R);
         const double be = kspd::Impl::backward_error(exec, anrm_, R, Xd, Bd);
@@ -120,11 +133,23 @@ class MixedCholesky {
           done = true;
           break;
         }
-        if (!(be < mopt_.stall_ratio * prev) || it >= mopt_.max_iterations) break;  // stalled (or NaN)
-        prev = be;
-        convert(exec, R, Rf);
-        f32_->solve(exec, Rf);
-        add(exec, Rf, Xd);
+        bad = be < mopt_.stall_ratio * best ? 0 : bad + 1;  // NaN counts as no progress
+        best = std::min(best, be);
+        if (bad >= 2 || it >= mopt_.max_iterations) break;  // stalled
+        precondition(R, Z);
+        rz_new = dots(exec, R, Z);
+        if (it == 0) {
+          Kokkos::deep_copy(exec, P, Z);
+        } else {
+          for (size_t c = 0; c < size_t(nrhs); ++c) beta[c] = rz[c] != 0 ? rz_new[c] / rz[c] : 0.0;
+          axpby(exec, Z, beta, P);  // P = Z + beta P
+        }
+        rz = rz_new;
+        Kokkos::deep_copy(exec, Q, 0.0);
+        apply(exec, P, Q, 1.0);
+        pq = dots(exec, P, Q);
+        for (size_t c = 0; c < size_t(nrhs); ++c) alpha[c] = pq[c] > 0 ? rz[c] / pq[c] : 0.0;
+        axpy(exec, alpha, P, Xd);  // X += alpha P
       }
       if (!done) fall_back(exec);
       if (info_ != 0) {
@@ -157,16 +182,21 @@ class MixedCholesky {
   const SupernodalCholesky<double, ExecSpace>* fp64() const { return f64_.get(); }
 
   // public for CUDA's extended lambdas
-  /// R = B - A X with the fp64 lower-triangle CSC A (both triangles applied), on exec.
+  /// R = B - A X with the fp64 matrix, on exec.
   template <class BV, class XV, class RV>
   void residual(const ExecSpace& exec, const BV& B, const XV& X, const RV& R) const {
     Kokkos::deep_copy(exec, R, B);
+    apply(exec, X, R, -1.0);
+  }
+  /// Y += s A X with the fp64 lower-triangle CSC A (both triangles applied; atomic).
+  template <class XV, class YV>
+  void apply(const ExecSpace& exec, const XV& X, const YV& Y, double s) const {
     const auto cp = colptr_;
     const auto ri = rowind_;
     const auto va = values_;
-    const size_type n = A_.n, nr = size_type(R.extent(1));
+    const size_type n = A_.n, nr = size_type(Y.extent(1));
     Kokkos::parallel_for(
-        "kspd::sparse::mixed::residual", Kokkos::RangePolicy<ExecSpace>(exec, 0, size_t(n * nr)),
+        "kspd::sparse::mixed::apply", Kokkos::RangePolicy<ExecSpace>(exec, 0, size_t(n * nr)),
         KOKKOS_LAMBDA(const size_t q) {
           const size_type j = size_type(q) % n, c = size_type(q) / n;
           const double xj = X(j, c);
@@ -175,13 +205,55 @@ class MixedCholesky {
             const size_type i = ri(p);
             const double a = va(p);
             if (i != j) {
-              Kokkos::atomic_add(&R(i, c), -a * xj);
+              Kokkos::atomic_add(&Y(i, c), s * a * xj);
               acc += a * X(i, c);
             } else {
               acc += a * xj;
             }
           }
-          Kokkos::atomic_add(&R(j, c), -acc);
+          Kokkos::atomic_add(&Y(j, c), s * acc);
+        });
+  }
+  /// The column dot products U(:, c) . V(:, c), to the host.
+  template <class UV, class VV>
+  static std::vector<double> dots(const ExecSpace& exec, const UV& U, const VV& V) {
+    using Team = Kokkos::TeamPolicy<ExecSpace>;
+    const size_type n = size_type(U.extent(0));
+    Kokkos::View<double*, Mem> d("kspd::sparse::mixed::dots", U.extent(1));
+    Kokkos::parallel_for(
+        "kspd::sparse::mixed::dots", Team(exec, int(U.extent(1)), Kokkos::AUTO),
+        KOKKOS_LAMBDA(const typename Team::member_type& t) {
+          const int c = t.league_rank();
+          double s = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(t, n), [&](const size_type i, double& acc) { acc += U(i, c) * V(i, c); }, s);
+          Kokkos::single(Kokkos::PerTeam(t), [&]() { d(c) = s; });
+        });
+    std::vector<double> h(U.extent(1));
+    Kokkos::deep_copy(exec, Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()), d);
+    exec.fence();
+    return h;
+  }
+  /// Y(:, c) += a[c] X(:, c).
+  template <class XV, class YV>
+  static void axpy(const ExecSpace& exec, const std::vector<double>& a, const XV& X, const YV& Y) {
+    const auto da = upload(a, "alpha");
+    Kokkos::parallel_for(
+        "kspd::sparse::mixed::axpy", Kokkos::RangePolicy<ExecSpace>(exec, 0, X.extent(0) * X.extent(1)),
+        KOKKOS_LAMBDA(const size_t q) {
+          const size_t i = q % X.extent(0), c = q / X.extent(0);
+          Y(i, c) += da(c) * X(i, c);
+        });
+  }
+  /// Y(:, c) = X(:, c) + b[c] Y(:, c).
+  template <class XV, class YV>
+  static void axpby(const ExecSpace& exec, const XV& X, const std::vector<double>& b, const YV& Y) {
+    const auto db = upload(b, "beta");
+    Kokkos::parallel_for(
+        "kspd::sparse::mixed::axpby", Kokkos::RangePolicy<ExecSpace>(exec, 0, X.extent(0) * X.extent(1)),
+        KOKKOS_LAMBDA(const size_t q) {
+          const size_t i = q % X.extent(0), c = q / X.extent(0);
+          Y(i, c) = X(i, c) + db(c) * Y(i, c);
         });
   }
   template <class SV, class DV>
@@ -190,12 +262,6 @@ class MixedCholesky {
     Kokkos::parallel_for(
         "kspd::sparse::mixed::convert", Kokkos::RangePolicy<ExecSpace>(exec, 0, S.extent(0) * S.extent(1)),
         KOKKOS_LAMBDA(const size_t q) { D(q % S.extent(0), q / S.extent(0)) = T(S(q % S.extent(0), q / S.extent(0))); });
-  }
-  template <class SV, class DV>
-  static void add(const ExecSpace& exec, const SV& S, const DV& D) {
-    Kokkos::parallel_for(
-        "kspd::sparse::mixed::update", Kokkos::RangePolicy<ExecSpace>(exec, 0, S.extent(0) * S.extent(1)),
-        KOKKOS_LAMBDA(const size_t q) { D(q % S.extent(0), q / S.extent(0)) += double(S(q % S.extent(0), q / S.extent(0))); });
   }
 
  private:
