@@ -330,7 +330,7 @@ TEST(SparseSelinvErrors, NeedsAFactor) {
 // host and forced-resident placements. The tolerance is 1e-10, loosened only where the
 // condition number kappa_1 = ||A||_1 ||A^-1||_1 (exact from the dense inverse, Hager's
 // estimate from the band factor) makes 1e-10 more than two backward-stable inverses can
-// agree to: there 1e-14 kappa_1 (about 100 eps kappa_1).
+// agree to: there 2e-16 kappa_1 (about eps kappa_1).
 TEST(SparseSelinvMatrices, CollectionDiagonalMatchesLapack) {
   const std::string dir = kspd::test::data_dir();
   if (dir.empty()) GTEST_SKIP() << "KSPD_DATA_DIR is not set or not a directory";
@@ -342,7 +342,7 @@ TEST(SparseSelinvMatrices, CollectionDiagonalMatchesLapack) {
   }
   std::sort(files.begin(), files.end());
   ASSERT_GE(files.size(), 40u);
-  int tested = 0, loosened = 0;
+  int tested = 0, loosened = 0, met = 0;
   for (const auto& f : files) {
     const auto A = ks::read_matrix<double>(f);
     if (A.n > 20000) continue;
@@ -369,8 +369,9 @@ TEST(SparseSelinvMatrices, CollectionDiagonalMatchesLapack) {
         }
       for (double c : cs) anorm1 = std::max(anorm1, c);
     }
-    const double kappa = anorm1 * R.inv_norm1, tol = std::max(1e-10, 1e-14 * kappa);
+    const double kappa = anorm1 * R.inv_norm1, tol = std::max(1e-10, 2e-16 * kappa);
     if (tol > 1e-10) ++loosened;
+    double worst = 0;
     for (bool resident : {false, true}) {
       ks::Options o;
       o.threads = 2;
@@ -378,13 +379,16 @@ TEST(SparseSelinvMatrices, CollectionDiagonalMatchesLapack) {
       ks::SupernodalCholesky<double> chol(o);
       ASSERT_EQ(chol.factorize(Kokkos::DefaultExecutionSpace(), A), 0);
       const auto [ep, ed] = check_selinv(chol, A, R, tol);
+      worst = std::max({worst, ep, ed});
       std::printf("  %-14s n=%6ld kappa_1 %.1e tol %.0e %s pattern %.2e diag %.2e\n", A.name.c_str(), long(A.n), kappa, tol,
                   resident ? "resident" : "host    ", ep, ed);
     }
     ++tested;
+    met += worst <= 1e-10 ? 1 : 0;
   }
   EXPECT_GE(tested, 40);
-  std::printf("  %d matrices, %d of them with kappa_1 > 1e4 (tolerance 1e-14 kappa_1 instead of 1e-10)\n", tested, loosened);
+  std::printf("  %d matrices: %d within 1e-10 of LAPACK; %d with kappa_1 > 5e5 (tolerance 2e-16 kappa_1 instead of 1e-10)\n",
+              tested, met, loosened);
 }
 
 }  // namespace
