@@ -22,9 +22,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -88,36 +90,76 @@ struct SelinvHostWork {
 };
 
 /// Host placement: Z (S.nvalues entries) from the host factor L, level by level from the
-/// roots, `nthreads` workers per level.
+/// roots, `nthreads` workers started once (a barrier between levels: starting threads per
+/// level cost more than the selected inversion of a small matrix).
 template <class Scalar>
 void selinv_host(const Symbolic& S, const LevelSchedule& sched, const Scalar* L, Scalar* Z, int nthreads) {
-  nthreads = std::max(nthreads, 1);
-  std::vector<SelinvHostWork<Scalar>> work(static_cast<size_t>(nthreads));
-  for (size_type l = sched.levels() - 1; l >= 0; --l) {
-    const size_type b = sched.level_begin[size_t(l)], e = sched.level_begin[size_t(l + 1)];
-    const int nt = int(std::min<size_type>(nthreads, e - b));
-    if (nt <= 1) {
-      for (size_type q = b; q < e; ++q) work[0].snode(S, L, Z, sched.order[size_t(q)]);
-      continue;
-    }
-    std::atomic<size_type> next{b};
-    std::exception_ptr err;
-    std::mutex err_m;
-    auto worker = [&](int w) {
-      try {
-        for (size_type q = next++; q < e; q = next++) work[size_t(w)].snode(S, L, Z, sched.order[size_t(q)]);
-      } catch (...) {
-        std::lock_guard<std::mutex> lk(err_m);
-        if (!err) err = std::current_exception();
-        next = e;
-      }
-    };
-    std::vector<std::thread> threads;
-    for (int w = 1; w < nt; ++w) threads.emplace_back(worker, w);
-    worker(0);
-    for (auto& t : threads) t.join();
-    if (err) std::rethrow_exception(err);
+  const size_type nlev = sched.levels();
+  size_type widest = 0;
+  for (size_type l = 0; l < nlev; ++l) widest = std::max(widest, sched.level_begin[size_t(l + 1)] - sched.level_begin[size_t(l)]);
+  int nt = int(std::max<size_type>(1, std::min<size_type>(std::max(nthreads, 1), widest)));
+  std::vector<SelinvHostWork<Scalar>> work(static_cast<size_t>(nt));
+  if (nt == 1) {
+    for (size_type l = nlev - 1; l >= 0; --l)
+      for (size_type q = sched.level_begin[size_t(l)]; q < sched.level_begin[size_t(l + 1)]; ++q)
+        work[0].snode(S, L, Z, sched.order[size_t(q)]);
+    return;
   }
+  // next[l]: the next unclaimed position of level l; a worker waits at the barrier after
+  // each level until all have finished it
+  std::vector<std::atomic<size_type>> next(static_cast<size_t>(std::max<size_type>(nlev, 1)));
+  for (size_type l = 0; l < nlev; ++l) next[size_t(l)] = sched.level_begin[size_t(l)];
+  std::mutex m;
+  std::condition_variable cv;
+  int arrived = 0;
+  std::int64_t generation = 0;
+  std::exception_ptr err;
+  std::atomic<bool> failed{false};
+  auto barrier = [&]() {
+    std::unique_lock<std::mutex> lk(m);
+    const std::int64_t g = generation;
+    if (++arrived == nt) {
+      arrived = 0;
+      ++generation;
+      cv.notify_all();
+    } else {
+      cv.wait(lk, [&] { return generation != g; });
+    }
+  };
+  bool go = false;  // the workers start once nt is final (the system may refuse a thread)
+  auto worker = [&](int w) {
+    {
+      std::unique_lock<std::mutex> lk(m);
+      cv.wait(lk, [&] { return go; });
+    }
+    for (size_type l = nlev - 1; l >= 0; --l) {
+      const size_type e = sched.level_begin[size_t(l + 1)];
+      for (size_type q = next[size_t(l)]++; q < e && !failed; q = next[size_t(l)]++) {
+        try {
+          work[size_t(w)].snode(S, L, Z, sched.order[size_t(q)]);
+        } catch (...) {
+          std::lock_guard<std::mutex> lk(m);
+          if (!err) err = std::current_exception();
+          failed = true;
+        }
+      }
+      barrier();
+    }
+  };
+  std::vector<std::thread> threads;
+  try {
+    for (int w = 1; w < nt; ++w) threads.emplace_back(worker, w);
+  } catch (const std::system_error&) {  // run with the threads there are
+  }
+  {
+    std::lock_guard<std::mutex> lk(m);
+    nt = int(threads.size()) + 1;
+    go = true;
+  }
+  cv.notify_all();
+  worker(0);
+  for (auto& t : threads) t.join();
+  if (err) std::rethrow_exception(err);
 }
 
 /// Resident placement: Z (a pointer into Exec's memory, S.nvalues entries) from the
