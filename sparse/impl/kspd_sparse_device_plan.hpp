@@ -32,13 +32,15 @@ struct DevSnode {
   int ncols = 0, nrows = 0;
 };
 
-/// A piece of a supernode's rows below its diagonal block, the unit of the solves' second
-/// launch per level: rows [i0, i1) of the m rows below.
+/// A tile of the rows below a solve unit's diagonal block (kspd_sparse_resident_solve.hpp):
+/// the solves' second launch per level.
 struct SolveChunk {
-  std::int64_t snode = 0;
-  int i0 = 0, i1 = 0;
+  std::int64_t unit = 0;
+  int i0 = 0, i1 = 0;  ///< rows below the unit's diagonal block
+  int j0 = 0, j1 = 0;  ///< the unit's columns
 };
-constexpr int kSolveChunk = 128;
+constexpr int kSolveChunk = 128;      ///< rows per chunk
+constexpr int kSolveChunkCols = 64;   ///< columns per chunk
 
 /// Where column j of a supernode's update goes.
 struct ScatterCol {

@@ -52,12 +52,17 @@ class Numeric {
   /// Chooses the placement: Resident when offload is on, the placement asks for it and the
   /// resident factor fits Offload::device_memory_limit (else TopOfTree; with fallback Fail
   /// and placement Resident, OutOfDeviceMemory); Host when offload is off.
-  Numeric(const Symbolic& S, const Options& opt) : S_(S), opt_(opt), locks_(S.snodes.size()), dev_(opt.offload) {
+  Numeric(const Symbolic& S, const Options& opt) : S_(S), opt_(opt), dev_(opt.offload) {
+    lock_base_.assign(S.snodes.size() + 1, 0);
+    for (size_t s = 0; s < S.snodes.size(); ++s)
+      lock_base_[s + 1] = lock_base_[s] + (S.snodes[s].ncols + kLockCols - 1) / kLockCols;
+    locks_ = std::vector<std::mutex>(size_t(lock_base_.back()));
     if (opt.offload.any() && opt.offload.placement == Offload::Placement::Resident) {
       const double need = ResidentFactor<Scalar, OffloadExec>::bytes_needed(S);
       if (need <= double(opt.offload.device_memory_limit)) {
         try {
           resident_ = std::make_unique<ResidentFactor<Scalar, OffloadExec>>(S);
+          rsolve_ = std::make_unique<ResidentSolve<Scalar, OffloadExec>>(S);
           placement_ = Placement::Resident;
           resident_bytes_ = need;
           return;
@@ -95,6 +100,8 @@ class Numeric {
     return vals_;
   }
   const FactorStats& stats() const { return stats_; }
+  /// The last resident solve's timeline (empty unless Offload::timeline).
+  SolveTimeline solve_timeline() const { return rsolve_ ? rsolve_->timeline() : SolveTimeline{}; }
 
   /// Assembles A's values (in the analysed pattern's order) and factors; the first failing
   /// pivot (in postorder) is returned, not thrown.
@@ -103,6 +110,7 @@ class Numeric {
       const auto t0 = std::chrono::steady_clock::now();
       stats_ = FactorStats{};
       host_current_ = false;
+      rsolve_->invalidate();
       const PivotFailure f = resident_->factorize(exec, avalues, opt_.offload.timeline);
       stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       stats_.flops = S_.stats.flops;
@@ -120,7 +128,10 @@ class Numeric {
       stats_.bytes_to_device = double(S_.value_map.size()) * sizeof(Scalar);
       stats_.device_peak_bytes = size_type(resident_bytes_);
       const auto& tl = resident_->timeline();
-      stats_.timeline = {tl.assemble, tl.small, tl.large, tl.info};
+      stats_.timeline.assemble = tl.assemble;
+      stats_.timeline.small = tl.small;
+      stats_.timeline.large = tl.large;
+      stats_.timeline.info = tl.info;
       return f;
     }
     try {
@@ -134,7 +145,9 @@ class Numeric {
   /// Solves in place on W (n x nrhs, column-major, ld ldw, the permuted numbering), in the
   /// memory where the factor lives (the offload space's for Resident, else the host's).
   void solve(const OffloadExec& exec, Scalar* W, size_type nrhs, size_type ldw, SolvePart part) const {
-    if (resident()) resident_solve(exec, S_, *resident_, W, nrhs, ldw, part);
+    if (resident())
+      rsolve_->solve(exec, resident_->values().data(), resident_->rows().data(), W, nrhs, ldw, part,
+                     opt_.offload.timeline);
     else supernodal_solve(S_, vals_, W, nrhs, ldw, part);
   }
 
@@ -195,13 +208,33 @@ class Numeric {
     stats_.flops = S_.stats.flops;
     dev_.collect(stats_);
     stats_.fallbacks += resident_fallback_ ? 1 : 0;
+    if (opt_.offload.timeline) {
+      auto& tl = stats_.timeline;
+      for (const Work& w : work_) {
+        tl.potrf += w.seconds[0];
+        tl.trsm += w.seconds[1];
+        tl.product += w.seconds[2];
+        tl.scatter += w.seconds[3];
+        tl.lock_wait += w.seconds[4];
+      }
+      tl.busy = (tl.potrf + tl.trsm + tl.product + tl.scatter + tl.lock_wait) / (stats_.seconds * stats_.threads);
+    }
   }
 
  private:
   struct Work {
     std::vector<Scalar> c, dsave;
     std::vector<size_type> rel;
+    double seconds[5] = {0, 0, 0, 0, 0};  ///< timeline: potrf, trsm, update product, scatter, scatter lock wait
   };
+  using Clock = std::chrono::steady_clock;
+  /// Adds the seconds since `t` to w.seconds[i] and restarts t (timeline on).
+  void lap(Work& w, int i, Clock::time_point& t) const {
+    if (!opt_.offload.timeline) return;
+    const auto now = Clock::now();
+    w.seconds[i] += std::chrono::duration<double>(now - t).count();
+    t = now;
+  }
 
   HMat panel_view(size_type s, size_type r0, size_type m, size_type c0 = 0, size_type nc = -1) const {
     const Supernode& sn = S_.snodes[size_t(s)];
@@ -211,10 +244,11 @@ class Numeric {
   }
 
   void run_task(const Task& task, Work& w, int worker) {
+    auto t = Clock::now();
     switch (task.kind) {
-      case TaskKind::DiagFactor: diag_factor(task.snode, w, worker); break;
-      case TaskKind::Trsm: trsm(task, w); break;
-      case TaskKind::Update: update(task, w); break;
+      case TaskKind::DiagFactor: diag_factor(task.snode, w, worker); lap(w, 0, t); break;
+      case TaskKind::Trsm: trsm(task, w); lap(w, 1, t); break;
+      case TaskKind::Update: update(task, w, t); break;
     }
   }
 
@@ -263,7 +297,7 @@ class Numeric {
     bool queued = false;
   };
 
-  void update(const Task& task, Work& w) {
+  void update(const Task& task, Work& w, Clock::time_point& t0) {
     const size_type s = task.snode;
     const Supernode& sn = S_.snodes[size_t(s)];
     const Block& blk = S_.blocks[size_t(sn.block_begin + task.block_begin)];
@@ -290,13 +324,14 @@ class Numeric {
                    Scalar(0), Kokkos::subview(C, Kokkos::make_pair(static_cast<size_t>(nb), size_t(mb)), Kokkos::ALL));
     }
     count(2, false);
-    scatter(sn, r0, nb, mb, blk.target, w, w.c.data(), mb);
+    lap(w, 2, t0);
+    scatter(sn, r0, nb, mb, blk.target, w, w.c.data(), mb, t0);
   }
 
   /// Target panel -= C, rows matched by relative indices (the source rows are a subset of
   /// the target's rows), columns = the block's rows minus the target's first column.
   void scatter(const Supernode& sn, size_type r0, size_type nb, size_type mb, size_type t, Work& w, const Scalar* c,
-               size_type ldc) {
+               size_type ldc, Clock::time_point& t0) {
     const Supernode& tn = S_.snodes[size_t(t)];
     const size_type* srows = S_.rows.data() + sn.row_begin + r0;
     const size_type* trows = S_.rows.data() + tn.row_begin;
@@ -308,12 +343,21 @@ class Numeric {
     }
     const size_type ldt = tn.nrows();
     Scalar* pt = vals_ + tn.value_offset;
-    std::lock_guard<std::mutex> lk(locks_[size_t(t)]);
-    for (size_type j = 0; j < nb; ++j) {
-      Scalar* col = pt + (srows[j] - tn.first_col) * ldt;
-      const Scalar* cj = c + j * ldc;
-      const size_type* rel = w.rel.data();
-      for (size_type i = j; i < mb; ++i) col[rel[i]] -= cj[i];
+    lap(w, 3, t0);
+    // one lock per 32 columns of the target: updates into other columns of it go on
+    for (size_type j = 0; j < nb;) {
+      const size_type chunk = (srows[j] - tn.first_col) / kLockCols;
+      size_type je = j + 1;
+      while (je < nb && (srows[je] - tn.first_col) / kLockCols == chunk) ++je;
+      std::lock_guard<std::mutex> lk(locks_[size_t(lock_base_[size_t(t)] + chunk)]);
+      lap(w, 4, t0);
+      for (; j < je; ++j) {
+        Scalar* col = pt + (srows[j] - tn.first_col) * ldt;
+        const Scalar* cj = c + j * ldc;
+        const size_type* rel = w.rel.data();
+        for (size_type i = j; i < mb; ++i) col[rel[i]] -= cj[i];
+      }
+      lap(w, 3, t0);
     }
   }
 
@@ -337,6 +381,7 @@ class Numeric {
   const Options& opt_;
   Placement placement_ = Placement::Host;
   std::unique_ptr<ResidentFactor<Scalar, OffloadExec>> resident_;
+  std::unique_ptr<ResidentSolve<Scalar, OffloadExec>> rsolve_;
   double resident_bytes_ = 0;
   bool resident_fallback_ = false;
   mutable bool host_current_ = false;
@@ -344,6 +389,8 @@ class Numeric {
   Kokkos::View<Scalar*, Kokkos::HostSpace> host_;
   Kokkos::View<Scalar*, StagingSpace> pinned_;
   Scalar* vals_ = nullptr;
+  static constexpr size_type kLockCols = 32;  ///< target columns per scatter lock
+  std::vector<size_type> lock_base_;          ///< supernode s's locks start at lock_base_[s]
   std::vector<std::mutex> locks_;
   std::vector<Work> work_;
   std::vector<char> gathered_;

@@ -56,6 +56,9 @@ class ResidentFactor {
     double b = double(S.nvalues) * sizeof(Scalar) + double(S.value_map.size()) * (sizeof(std::int64_t) + sizeof(Scalar));
     b += double(S.snodes.size()) * (sizeof(DevSnode) + 2 * sizeof(std::int64_t) + sizeof(int) + sizeof(Scalar));
     b += double(S.rows.size()) * sizeof(std::int64_t) + double(S.nvalues) / S.stats.max_width * sizeof(SolveChunk);
+    // the solves: their chunks (tiles of 128 x 64 of the panels) and the diagonal blocks' inverses
+    b += 2 * double(S.nvalues) / (kSolveChunk * kSolveChunkCols) * sizeof(SolveChunk);
+    b += double(S.n + 32 * size_type(S.snodes.size())) * 32 * sizeof(Scalar);
     for (size_type s = 0; s < size_type(S.snodes.size()); ++s) {
       const Supernode& sn = S.snodes[size_t(s)];
       b += double(sn.nrows() - sn.ncols) * sizeof(ScatterCol) + double(scatter_rel_count(S, s)) * sizeof(std::int32_t);
@@ -106,17 +109,6 @@ class ResidentFactor {
     avals_ = DView<Scalar>(noinit("kspd::sparse::resident::a_values"), std::max<size_t>(S.value_map.size(), 1));
     info_ = DView<int>("kspd::sparse::resident::info", size_t(std::max<size_type>(ns, 1)));
     piv_ = DView<Scalar>(noinit("kspd::sparse::resident::pivot"), size_t(std::max<size_type>(ns, 1)));
-    std::vector<SolveChunk> hchunks;
-    chunk_begin_.assign(1, 0);
-    for (size_type l = 0; l < sched_.levels(); ++l) {
-      for (size_type q = sched_.level_begin[size_t(l)]; q < sched_.level_begin[size_t(l + 1)]; ++q) {
-        const std::int64_t s = sched_.order[size_t(q)];
-        const int m = int(S.snodes[size_t(s)].nrows() - S.snodes[size_t(s)].ncols);
-        for (int i0 = 0; i0 < m; i0 += kSolveChunk) hchunks.push_back(SolveChunk{s, i0, std::min(m, i0 + kSolveChunk)});
-      }
-      chunk_begin_.push_back(size_type(hchunks.size()));
-    }
-    chunks_ = upload<SolveChunk>("kspd::sparse::resident::solve_chunks", hchunks);
     const size_type mb = sched_.max_large_below;
     cbuf_ = DView<Scalar>(noinit("kspd::sparse::resident::update_product"), size_t(std::max<size_type>(mb * mb, 1)));
   }
@@ -131,9 +123,6 @@ class ResidentFactor {
   const DView<std::int32_t>& scatter_rel() const { return rel_; }
   const LevelSchedule& schedule() const { return sched_; }
   const DView<std::int64_t>& order() const { return order_; }
-  /// The solves' row chunks, level by level: level l's are [chunk_begin()[l], [l + 1]).
-  const DView<SolveChunk>& chunks() const { return chunks_; }
-  const std::vector<size_type>& chunk_begin() const { return chunk_begin_; }
 
   /// Seconds per phase of the last factorization, measured with fences (timeline on).
   struct Timeline {
@@ -342,8 +331,6 @@ class ResidentFactor {
   DView<DevSnode> snodes_;
   DView<std::int64_t> off_, rows_, order_, vmap_;
   DView<ScatterCol> cols_;
-  DView<SolveChunk> chunks_;
-  std::vector<size_type> chunk_begin_;
   DView<std::int32_t> rel_;
   DView<Scalar> vals_, avals_, piv_, cbuf_;
   DView<int> info_;

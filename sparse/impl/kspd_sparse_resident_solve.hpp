@@ -2,127 +2,342 @@
 #define KSPD_SPARSE_RESIDENT_SOLVE_HPP
 /// \file kspd_sparse_resident_solve.hpp
 /// Triangular solves with the device-resident factor, by tree level, where the factor
-/// lives. The solves read L once and are memory-bound, so each level is two launches over
-/// all its supernodes, small or large (not a vendor call per supernode, whose launches
-/// would dominate):
-///  - forward L Y = B, levels from the leaves up: (1) one team per supernode solves its
-///    diagonal block (blocks of 32 columns staged in team scratch and swept column by
-///    column, then the team updates the rows below the block); (2) one team per chunk of kSolveChunk rows below
-///    a diagonal block: a thread per row, its dot product with the solved part, subtracted
-///    from the ancestors' rows (atomically: chunks of one level may share rows);
-///  - backward L^T X = Y, levels from the root down: (1) per chunk, the rows' contribution
-///    to every column (vector lanes over the rows, a reduction per column, atomically added);
-///    (2) per supernode, the transposed diagonal solve by blocks of 32 from the bottom.
+/// lives. The solves read L once (per tile of right-hand sides) and are memory-bound, so
+/// each level is two launches over all its units (not a vendor call per supernode, whose
+/// launches would dominate).
+///
+/// Units: the solve's own plan (SolvePlan) can cut a supernode into units of at most
+/// `width` columns (a multiple of 32). A unit is the trailing part of its supernode's panel
+/// from its first column: its diagonal block, then every row below it (the rest of the
+/// supernode's diagonal block, then the supernode's rows below). The units of a supernode are
+/// a chain of levels; the first unit of a supernode comes after the last units of its
+/// children. The rows below a unit's diagonal block are cut into chunks of kSolveChunk rows x
+/// kSolveChunkCols columns, so a wide unit's work spreads over the whole device.
+///
+/// Diagonal blocks: the inverses of the 32 x 32 diagonal blocks of every supernode are
+/// computed once per factorization (on the first solve after it; one launch, a thread per
+/// column), so a unit's diagonal solve is a product per block of 32 columns (two barriers)
+/// instead of a column sweep (a barrier per column).
+///
+///  - forward L Y = B, levels from the leaves up: (1) one team per unit: per block of 32
+///    columns, x_b = inv(L_bb) x_b, then the unit's diagonal rows below the block updated;
+///    (2) per chunk, Y(rows) -= L21 Y(unit), atomically (chunks of one level may share rows):
+///    a thread per row with up to 8 right-hand sides, or, for 8 or more right-hand sides and
+///    units of at most kTileK columns, a register-tiled product (4 rows x 8 right-hand sides
+///    per thread, Y(unit) staged);
+///  - backward L^T X = Y, levels from the root down: (1) per chunk, X(unit) -= L21^T X(rows)
+///    (one right-hand side: the chunk's rows of X staged, vector lanes over the rows, a
+///    reduction per column; several: 4 columns x 4 right-hand sides per thread), atomically;
+///    (2) per unit, x_b = inv(L_bb)^T x_b by blocks from the bottom, each followed by the
+///    update of the unit's rows above it.
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
 
+#include "kspd_sparse_device_plan.hpp"
 #include "kspd_sparse_options.hpp"
-#include "kspd_sparse_resident.hpp"
+#include "kspd_sparse_symbolic.hpp"
 
 namespace kspd::sparse::Impl {
+
+/// A unit of the solve: columns [first_col, first_col + ncols) of a supernode, with the
+/// nrows rows of its panel from its first column down (ld: the panel's leading dimension).
+struct SolveUnit {
+  std::int64_t voff = 0;       ///< offset of the unit's diagonal entry (first column) in the values
+  std::int64_t row_begin = 0;  ///< index of its first row in rows
+  std::int64_t first_col = 0;
+  std::int64_t doff = 0;       ///< offset of its first diagonal block's inverse (32 x 32 each)
+  int ld = 0, ncols = 0, nrows = 0;
+};
+
+/// A 32 x 32 (or smaller, last) diagonal block of a supernode, whose inverse the solves use.
+struct DiagBlock {
+  std::int64_t voff = 0;  ///< its diagonal entry's offset in the values
+  std::int64_t doff = 0;  ///< its inverse's offset (column-major, leading dimension 32)
+  int ld = 0, bs = 0;
+};
+constexpr int kDiagBlock = 32;
+
+/// Offset of supernode s's first diagonal block's inverse, for every s (and the total).
+inline std::vector<std::int64_t> diag_block_offsets(const Symbolic& S) {
+  std::vector<std::int64_t> off(S.snodes.size() + 1, 0);
+  for (size_t s = 0; s < S.snodes.size(); ++s)
+    off[s + 1] = off[s] + (S.snodes[s].ncols + kDiagBlock - 1) / kDiagBlock * kDiagBlock * kDiagBlock;
+  return off;
+}
+
+/// The solve's schedule over a symbolic analysis: units by level, their row chunks.
+template <class Mem>
+struct SolvePlan {
+  template <class T>
+  using DView = Kokkos::View<T*, Mem>;
+  DView<SolveUnit> units;              ///< by level
+  std::vector<size_type> level_begin;  ///< level l: units [level_begin[l], level_begin[l + 1])
+  DView<SolveChunk> chunks;            ///< by level
+  std::vector<size_type> chunk_begin;  ///< level l: chunks [chunk_begin[l], chunk_begin[l + 1])
+  int widest = 0;                      ///< widest unit
+
+  /// width <= 0: one unit per supernode; else units of at most width columns (rounded up
+  /// to a multiple of 32, so units start on a diagonal block).
+  SolvePlan(const Symbolic& S, int width) {
+    const size_type ns = size_type(S.snodes.size());
+    const std::vector<std::int64_t> doff = diag_block_offsets(S);
+    std::vector<size_type> first(size_t(ns), 0), pieces(size_t(ns), 1), pw(size_t(ns), 0);
+    size_type nlev = 0, nunits = 0;
+    for (size_type s = 0; s < ns; ++s) {  // postorder: children first
+      const Supernode& sn = S.snodes[size_t(s)];
+      size_type w = sn.ncols;
+      if (width > 0 && sn.ncols > width) {
+        const size_type P = (sn.ncols + width - 1) / width;
+        w = ((sn.ncols + P - 1) / P + kDiagBlock - 1) / kDiagBlock * kDiagBlock;
+      }
+      pw[size_t(s)] = std::max<size_type>(w, 1);
+      pieces[size_t(s)] = std::max<size_type>(1, (sn.ncols + pw[size_t(s)] - 1) / pw[size_t(s)]);
+      const size_type last = first[size_t(s)] + pieces[size_t(s)] - 1;
+      if (sn.parent >= 0) first[size_t(sn.parent)] = std::max(first[size_t(sn.parent)], last + 1);
+      nlev = std::max(nlev, last + 1);
+      nunits += pieces[size_t(s)];
+    }
+    std::vector<size_type> count(size_t(nlev + 1), 0);
+    for (size_type s = 0; s < ns; ++s)
+      for (size_type q = 0; q < pieces[size_t(s)]; ++q) ++count[size_t(first[size_t(s)] + q + 1)];
+    for (size_t l = 1; l < count.size(); ++l) count[l] += count[l - 1];
+    level_begin = count;
+    std::vector<SolveUnit> hu(static_cast<size_t>(nunits));
+    for (size_type s = 0; s < ns; ++s) {
+      const Supernode& sn = S.snodes[size_t(s)];
+      const size_type w = pw[size_t(s)], ld = sn.nrows();
+      for (size_type q = 0; q < pieces[size_t(s)]; ++q) {
+        const size_type a = q * w, b = std::min(sn.ncols, a + w);
+        hu[size_t(count[size_t(first[size_t(s)] + q)]++)] =
+            SolveUnit{sn.value_offset + a + a * ld, sn.row_begin + a, sn.first_col + a, doff[size_t(s)] + a * kDiagBlock,
+                      int(ld), int(b - a), int(ld - a)};
+        widest = std::max(widest, int(b - a));
+      }
+    }
+    std::vector<SolveChunk> hc;
+    chunk_begin.assign(1, 0);
+    for (size_type l = 0; l < nlev; ++l) {
+      for (size_type u = level_begin[size_t(l)]; u < level_begin[size_t(l + 1)]; ++u) {
+        const int m = hu[size_t(u)].nrows - hu[size_t(u)].ncols, k = hu[size_t(u)].ncols;
+        for (int i0 = 0; i0 < m; i0 += kSolveChunk)
+          for (int j0 = 0; j0 < k; j0 += kSolveChunkCols)
+            hc.push_back(SolveChunk{u, i0, std::min(m, i0 + kSolveChunk), j0, std::min(k, j0 + kSolveChunkCols)});
+      }
+      chunk_begin.push_back(size_type(hc.size()));
+    }
+    units = upload("kspd::sparse::solve_units", hu);
+    chunks = upload("kspd::sparse::solve_chunks", hc);
+  }
+  size_type levels() const { return size_type(level_begin.size()) - 1; }
+
+  template <class T>
+  static DView<T> upload(const std::string& name, const std::vector<T>& h) {
+    DView<T> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, name), std::max<size_t>(h.size(), 1));
+    if (!h.empty())
+      Kokkos::deep_copy(Kokkos::subview(d, Kokkos::make_pair(size_t(0), h.size())),
+                        Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()));
+    return d;
+  }
+};
 
 template <class Exec, class Scalar>
 struct LevelSolve {
   using Team = Kokkos::TeamPolicy<Exec>;
   using Member = typename Team::member_type;
-  static constexpr int kBlock = 32;  ///< diagonal-block columns per step
-  static constexpr int kRhs = 8;     ///< right-hand sides per pass over a row of L
-  static constexpr int kRhsStage = 16;  ///< backward, several rhs: W's rows of a chunk staged per 16 rhs
+  static constexpr int kBlock = kDiagBlock;  ///< diagonal-block columns per step
+  static constexpr int kRhs = 8;        ///< right-hand sides per pass over a row of L (thread per row)
+  static constexpr int kTileRhs = 32;   ///< tiled kernels: right-hand sides per team
+  static constexpr int kTileK = kSolveChunkCols;  ///< tiled kernels: widest unit
+  static constexpr int kSlots = 128;    ///< tiled kernels: threads' work items per team
+  static constexpr bool kGpu = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
 
   const Scalar* vals;
-  const DevSnode* sns;
+  const Scalar* dinv;  ///< inverses of the diagonal blocks
+  const SolveUnit* units;
   const std::int64_t* rows;
-  const std::int64_t* order;
   const SolveChunk* chunks;
   Scalar* W;
   std::int64_t ldw;
   int nr;
 
   using Scratch = Kokkos::View<Scalar*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  static size_t scratch_bytes() { return Scratch::shmem_size(2 * kBlock * kBlock); }
-
-  /// Stages the diagonal block [jb, je) of L and of X's right-hand sides [c0, c0 + nc) in
-  /// team scratch (the serial sweep over its columns then reads no global memory).
-  template <class M>
-  KOKKOS_INLINE_FUNCTION static void stage(const M& t, const Scalar* p, int ld, const Scalar* X, std::int64_t ldw,
-                                           int jb, int bs, int c0, int nc, Scalar* Lb, Scalar* Xb) {
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * bs), [&](const int q) {
-      const int i = q % bs, j = q / bs;
-      Lb[i + kBlock * j] = p[jb + i + std::int64_t(jb + j) * ld];
-    });
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
-      const int i = q % bs, c = q / bs;
-      Xb[i + kBlock * c] = X[jb + i + (c0 + c) * ldw];
-    });
-    t.team_barrier();
+  static Team tiled_team(const Exec& exec, int league) {
+    if constexpr (kGpu) return Team(exec, league, kSlots);
+    else return Team(exec, league, Kokkos::AUTO);
   }
 
-  /// L11 x = b for the supernodes order[b, e): per block of 32 columns, a column sweep over
-  /// the staged block (one barrier per column), then the team updates the rows below it.
+  /// sum_{j < n} f(j) in four independent partial sums (the loads of a long dot product in
+  /// flight together instead of one after another).
+  template <class F>
+  KOKKOS_INLINE_FUNCTION static Scalar dot4(const int n, const F& f) {
+    Scalar a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+      a0 += f(j);
+      a1 += f(j + 1);
+      a2 += f(j + 2);
+      a3 += f(j + 3);
+    }
+    for (; j < n; ++j) a0 += f(j);
+    return (a0 + a1) + (a2 + a3);
+  }
+
+  /// The inverses of the diagonal blocks [0, nb): a team per block, a thread per column
+  /// (forward substitution of the unit vector; the block read from global memory, whose
+  /// reuse stays in cache). Written column-major with leading dimension 32, zero above.
+  static void invert_blocks(const Exec& exec, const DiagBlock* blocks, size_type nb, const Scalar* vals, Scalar* dinv) {
+    if (nb == 0) return;
+    Kokkos::parallel_for(
+        "kspd::sparse::resident::invert_diagonal_blocks", Team(exec, int(nb), Kokkos::AUTO),
+        KOKKOS_LAMBDA(const Member& t) {
+          const DiagBlock d = blocks[t.league_rank()];
+          const Scalar* L = vals + d.voff;
+          Scalar* D = dinv + d.doff;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, kBlock), [&](const int j) {
+            Scalar* v = D + j * kBlock;
+            for (int i = 0; i < kBlock; ++i) v[i] = Scalar(0);
+            if (j >= d.bs) return;
+            v[j] = Scalar(1) / L[j + std::int64_t(j) * d.ld];
+            for (int i = j + 1; i < d.bs; ++i) {
+              Scalar acc = 0;
+              for (int m = j; m < i; ++m) acc += L[i + std::int64_t(m) * d.ld] * v[m];
+              v[i] = -acc / L[i + std::int64_t(i) * d.ld];
+            }
+          });
+        });
+  }
+
+  /// L11 x = b for the units [b, e): per block of 32 columns, x_b = inv(L_bb) x_b (x_b
+  /// staged), then the team updates the unit's diagonal rows below the block.
   void diag_forward(const Exec& exec, size_type b, size_type e) const {
     const LevelSolve me = *this;
     Kokkos::parallel_for(
         "kspd::sparse::resident::forward_diag",
-        Team(exec, int(e - b), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(scratch_bytes())),
+        Team(exec, int(e - b), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kBlock * kBlock))),
         KOKKOS_LAMBDA(const Member& t) {
-          const DevSnode sn = me.sns[me.order[b + t.league_rank()]];
-          const Scalar* p = me.vals + sn.voff;
-          const int k = sn.ncols, ld = sn.nrows;
-          Scalar* X = me.W + sn.first_col;
-          Scratch scratch(t.team_scratch(0), 2 * kBlock * kBlock);
-          Scalar* Lb = scratch.data();
-          Scalar* Xb = Lb + kBlock * kBlock;
+          const SolveUnit u = me.units[b + t.league_rank()];
+          const Scalar* p = me.vals + u.voff;
+          const int k = u.ncols, ld = u.ld;
+          Scalar* X = me.W + u.first_col;
+          Scratch Xb(t.team_scratch(0), kBlock * kBlock);
           for (int jb = 0; jb < k; jb += kBlock) {
             const int je = jb + kBlock < k ? jb + kBlock : k, bs = je - jb;
+            const Scalar* D = me.dinv + u.doff + std::int64_t(jb) * kBlock;
             for (int c0 = 0; c0 < me.nr; c0 += kBlock) {
               const int nc = me.nr - c0 < kBlock ? me.nr - c0 : kBlock;
-              stage(t, p, ld, X, me.ldw, jb, bs, c0, nc, Lb, Xb);
-              for (int j = 0; j + 1 < bs; ++j) {
-                const int rows = bs - j - 1;
-                Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * nc), [&](const int q) {
-                  const int i = j + 1 + q % rows, c = q / rows;
-                  Xb[i + kBlock * c] -= Lb[i + kBlock * j] * (Xb[j + kBlock * c] / Lb[j + kBlock * j]);
-                });
-                t.team_barrier();
-              }
               Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
                 const int i = q % bs, c = q / bs;
-                X[jb + i + (c0 + c) * me.ldw] = Xb[i + kBlock * c] / Lb[i + kBlock * i];
+                Xb(i + kBlock * c) = X[jb + i + (c0 + c) * me.ldw];
+              });
+              t.team_barrier();
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
+                const int i = q % bs, c = q / bs;
+                X[jb + i + (c0 + c) * me.ldw] = dot4(i + 1, [&](int j) { return D[i + kBlock * j] * Xb(j + kBlock * c); });
               });
               t.team_barrier();
             }
             const int rest = k - je;
             Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rest * me.nr), [&](const int q) {
               const int i = je + q % rest, c = q / rest;
-              const Scalar* x = X + c * me.ldw;
-              Scalar acc = 0;
-              for (int j = jb; j < je; ++j) acc += p[i + std::int64_t(j) * ld] * x[j];
-              X[i + c * me.ldw] -= acc;
+              const Scalar* x = X + c * me.ldw + jb;
+              const Scalar* pi = p + i + std::int64_t(jb) * ld;
+              X[i + c * me.ldw] -= dot4(bs, [&](int j) { return pi[std::int64_t(j) * ld] * x[j]; });
             });
             t.team_barrier();
           }
         });
   }
 
-  /// W(rows below) -= L21 x for the chunks [b, e).
+  /// L11^T x = y for the units [b, e), blocks of 32 from the bottom: x_b = inv(L_bb)^T x_b,
+  /// then the unit's rows above the block updated.
+  void diag_backward(const Exec& exec, size_type b, size_type e) const {
+    const LevelSolve me = *this;
+    Kokkos::parallel_for(
+        "kspd::sparse::resident::backward_diag",
+        Team(exec, int(e - b), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kBlock * kBlock))),
+        KOKKOS_LAMBDA(const Member& t) {
+          const SolveUnit u = me.units[b + t.league_rank()];
+          const Scalar* p = me.vals + u.voff;
+          const int k = u.ncols, ld = u.ld;
+          Scalar* X = me.W + u.first_col;
+          Scratch Xb(t.team_scratch(0), kBlock * kBlock);
+          for (int jb = ((k - 1) / kBlock) * kBlock; jb >= 0; jb -= kBlock) {
+            const int je = jb + kBlock < k ? jb + kBlock : k, bs = je - jb;
+            const Scalar* D = me.dinv + u.doff + std::int64_t(jb) * kBlock;
+            for (int c0 = 0; c0 < me.nr; c0 += kBlock) {
+              const int nc = me.nr - c0 < kBlock ? me.nr - c0 : kBlock;
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
+                const int i = q % bs, c = q / bs;
+                Xb(i + kBlock * c) = X[jb + i + (c0 + c) * me.ldw];
+              });
+              t.team_barrier();
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
+                const int i = q % bs, c = q / bs;
+                const Scalar* Di = D + kBlock * i + i;  // column i of inv(L_bb): row i of its transpose
+                const Scalar* xb = &Xb(i + kBlock * c);
+                X[jb + i + (c0 + c) * me.ldw] = dot4(bs - i, [&](int j) { return Di[j] * xb[j]; });
+              });
+              t.team_barrier();
+            }
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(t, jb * me.nr), [&](const int q) {
+              const int i = q % jb, c = q / jb;
+              const Scalar* x = X + c * me.ldw + jb;
+              const Scalar* li = p + std::int64_t(i) * ld + jb;
+              X[i + c * me.ldw] -= dot4(bs, [&](int j) { return li[j] * x[j]; });
+            });
+            t.team_barrier();
+          }
+        });
+  }
+
+  /// W(rows below) -= L21 x for the chunks [b, e), one right-hand side: the chunk's part of
+  /// x staged, a thread per row.
+  void below_forward_one(const Exec& exec, size_type b, size_type e) const {
+    const LevelSolve me = *this;
+    Kokkos::parallel_for(
+        "kspd::sparse::resident::forward_below_one",
+        Team(exec, int(e - b), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kSolveChunkCols))),
+        KOKKOS_LAMBDA(const Member& t) {
+          const SolveChunk ch = me.chunks[b + t.league_rank()];
+          const SolveUnit u = me.units[ch.unit];
+          const Scalar* p = me.vals + u.voff + u.ncols + std::int64_t(ch.j0) * u.ld;
+          const std::int64_t* r = me.rows + u.row_begin + u.ncols;
+          const int ld = u.ld, k = ch.j1 - ch.j0;
+          Scratch Xs(t.team_scratch(0), kSolveChunkCols);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, k), [&](const int j) { Xs(j) = me.W[u.first_col + ch.j0 + j]; });
+          t.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, ch.i0, ch.i1), [&](const int i) {
+            const Scalar* pi = p + i;
+            Kokkos::atomic_add(&me.W[r[i]], -dot4(k, [&](int j) { return pi[std::int64_t(j) * ld] * Xs(j); }));
+          });
+        });
+  }
+
+  /// W(rows below) -= L21 x for the chunks [b, e): a thread per row, its columns of the chunk.
   void below_forward(const Exec& exec, size_type b, size_type e) const {
     const LevelSolve me = *this;
     Kokkos::parallel_for(
         "kspd::sparse::resident::forward_below", Team(exec, int(e - b), Kokkos::AUTO), KOKKOS_LAMBDA(const Member& t) {
           const SolveChunk ch = me.chunks[b + t.league_rank()];
-          const DevSnode sn = me.sns[ch.snode];
-          const Scalar* p = me.vals + sn.voff + sn.ncols;
-          const std::int64_t* r = me.rows + sn.row_begin + sn.ncols;
-          const int k = sn.ncols, ld = sn.nrows;
-          const Scalar* X = me.W + sn.first_col;
+          const SolveUnit u = me.units[ch.unit];
+          const Scalar* p = me.vals + u.voff + u.ncols;
+          const std::int64_t* r = me.rows + u.row_begin + u.ncols;
+          const int ld = u.ld;
+          const Scalar* X = me.W + u.first_col;
           Kokkos::parallel_for(Kokkos::TeamThreadRange(t, ch.i0, ch.i1), [&](const int i) {
             for (int c0 = 0; c0 < me.nr; c0 += kRhs) {
               const int nc = me.nr - c0 < kRhs ? me.nr - c0 : kRhs;
               Scalar acc[kRhs] = {};
-              for (int j = 0; j < k; ++j) {
+              for (int j = ch.j0; j < ch.j1; ++j) {
                 const Scalar l = p[i + std::int64_t(j) * ld];
                 for (int c = 0; c < kRhs; ++c)
                   if (c < nc) acc[c] += l * X[j + (c0 + c) * me.ldw];
@@ -133,132 +348,282 @@ struct LevelSolve {
         });
   }
 
-  /// x -= L21^T W(rows below) for the chunks [b, e). One right-hand side: vector lanes over
-  /// the chunk's rows (coalesced reads of a column of L), a reduction per column. Several:
-  /// the chunk's rows of W staged in team scratch, a thread per (column, rhs) pair, the
-  /// lanes of a warp sharing the column (L read once per 16 right-hand sides).
-  void below_backward(const Exec& exec, size_type b, size_type e) const {
+  /// W(rows below) -= L21 x for the chunks [b, e), units of at most kTileK columns: a team
+  /// per (chunk, 32 right-hand sides), x's block staged, 4 rows x 8 right-hand sides per
+  /// work item (consecutive items take consecutive rows: coalesced reads of L).
+  void below_forward_tiled(const Exec& exec, size_type b, size_type e) const {
     const LevelSolve me = *this;
-    if (nr == 1) {
-      const int vec = int(Team::vector_length_max());
-      Kokkos::parallel_for(
-          "kspd::sparse::resident::backward_below", Team(exec, int(e - b), Kokkos::AUTO, vec),
-          KOKKOS_LAMBDA(const Member& t) {
-            const SolveChunk ch = me.chunks[b + t.league_rank()];
-            const DevSnode sn = me.sns[ch.snode];
-            const Scalar* p = me.vals + sn.voff + sn.ncols;
-            const std::int64_t* r = me.rows + sn.row_begin + sn.ncols;
-            const int k = sn.ncols, ld = sn.nrows;
-            Scalar* X = me.W + sn.first_col;
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(t, k), [&](const int j) {
-              const Scalar* lj = p + std::int64_t(j) * ld;
-              Scalar acc = 0;
-              Kokkos::parallel_reduce(
-                  Kokkos::ThreadVectorRange(t, ch.i0, ch.i1), [&](const int i, Scalar& a) { a += lj[i] * me.W[r[i]]; }, acc);
-              Kokkos::single(Kokkos::PerThread(t), [&]() { Kokkos::atomic_add(&X[j], -acc); });
-            });
-          });
-      return;
-    }
-    const size_t bytes = Scratch::shmem_size(size_t(kSolveChunk) * kRhsStage);
+    const int nrt = (nr + kTileRhs - 1) / kTileRhs;
     Kokkos::parallel_for(
-        "kspd::sparse::resident::backward_below_rhs",
-        Team(exec, int(e - b), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+        "kspd::sparse::resident::forward_below_tiled",
+        tiled_team(exec, int(e - b) * nrt).set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kTileK * kTileRhs))),
         KOKKOS_LAMBDA(const Member& t) {
-          const SolveChunk ch = me.chunks[b + t.league_rank()];
-          const DevSnode sn = me.sns[ch.snode];
-          const Scalar* p = me.vals + sn.voff + sn.ncols + ch.i0;
-          const std::int64_t* r = me.rows + sn.row_begin + sn.ncols + ch.i0;
-          const int k = sn.ncols, ld = sn.nrows, rows = ch.i1 - ch.i0;
-          Scalar* X = me.W + sn.first_col;
-          Scratch Ws(t.team_scratch(0), size_t(kSolveChunk) * kRhsStage);
-          for (int c0 = 0; c0 < me.nr; c0 += kRhsStage) {
-            const int nc = me.nr - c0 < kRhsStage ? me.nr - c0 : kRhsStage;
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * nc), [&](const int q) {
-              const int i = q % rows, c = q / rows;
-              Ws(i + kSolveChunk * c) = me.W[r[i] + (c0 + c) * me.ldw];
-            });
-            t.team_barrier();
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(t, k * nc), [&](const int q) {
-              const int c = q % nc, j = q / nc;
+          const SolveChunk ch = me.chunks[b + t.league_rank() / nrt];
+          const int c0 = (t.league_rank() % nrt) * kTileRhs, nc = me.nr - c0 < kTileRhs ? me.nr - c0 : kTileRhs;
+          const SolveUnit u = me.units[ch.unit];
+          const Scalar* p = me.vals + u.voff + u.ncols + std::int64_t(ch.j0) * u.ld;
+          const std::int64_t* r = me.rows + u.row_begin + u.ncols;
+          const int k = ch.j1 - ch.j0, ld = u.ld;
+          Scratch Xs(t.team_scratch(0), kTileK * kTileRhs);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, k * kTileRhs), [&](const int q) {
+            const int j = q % k, c = q / k;
+            Xs(j * kTileRhs + c) = c < nc ? me.W[u.first_col + ch.j0 + j + (c0 + c) * me.ldw] : Scalar(0);
+          });
+          t.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, kSlots), [&](const int slot) {
+            const int rg = slot % 32, cg = (slot / 32) * 8;
+            Scalar acc[4][8] = {};
+            int ii[4];
+            for (int m = 0; m < 4; ++m) {
+              ii[m] = ch.i0 + rg + 32 * m;
+              if (ii[m] >= ch.i1) ii[m] = ch.i0;  // duplicate row, result dropped below
+            }
+            for (int j = 0; j < k; ++j) {
               const Scalar* lj = p + std::int64_t(j) * ld;
-              Scalar acc = 0;
-              for (int i = 0; i < rows; ++i) acc += lj[i] * Ws(i + kSolveChunk * c);
-              Kokkos::atomic_add(&X[j + (c0 + c) * me.ldw], -acc);
-            });
-            t.team_barrier();
-          }
+              const Scalar l0 = lj[ii[0]], l1 = lj[ii[1]], l2 = lj[ii[2]], l3 = lj[ii[3]];
+              for (int q = 0; q < 8; ++q) {
+                const Scalar x = Xs(j * kTileRhs + cg + q);
+                acc[0][q] += l0 * x;
+                acc[1][q] += l1 * x;
+                acc[2][q] += l2 * x;
+                acc[3][q] += l3 * x;
+              }
+            }
+            for (int m = 0; m < 4; ++m) {
+              if (ch.i0 + rg + 32 * m >= ch.i1) break;
+              const std::int64_t row = r[ii[m]];
+              for (int q = 0; q < 8; ++q)
+                if (cg + q < nc) Kokkos::atomic_add(&me.W[row + (c0 + cg + q) * me.ldw], -acc[m][q]);
+            }
+          });
         });
   }
 
-  /// L11^T x = y for the supernodes order[b, e), blocks of 32 from the bottom, each swept
-  /// in team scratch.
-  void diag_backward(const Exec& exec, size_type b, size_type e) const {
+  /// x -= L21^T W(rows below) for the chunks [b, e), one right-hand side: the chunk's rows
+  /// of W staged, vector lanes over the rows (coalesced reads of a column of L), a reduction
+  /// per column of the chunk.
+  void below_backward(const Exec& exec, size_type b, size_type e) const {
     const LevelSolve me = *this;
+    const int vec = int(Team::vector_length_max());
     Kokkos::parallel_for(
-        "kspd::sparse::resident::backward_diag",
-        Team(exec, int(e - b), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(scratch_bytes())),
+        "kspd::sparse::resident::backward_below",
+        Team(exec, int(e - b), Kokkos::AUTO, vec).set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kSolveChunk))),
         KOKKOS_LAMBDA(const Member& t) {
-          const DevSnode sn = me.sns[me.order[b + t.league_rank()]];
-          const Scalar* p = me.vals + sn.voff;
-          const int k = sn.ncols, ld = sn.nrows;
-          Scalar* X = me.W + sn.first_col;
-          Scratch scratch(t.team_scratch(0), 2 * kBlock * kBlock);
-          Scalar* Lb = scratch.data();
-          Scalar* Xb = Lb + kBlock * kBlock;
-          for (int jb = ((k - 1) / kBlock) * kBlock; jb >= 0; jb -= kBlock) {
-            const int je = jb + kBlock < k ? jb + kBlock : k, bs = je - jb;
-            for (int c0 = 0; c0 < me.nr; c0 += kBlock) {
-              const int nc = me.nr - c0 < kBlock ? me.nr - c0 : kBlock;
-              stage(t, p, ld, X, me.ldw, jb, bs, c0, nc, Lb, Xb);
-              for (int j = bs - 1; j > 0; --j) {
-                Kokkos::parallel_for(Kokkos::TeamThreadRange(t, j * nc), [&](const int q) {
-                  const int i = q % j, c = q / j;
-                  Xb[i + kBlock * c] -= Lb[j + kBlock * i] * (Xb[j + kBlock * c] / Lb[j + kBlock * j]);
-                });
-                t.team_barrier();
+          const SolveChunk ch = me.chunks[b + t.league_rank()];
+          const SolveUnit u = me.units[ch.unit];
+          const Scalar* p = me.vals + u.voff + u.ncols + ch.i0;
+          const std::int64_t* r = me.rows + u.row_begin + u.ncols + ch.i0;
+          const int ld = u.ld, rows = ch.i1 - ch.i0;
+          Scalar* X = me.W + u.first_col;
+          Scratch Ws(t.team_scratch(0), kSolveChunk);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows), [&](const int i) {
+            Kokkos::single(Kokkos::PerThread(t), [&]() { Ws(i) = me.W[r[i]]; });
+          });
+          t.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, ch.j0, ch.j1), [&](const int j) {
+            const Scalar* lj = p + std::int64_t(j) * ld;
+            Scalar acc = 0;
+            Kokkos::parallel_reduce(
+                Kokkos::ThreadVectorRange(t, rows), [&](const int i, Scalar& a) { a += lj[i] * Ws(i); }, acc);
+            Kokkos::single(Kokkos::PerThread(t), [&]() { Kokkos::atomic_add(&X[j], -acc); });
+          });
+        });
+  }
+
+  /// x -= L21^T W(rows below) for the chunks [b, e), several right-hand sides, units of at
+  /// most kTileK columns: a team per (chunk, 32 right-hand sides), the chunk's rows of W
+  /// staged, 4 columns x 4 right-hand sides per work item.
+  void below_backward_tiled(const Exec& exec, size_type b, size_type e) const {
+    const LevelSolve me = *this;
+    const int nrt = (nr + kTileRhs - 1) / kTileRhs;
+    Kokkos::parallel_for(
+        "kspd::sparse::resident::backward_below_tiled",
+        tiled_team(exec, int(e - b) * nrt)
+            .set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kSolveChunk * kTileRhs))),
+        KOKKOS_LAMBDA(const Member& t) {
+          const SolveChunk ch = me.chunks[b + t.league_rank() / nrt];
+          const int c0 = (t.league_rank() % nrt) * kTileRhs, nc = me.nr - c0 < kTileRhs ? me.nr - c0 : kTileRhs;
+          const SolveUnit u = me.units[ch.unit];
+          const Scalar* p = me.vals + u.voff + u.ncols + ch.i0 + std::int64_t(ch.j0) * u.ld;
+          const std::int64_t* r = me.rows + u.row_begin + u.ncols + ch.i0;
+          const int k = ch.j1 - ch.j0, ld = u.ld, rows = ch.i1 - ch.i0;
+          Scalar* X = me.W + u.first_col + ch.j0;
+          Scratch Ws(t.team_scratch(0), kSolveChunk * kTileRhs);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows * kTileRhs), [&](const int q) {
+            const int c = q % kTileRhs, i = q / kTileRhs;
+            Ws(i * kTileRhs + c) = c < nc ? me.W[r[i] + (c0 + c) * me.ldw] : Scalar(0);
+          });
+          t.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, kSlots), [&](const int slot) {
+            const int jg = slot % 16, cg = (slot / 16) * 4;
+            Scalar acc[4][4] = {};
+            int jj[4];
+            for (int m = 0; m < 4; ++m) jj[m] = jg + 16 * m < k ? jg + 16 * m : 0;
+            const Scalar* l0 = p + std::int64_t(jj[0]) * ld;
+            const Scalar* l1 = p + std::int64_t(jj[1]) * ld;
+            const Scalar* l2 = p + std::int64_t(jj[2]) * ld;
+            const Scalar* l3 = p + std::int64_t(jj[3]) * ld;
+            for (int i = 0; i < rows; ++i) {
+              const Scalar a0 = l0[i], a1 = l1[i], a2 = l2[i], a3 = l3[i];
+              for (int q = 0; q < 4; ++q) {
+                const Scalar w = Ws(i * kTileRhs + cg + q);
+                acc[0][q] += a0 * w;
+                acc[1][q] += a1 * w;
+                acc[2][q] += a2 * w;
+                acc[3][q] += a3 * w;
               }
-              Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
-                const int i = q % bs, c = q / bs;
-                X[jb + i + (c0 + c) * me.ldw] = Xb[i + kBlock * c] / Lb[i + kBlock * i];
-              });
-              t.team_barrier();
             }
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(t, jb * me.nr), [&](const int q) {
-              const int i = q % jb, c = q / jb;
-              const Scalar* x = X + c * me.ldw;
-              const Scalar* li = p + std::int64_t(i) * ld;
-              Scalar acc = 0;
-              for (int j = jb; j < je; ++j) acc += li[j] * x[j];
-              X[i + c * me.ldw] -= acc;
-            });
-            t.team_barrier();
-          }
+            for (int m = 0; m < 4; ++m) {
+              if (jg + 16 * m >= k) break;
+              for (int q = 0; q < 4; ++q)
+                if (cg + q < nc) Kokkos::atomic_add(&X[jj[m] + (c0 + cg + q) * me.ldw], -acc[m][q]);
+            }
+          });
         });
   }
 };
 
-/// Solves in place on W (n x nrhs, column-major, leading dimension ldw, the permuted
-/// numbering), a pointer into the execution space's memory. Queued on exec.
+/// The solves with a resident factor: the plans (built on first use, kept with the
+/// factor's analysis) and, with the timeline on, where the last solve's time went.
 template <class Scalar, class Exec>
-void resident_solve(const Exec& exec, const Symbolic& S, const ResidentFactor<Scalar, Exec>& F, Scalar* W,
-                    size_type nrhs, size_type ldw, SolvePart part = SolvePart::Both) {
-  if (S.n == 0 || nrhs == 0) return;
-  const LevelSchedule& L = F.schedule();
-  const auto& cb = F.chunk_begin();
-  const LevelSolve<Exec, Scalar> ls{F.values().data(), F.snodes().data(), F.rows().data(), F.order().data(),
-                                    F.chunks().data(), W, ldw, int(nrhs)};
-  if (int(part) & int(SolvePart::Forward))
-    for (size_type l = 0; l < L.levels(); ++l) {
-      ls.diag_forward(exec, L.level_begin[size_t(l)], L.level_begin[size_t(l + 1)]);
-      if (cb[size_t(l + 1)] > cb[size_t(l)]) ls.below_forward(exec, cb[size_t(l)], cb[size_t(l + 1)]);
+class ResidentSolve {
+ public:
+  using Mem = typename Exec::memory_space;
+  using LS = LevelSolve<Exec, Scalar>;
+  /// Unit widths: one right-hand side reads each unit's L once whatever its width, so wide
+  /// units save levels (launches); the tiled kernels for many right-hand sides need units of
+  /// at most LS::kTileK columns.
+  static constexpr int kFewRhsWidth = 0;  ///< one unit per supernode
+  static constexpr int kManyRhs = 8;      ///< from here on the tiled kernels
+
+  explicit ResidentSolve(const Symbolic& S) : S_(S) {}
+
+  /// The factor changed (a new factorization): the diagonal blocks' inverses are recomputed
+  /// by the next solve.
+  void invalidate() { inverses_current_ = false; }
+
+  /// Solves in place on W (n x nrhs, column-major, leading dimension ldw, the permuted
+  /// numbering), a pointer into the execution space's memory. Queued on exec.
+  void solve(const Exec& exec, const Scalar* vals, const std::int64_t* rows, Scalar* W, size_type nrhs, size_type ldw,
+             SolvePart part, bool timeline) const {
+    if (S_.n == 0 || nrhs == 0) return;
+    const bool tiled = nrhs >= kManyRhs;
+    const SolvePlan<Mem>& P = plan(tiled);
+    invert_diagonal_blocks(exec, vals);
+    const LS ls{vals, dinv_.data(), P.units.data(), rows, P.chunks.data(), W, std::int64_t(ldw), int(nrhs)};
+    const auto& lb = P.level_begin;
+    const auto& cb = P.chunk_begin;
+    const size_type nl = P.levels();
+    tl_ = SolveTimeline{};
+    tl_.levels = nl;
+    tl_.units = lb.back();
+    tl_.widest = P.widest;
+    std::vector<double> per_level(timeline ? size_t(nl) : 0, 0.0);
+    auto t_last = std::chrono::steady_clock::now();
+    auto mark = [&](double& bucket, size_type l) {
+      if (!timeline) return;
+      exec.fence();
+      const auto t = std::chrono::steady_clock::now();
+      const double d = std::chrono::duration<double>(t - t_last).count();
+      bucket += d;
+      per_level[size_t(l)] += d;
+      t_last = t;
+    };
+    if (int(part) & int(SolvePart::Forward))
+      for (size_type l = 0; l < nl; ++l) {
+        ls.diag_forward(exec, lb[size_t(l)], lb[size_t(l + 1)]);
+        mark(tl_.diag_forward, l);
+        if (cb[size_t(l + 1)] > cb[size_t(l)]) {
+          if (tiled) ls.below_forward_tiled(exec, cb[size_t(l)], cb[size_t(l + 1)]);
+          else if (nrhs == 1) ls.below_forward_one(exec, cb[size_t(l)], cb[size_t(l + 1)]);
+          else ls.below_forward(exec, cb[size_t(l)], cb[size_t(l + 1)]);
+          mark(tl_.below_forward, l);
+        }
+      }
+    if (int(part) & int(SolvePart::Backward))
+      for (size_type l = nl - 1; l >= 0; --l) {
+        if (cb[size_t(l + 1)] > cb[size_t(l)]) {
+          if (tiled) ls.below_backward_tiled(exec, cb[size_t(l)], cb[size_t(l + 1)]);
+          else if (nrhs == 1) ls.below_backward(exec, cb[size_t(l)], cb[size_t(l + 1)]);
+          else below_backward_columns(ls, exec, cb[size_t(l)], cb[size_t(l + 1)]);
+          mark(tl_.below_backward, l);
+        }
+        ls.diag_backward(exec, lb[size_t(l)], lb[size_t(l + 1)]);
+        mark(tl_.diag_backward, l);
+      }
+    if (timeline) summarize(per_level, P);
+  }
+
+  /// The last solve's timeline (Offload::timeline).
+  const SolveTimeline& timeline() const { return tl_; }
+
+ private:
+  /// 2..7 right-hand sides, backward: one right-hand side at a time.
+  static void below_backward_columns(const LS& ls, const Exec& exec, size_type b, size_type e) {
+    for (int c = 0; c < ls.nr; ++c) {
+      LS one = ls;
+      one.W = ls.W + c * ls.ldw;
+      one.nr = 1;
+      one.below_backward(exec, b, e);
     }
-  if (int(part) & int(SolvePart::Backward))
-    for (size_type l = L.levels() - 1; l >= 0; --l) {
-      if (cb[size_t(l + 1)] > cb[size_t(l)]) ls.below_backward(exec, cb[size_t(l)], cb[size_t(l + 1)]);
-      ls.diag_backward(exec, L.level_begin[size_t(l)], L.level_begin[size_t(l + 1)]);
+  }
+
+  void invert_diagonal_blocks(const Exec& exec, const Scalar* vals) const {
+    if (inverses_current_) return;
+    if (blocks_.extent(0) == 0) {  // first use: the blocks of every supernode
+      const std::vector<std::int64_t> doff = diag_block_offsets(S_);
+      std::vector<DiagBlock> hb;
+      for (size_t s = 0; s < S_.snodes.size(); ++s) {
+        const Supernode& sn = S_.snodes[s];
+        for (size_type jb = 0; jb < sn.ncols; jb += kDiagBlock)
+          hb.push_back(DiagBlock{sn.value_offset + jb + jb * sn.nrows(), doff[s] + jb * kDiagBlock, int(sn.nrows()),
+                                 int(std::min<size_type>(kDiagBlock, sn.ncols - jb))});
+      }
+      nblocks_ = size_type(hb.size());
+      blocks_ = SolvePlan<Mem>::upload("kspd::sparse::solve_diag_blocks", hb);
+      dinv_ = Kokkos::View<Scalar*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::solve_diag_inverses"),
+                                         size_t(std::max<std::int64_t>(doff.back(), 1)));
     }
-}
+    LS::invert_blocks(exec, blocks_.data(), nblocks_, vals, dinv_.data());
+    inverses_current_ = true;
+  }
+
+  const SolvePlan<Mem>& plan(bool tiled) const {
+    auto& p = plans_[tiled ? 1 : 0];
+    if (!p) p = std::make_unique<SolvePlan<Mem>>(S_, tiled ? LS::kTileK : width_override(kFewRhsWidth));
+    return *p;
+  }
+
+  /// KSPD_SOLVE_WIDTH (internal, for perf measurements): the unit width of the few-rhs plan.
+  static int width_override(int w) {
+    const char* e = std::getenv("KSPD_SOLVE_WIDTH");
+    return e ? std::atoi(e) : w;
+  }
+
+  void summarize(const std::vector<double>& per_level, const SolvePlan<Mem>& P) const {
+    std::vector<size_type> idx(per_level.size());
+    for (size_t i = 0; i < idx.size(); ++i) idx[i] = size_type(i);
+    std::sort(idx.begin(), idx.end(), [&](size_type a, size_type b) { return per_level[size_t(a)] > per_level[size_t(b)]; });
+    std::string s;
+    char buf[160];
+    for (size_t q = 0; q < std::min<size_t>(8, idx.size()); ++q) {
+      const size_type l = idx[q];
+      std::snprintf(buf, sizeof buf, "%slevel %ld: %.2f ms, %ld units, %ld chunks", q ? "; " : "", long(l),
+                    per_level[size_t(l)] * 1e3, long(P.level_begin[size_t(l + 1)] - P.level_begin[size_t(l)]),
+                    long(P.chunk_begin[size_t(l + 1)] - P.chunk_begin[size_t(l)]));
+      s += buf;
+    }
+    tl_.top_levels = s;
+  }
+
+  const Symbolic& S_;
+  mutable std::unique_ptr<SolvePlan<Mem>> plans_[2];
+  mutable Kokkos::View<DiagBlock*, Mem> blocks_;
+  mutable Kokkos::View<Scalar*, Mem> dinv_;
+  mutable size_type nblocks_ = 0;
+  mutable bool inverses_current_ = false;
+  mutable SolveTimeline tl_;
+};
 
 }  // namespace kspd::sparse::Impl
 #endif

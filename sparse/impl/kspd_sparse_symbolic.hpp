@@ -10,12 +10,14 @@
 /// has an owner rank (0 in one process); tasks and their "block finished" events are the
 /// units a distributed scheduler sends between ranks.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "kspd_sparse_analysis_threads.hpp"
 #include "kspd_sparse_options.hpp"
 #include "kspd_types.hpp"
 
@@ -101,10 +103,18 @@ struct Symbolic {
   std::vector<Block> blocks;
   std::vector<Task> tasks;          ///< DiagFactor(s) is task s; then Trsm, then Update
   std::vector<size_type> update_task;  ///< per block: its Update task (-1 for diagonal blocks)
-  std::vector<size_type> value_map;    ///< per entry of A: its offset in the factor values
+  WorkVector<size_type> value_map;     ///< per entry of A: its offset in the factor values
   size_type nvalues = 0;
-  // The pattern of A the analysis saw (refactorization checks it).
-  std::vector<size_type> a_colptr, a_rowind;
+  // The pattern of A the analysis saw (refactorization checks it: same_pattern).
+  std::vector<size_type> a_colptr;
+  WorkVector<size_type> a_rowind;
+  /// True when (n, colptr, rowind) is the analysed pattern.
+  template <class C, class R>
+  bool same_pattern(size_type n2, const C& colptr, const R& rowind) const {
+    return n2 == n && colptr.size() == a_colptr.size() && rowind.size() == a_rowind.size() &&
+           std::equal(colptr.begin(), colptr.end(), a_colptr.begin()) &&
+           std::equal(rowind.begin(), rowind.end(), a_rowind.begin());
+  }
   AnalysisStats stats;
 };
 

@@ -136,7 +136,7 @@ class DistributedCholesky {
       for (int r = 1; r < nranks_; ++r) displs[size_t(r)] = displs[size_t(r - 1)] + counts[size_t(r - 1)];
       mine.resize(size_t(counts[size_t(rank_)]));
       if (rank_ != 0) return;
-      KSPD_REQUIRE(A.n == S.n && A.colptr == S.a_colptr && A.rowind == S.a_rowind, InvalidArgument,
+      KSPD_REQUIRE(S.same_pattern(A.n, A.colptr, A.rowind), InvalidArgument,
                    "kspd::sparse::DistributedCholesky::factorize: A's pattern differs from the analysed one");
       KSPD_REQUIRE(A.values.size() == A.rowind.size(), InvalidArgument,
                    "kspd::sparse::DistributedCholesky::factorize: A has " << A.values.size() << " values for "
@@ -195,7 +195,7 @@ class DistributedCholesky {
     Impl::allgatherv_n(mylen.data(), lens.data(), ccount, cdispl, comm_);
     Impl::allgatherv_n(A.rowind.data(), rowind.data(), ecount, edispl, comm_);
     for (size_type j = 0; j < n; ++j) colptr[size_t(j + 1)] = colptr[size_t(j)] + lens[size_t(j)];
-    if (!symbolic_ || symbolic_->a_colptr != colptr || symbolic_->a_rowind != rowind) analyse_pattern(n, colptr, rowind);
+    if (!symbolic_ || !symbolic_->same_pattern(n, colptr, rowind)) analyse_pattern(n, colptr, rowind);
     const auto t0 = MPI_Wtime();
     // Values: each rank sends the entries of its columns to their owners (entry order).
     std::vector<std::int64_t> scount(size_t(nranks_), 0), sdispl(size_t(nranks_), 0), rcount(size_t(nranks_), 0),

@@ -95,12 +95,25 @@ struct FactorStats {
   bool resident = false;                ///< the factor lived on the device (placement Resident)
   size_type levels = 0;                 ///< tree levels of the resident factorization
   size_type batched_supernodes = 0;     ///< supernodes factored by the per-level team kernels
-  /// Resident factorization, with Offload::timeline: seconds in assembly, the small
-  /// supernodes' kernels, the large supernodes' vendor calls and the final info read.
+  /// With Offload::timeline. Resident factorization: seconds in assembly, the small
+  /// supernodes' kernels, the large supernodes' vendor calls and the final info read. Host
+  /// workers: seconds summed over the workers in potrf, trsm, the update products, their
+  /// scatter and the wait for the target's lock, and the busy fraction of workers x wall.
   struct Timeline {
     double assemble = 0, small = 0, large = 0, info = 0;
+    double potrf = 0, trsm = 0, product = 0, scatter = 0, lock_wait = 0, busy = 0;
   } timeline;
   double gflops() const { return seconds > 0 ? flops / seconds * 1e-9 : 0.0; }
+};
+
+/// Where the last device-resident solve spent its time (with Offload::timeline, which
+/// fences after every launch): seconds per kernel kind, the plan's size, and its slowest
+/// levels.
+struct SolveTimeline {
+  double diag_forward = 0, below_forward = 0, below_backward = 0, diag_backward = 0;
+  size_type levels = 0, units = 0;
+  int widest = 0;          ///< widest unit (columns)
+  std::string top_levels;  ///< the 8 slowest levels: time, units, chunks
 };
 
 }  // namespace kspd::sparse

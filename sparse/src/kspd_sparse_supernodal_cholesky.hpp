@@ -83,7 +83,7 @@ class SupernodalCholesky {
   [[nodiscard]] int factorize(const ExecSpace& exec, const CscMatrix<Scalar>& A) {
     if (!symbolic_) analyze(A);
     check(A);
-    KSPD_REQUIRE(A.n == symbolic_->n && A.colptr == symbolic_->a_colptr && A.rowind == symbolic_->a_rowind,
+    KSPD_REQUIRE(symbolic_->same_pattern(A.n, A.colptr, A.rowind),
                  InvalidArgument,
                  "kspd::sparse::SupernodalCholesky::factorize: A's pattern differs from the analysed one; call analyze(A)");
     if (!numeric_) numeric_ = std::make_unique<Impl::Numeric<Scalar, ExecSpace>>(*symbolic_, opt_);
@@ -282,6 +282,8 @@ class SupernodalCholesky {
     KSPD_REQUIRE(numeric_ != nullptr, InvalidArgument, "kspd::sparse::SupernodalCholesky: call factorize first");
     return numeric_->stats();
   }
+  /// Where the last device-resident solve spent its time (with Offload::timeline).
+  SolveTimeline solve_timeline() const { return numeric_ ? numeric_->solve_timeline() : SolveTimeline{}; }
   /// True when the factor lives in ExecSpace's memory (the resident placement).
   bool resident() const { return numeric_ && numeric_->resident(); }
   Options& options() { return opt_; }

@@ -582,6 +582,11 @@ TYPED_TEST(SparseCholesky, ResidentPlacementEqualsHostPath) {
   check_resident(ks::laplacian_2d<TypeParam>(31, 17), 8, 2);
   check_resident(random_spd<TypeParam>(129, 3.0, 7), 16, 4);
   check_resident(random_spd<TypeParam>(1, 3.0, 7), 16, 1);
+  // 8 or more right-hand sides: the tiled kernels over units of at most 64 columns (wide
+  // supernodes cut into chains of units, chunks of 128 rows, partial tiles of 32 rhs)
+  check_resident(ks::elasticity_3d<TypeParam>(7, 6, 5), 512, 8);
+  check_resident(ks::elasticity_3d<TypeParam>(10, 9, 8), 512, 33);
+  check_resident(ks::laplacian_2d<TypeParam>(31, 17), 8, 64);
 }
 
 }  // namespace
