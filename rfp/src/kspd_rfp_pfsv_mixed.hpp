@@ -13,78 +13,15 @@
 #include <cstdint>
 #include <limits>
 
+#include "kspd_mixed_refinement.hpp"
 #include "kspd_rfp_lansf.hpp"
 #include "kspd_rfp_pftrf.hpp"
 #include "kspd_rfp_sfmm.hpp"
 
 namespace kspd::rfp {
 
-struct MixedOptions {
-  int max_iterations = 10;  ///< refinement steps with the fp32 factor before falling back
-  /// Backward error to reach; <= 0: sqrt(n) eps(double) (dsposv's criterion).
-  double tolerance = 0;
-  /// Refinement has stalled when a step does not reduce the backward error below
-  /// stall_ratio times the previous one (and the tolerance is not met): fall back.
-  double stall_ratio = 0.5;
-  /// The fp64 fallback factors a copy of A (A is preserved and the final backward error is
-  /// measured); false: it factors A in place (A then holds pftrf's fp64 factor, as dsposv
-  /// leaves it, and backward_error is not measured: -1).
-  bool fallback_copy = true;
-};
-
-struct MixedResult {
-  int info = 0;              ///< 0, or pftrf's info of the fp64 factor (A not SPD)
-  int fp32_info = 0;         ///< pftrf's info of the fp32 factor (> 0: fell back at once)
-  int iterations = 0;        ///< refinement steps applied with the fp32 factor
-  double backward_error = -1;  ///< max_c |b_c - A x_c|_inf / (|A|_inf |x_c|_inf + |b_c|_inf)
-  bool fell_back = false;    ///< the solution came from the fp64 factor
-};
-
-namespace Impl {
-/// max over columns of |R_c|_inf / (anrm |X_c|_inf + |B_c|_inf) (fences).
-template <class ExecSpace, class RV, class XV, class BV>
-double backward_error(const ExecSpace& exec, double anrm, const RV& R, const XV& X, const BV& B) {
-  using Team = Kokkos::TeamPolicy<ExecSpace>;
-  using Member = typename Team::member_type;
-  const size_type n = R.extent(0);
-  double be = 0;
-  Kokkos::parallel_reduce(
-      "kspd::rfp::pfsv_mixed::backward_error", Team(exec, int(R.extent(1)), Kokkos::AUTO),
-      KOKKOS_LAMBDA(const Member& m, double& best) {
-        const int c = m.league_rank();
-        double r = 0, x = 0, b = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(m, n),
-            [&](const size_type i, double& v) {
-              const double a = compat::fabs(double(R(i, c)));
-              if (!(a <= v)) v = a;
-            },
-            Kokkos::Max<double>(r));
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(m, n),
-            [&](const size_type i, double& v) {
-              const double a = compat::fabs(double(X(i, c)));
-              if (!(a <= v)) v = a;
-            },
-            Kokkos::Max<double>(x));
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(m, n),
-            [&](const size_type i, double& v) {
-              const double a = compat::fabs(double(B(i, c)));
-              if (!(a <= v)) v = a;
-            },
-            Kokkos::Max<double>(b));
-        Kokkos::single(Kokkos::PerTeam(m), [&]() {
-          const double den = anrm * x + b;
-          const double e = r > 0 ? r / den : 0.0;  // den == 0 < r: inf (no host-only constant in a kernel)
-          if (!(e <= best)) best = e;
-        });
-      },
-      Kokkos::Max<double>(be));
-  compat::fence(exec, "kspd::rfp::pfsv_mixed");
-  return be;
-}
-}  // namespace Impl
+using kspd::MixedOptions;  // kspd_mixed_refinement.hpp: shared with the sparse solver
+using kspd::MixedResult;
 
 /// \brief Solves A X = B (A SPD, fp64, RFP format; B and X n x nrhs fp64 Views) with an fp32
 /// factor and fp64 iterative refinement (see the file comment). A is not modified (unless
@@ -152,7 +89,7 @@ template <class ExecSpace, class Mem, class BV, class XV>
               R(i, c) = B(i, c);
             });
         sfmm(exec, Side::Left, -1.0, A, X, 1.0, R);
-        const double be = Impl::backward_error(exec, anrm, R, X, B);
+        const double be = kspd::Impl::backward_error(exec, anrm, R, X, B);
         res.backward_error = be;
         res.iterations = it;
         if (be <= tol) return res;
@@ -190,7 +127,7 @@ template <class ExecSpace, class Mem, class BV, class XV>
           R(i, c) = B(i, c);
         });
     sfmm(exec, Side::Left, -1.0, A, X, 1.0, R);
-    res.backward_error = Impl::backward_error(exec, anrm, R, X, B);
+    res.backward_error = kspd::Impl::backward_error(exec, anrm, R, X, B);
   } else {
     res.backward_error = -1;
     compat::fence(exec, "kspd::rfp::pfsv_mixed");

@@ -6,6 +6,7 @@
 //   kspd-solve                                   # 3-D elasticity, a few seconds on 2 cores
 //   kspd-solve A.mtx --nrhs 4 --ordering metis        # (or --input A.mtx)
 //   kspd-solve --generate laplace3d --size 60 --precision float --threads 4
+//   kspd-solve A.mtx --precision mixed                # fp32 factor, fp64 refinement
 //   kspd-solve --generate elasticity3d --size 40 --gpu on --gpu-mem-limit 40000
 //   mpiexec -n 4 kspd-solve --size 40 --gpu on    # distributed, one rank per GPU
 
@@ -24,6 +25,7 @@
 #include "KSPD_Config.hpp"
 #include "kspd_sparse_generate.hpp"
 #include "kspd_sparse_io.hpp"
+#include "kspd_sparse_mixed_cholesky.hpp"
 #include "kspd_solve_args.hpp"
 #include "kspd_sparse_supernodal_cholesky.hpp"
 
@@ -50,13 +52,12 @@ double now() {
 
 using kspd::sparse::driver::Args;
 
+/// The problem: read (--input) or generated; prints the read line.
 template <class Scalar>
-int run(const Args& a) {
+bool load(const Args& a, ks::CscMatrix<Scalar>& A) {
   std::printf("kspd-solve (kspd %s, host %s, offload device %s, offload %s)\n", KSPD_GIT_HASH,
               Kokkos::DefaultHostExecutionSpace::name(), offload_device_name().c_str(), a.opt.offload.any() ? "on" : "off");
-  // read / generate
-  double t = now();
-  ks::CscMatrix<Scalar> A;
+  const double t = now();
   if (!a.input.empty()) {
     A = ks::read_matrix<Scalar>(a.input);
   } else if (a.generate == "laplace2d") {
@@ -67,11 +68,93 @@ int run(const Args& a) {
     A = ks::elasticity_3d<Scalar>(a.nx, a.ny, a.nz);
   } else {
     std::fprintf(stderr, "kspd-solve: unknown problem '%s'\n", a.generate.c_str());
-    return 2;
+    return false;
   }
-  const double t_read = now() - t;
   std::printf("%-8s %8.3f s  %s: n = %ld, nnz(A, lower) = %ld, precision %s\n", a.input.empty() ? "generate" : "read",
-              t_read, A.name.empty() ? a.generate.c_str() : A.name.c_str(), long(A.n), long(A.nnz()), a.precision.c_str());
+              now() - t, A.name.empty() ? a.generate.c_str() : A.name.c_str(), long(A.n), long(A.nnz()), a.precision.c_str());
+  return true;
+}
+
+/// The worst ||Ax-b||/(||A|| ||x||+||b||) (Frobenius norm of A) and ||x - x*||/||x*|| over
+/// the k columns of W (solutions), B (right-hand sides) and X (known solutions).
+template <class Scalar, class WView>
+std::pair<double, double> check_solution(const ks::CscMatrix<Scalar>& A, const WView& W, const std::vector<Scalar>& B,
+                                         const std::vector<Scalar>& X, size_type k) {
+  const size_type n = A.n;
+  double anorm = 0;
+  for (size_type j = 0; j < n; ++j)
+    for (size_type p = A.colptr[size_t(j)]; p < A.colptr[size_t(j + 1)]; ++p)
+      anorm += (A.rowind[size_t(p)] == j ? 1.0 : 2.0) * double(A.values[size_t(p)]) * double(A.values[size_t(p)]);
+  anorm = std::sqrt(anorm);
+  double worst_res = 0, worst_fwd = 0;
+  std::vector<Scalar> x(static_cast<size_t>(n)), ax(static_cast<size_t>(n));
+  for (size_type r = 0; r < k; ++r) {
+    for (size_type i = 0; i < n; ++i) x[size_t(i)] = W(static_cast<size_t>(i), size_t(r));
+    ks::symv(A, x, ax);
+    double rn = 0, xn = 0, bn = 0, en = 0, tn = 0;
+    for (size_type i = 0; i < n; ++i) {
+      const double bi = double(B[size_t(i + r * n)]), xt = double(X[size_t(i + r * n)]);
+      rn += (double(ax[size_t(i)]) - bi) * (double(ax[size_t(i)]) - bi);
+      xn += double(x[size_t(i)]) * double(x[size_t(i)]);
+      bn += bi * bi;
+      en += (double(x[size_t(i)]) - xt) * (double(x[size_t(i)]) - xt);
+      tn += xt * xt;
+    }
+    worst_res = std::max(worst_res, std::sqrt(rn) / (anorm * std::sqrt(xn) + std::sqrt(bn)));
+    worst_fwd = std::max(worst_fwd, tn > 0 ? std::sqrt(en / tn) : std::sqrt(en));
+  }
+  return {worst_res, worst_fwd};
+}
+
+/// --precision mixed: MixedCholesky (fp32 factor, fp64 refinement, fp64 fallback).
+int run_mixed(const Args& a) {
+  ks::CscMatrix<double> A;
+  if (!load(a, A)) return 2;
+  ks::Options opt = a.opt;
+  ks::Impl::gpu_run_defaults(opt, a.max_supernode_given, a.memory_limit_given);
+  Kokkos::DefaultExecutionSpace exec;
+  ks::MixedCholesky<> mc(opt);
+  mc.analyze(A);
+  const auto& as = mc.fp32()->analysis_stats();
+  std::printf("order    %8.3f s  %s\n", as.order_seconds, ks::to_string(opt.ordering));
+  std::printf("analyse  %8.3f s  %s\n", as.analyse_seconds, as.summary().c_str());
+  if (a.analyse_only) return 0;
+  double t = now();
+  if (mc.factorize(exec, A) != 0) {
+    std::printf("factor   FAILED: the matrix is not positive definite (fp64 factor too)\n");
+    return 3;
+  }
+  const double t_factor = now() - t;
+  const double bytes64 = double(as.nnz_l_stored) * sizeof(double);
+  std::printf("factor   %8.3f s  %s factor, %.1f MB (fp64: %.1f MB)%s\n", t_factor, mc.fell_back() ? "fp64" : "fp32",
+              mc.factor_bytes() / 1e6, bytes64 / 1e6,
+              mc.fell_back() ? "; the fp32 factorization failed: fell back to fp64" : (mc.fp32()->resident() ? "; resident on the device" : ""));
+  const size_type n = A.n, k = a.nrhs;
+  std::vector<double> X(static_cast<size_t>(n * k));
+  for (size_type i = 0; i < n * k; ++i) X[size_t(i)] = 1.0 + 0.5 * std::sin(double(i));
+  const std::vector<double> B = ks::known_solution_rhs(A, X, k);
+  Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace> Bv("kspd-solve::B", size_t(n), size_t(k)),
+      W("kspd-solve::X", size_t(n), size_t(k));
+  std::copy(B.begin(), B.end(), Bv.data());
+  t = now();
+  const kspd::MixedResult r = mc.solve(exec, Bv, W);
+  const double t_solve = now() - t;
+  const auto [worst_res, worst_fwd] = check_solution(A, W, B, X, k);
+  std::printf("solve    %8.3f s  %ld rhs; %d refinement steps, backward error %.2e%s; residual %.2e, forward error %.2e\n",
+              t_solve, long(k), r.iterations, r.backward_error,
+              r.fell_back ? " (refinement stalled or fp32 failed: fp64 factor used)" : "", worst_res, worst_fwd);
+  std::printf("summary  n=%ld nnz(L)=%ld order+analyse=%.3fs factor=%.3fs solve=%.3fs residual=%.2e precision=mixed iterations=%d "
+              "fell_back=%d\n",
+              long(n), long(as.nnz_l), as.order_seconds + as.analyse_seconds, t_factor, t_solve, worst_res, r.iterations,
+              int(r.fell_back));
+  return worst_res <= 1e-10 ? 0 : 4;
+}
+
+template <class Scalar>
+int run(const Args& a) {
+  ks::CscMatrix<Scalar> A;
+  if (!load(a, A)) return 2;
+  double t = 0;
   // order + analyse
   ks::Options opt = a.opt;
   ks::Impl::gpu_run_defaults(opt, a.max_supernode_given, a.memory_limit_given);
@@ -164,29 +247,7 @@ int run(const Args& a) {
     chol.solve(exec, W);
     t_solve = now() - t;
   }
-  // ||A x - b|| / (||A|| ||x|| + ||b||) (Frobenius norm of A), and ||x - x_true|| / ||x_true||
-  double anorm = 0;
-  for (size_type j = 0; j < n; ++j)
-    for (size_type p = A.colptr[size_t(j)]; p < A.colptr[size_t(j + 1)]; ++p)
-      anorm += (A.rowind[size_t(p)] == j ? 1.0 : 2.0) * double(A.values[size_t(p)]) * double(A.values[size_t(p)]);
-  anorm = std::sqrt(anorm);
-  double worst_res = 0, worst_fwd = 0;
-  std::vector<Scalar> x(static_cast<size_t>(n)), ax(static_cast<size_t>(n));
-  for (size_type r = 0; r < k; ++r) {
-    for (size_type i = 0; i < n; ++i) x[size_t(i)] = W(static_cast<size_t>(i), size_t(r));
-    ks::symv(A, x, ax);
-    double rn = 0, xn = 0, bn = 0, en = 0, tn = 0;
-    for (size_type i = 0; i < n; ++i) {
-      const double bi = double(B[size_t(i + r * n)]), xt = double(X[size_t(i + r * n)]);
-      rn += (double(ax[size_t(i)]) - bi) * (double(ax[size_t(i)]) - bi);
-      xn += double(x[size_t(i)]) * double(x[size_t(i)]);
-      bn += bi * bi;
-      en += (double(x[size_t(i)]) - xt) * (double(x[size_t(i)]) - xt);
-      tn += xt * xt;
-    }
-    worst_res = std::max(worst_res, std::sqrt(rn) / (anorm * std::sqrt(xn) + std::sqrt(bn)));
-    worst_fwd = std::max(worst_fwd, tn > 0 ? std::sqrt(en / tn) : std::sqrt(en));
-  }
+  const auto [worst_res, worst_fwd] = check_solution(A, W, B, X, k);
   std::printf("solve    %8.3f s  %ld rhs; residual ||Ax-b||/(||A|| ||x||+||b||) = %.2e, forward error ||x-x*||/||x*|| = %.2e\n",
               t_solve, long(k), worst_res, worst_fwd);
   std::printf("summary  n=%ld nnz(L)=%ld flops=%.3e order+analyse=%.3fs factor=%.3fs (%.2f GFLOP/s) solve=%.3fs residual=%.2e\n",
@@ -210,13 +271,18 @@ int main(int argc, char** argv) {
   const int blas = a.blas_threads >= 0 ? a.blas_threads : (workers > 1 ? 1 : 0);
   if (blas > 0 && openblas_set_num_threads) openblas_set_num_threads(blas);
 #ifdef KSPD_ENABLE_MPI
-  if (ks::Impl::mpi_world_size_from_env() > 1 || a.distributed)
+  if (ks::Impl::mpi_world_size_from_env() > 1 || a.distributed) {
+    if (a.precision == "mixed") {
+      std::fprintf(stderr, "kspd-solve: --precision 'mixed': the distributed solver has no mixed precision; run one process\n");
+      return 2;
+    }
     return ks::Impl::mpi_driver_main({a.input, a.generate, a.nx, a.ny, a.nz, a.nrhs, a.refactor, a.max_supernode_given,
                                       a.memory_limit_given}, a.opt, a.precision == "float");
+  }
 #endif
   Kokkos::ScopeGuard guard;  // not argv: Kokkos would claim --threads
   try {
-    return a.precision == "float" ? run<float>(a) : run<double>(a);
+    return a.precision == "mixed" ? run_mixed(a) : a.precision == "float" ? run<float>(a) : run<double>(a);
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "kspd-solve: out of memory (the problem does not fit in this machine's memory)\n");
     return 1;

@@ -82,13 +82,19 @@ inline void scatter_map(const Symbolic& S, size_type s, ScatterCol* cols, std::i
   (void)m;
 }
 
-/// vals[panel(t) + col + rel[base + i]] -= c for C's entry (i, j), i >= j. `off` gives each
+/// The position of C's entry (i, j), i >= j, in the values: panel(t) + col + rel[base + i]
+/// (the selected inversion reads A^-1's entries (i, j) of the same rows there), and
+/// vals[that] -= c. `off` gives each
 /// supernode's panel offset in `vals` (the resident values: value_offset; the top-of-tree
 /// panels: their packed offset).
+KOKKOS_INLINE_FUNCTION std::int64_t scatter_index(const std::int64_t* off, const ScatterCol& cj, const std::int32_t* rel,
+                                                  size_type i) {
+  return off[cj.target] + cj.col + rel[cj.rel + i];
+}
 template <class Scalar>
 KOKKOS_INLINE_FUNCTION void scatter_entry(Scalar* vals, const std::int64_t* off, const ScatterCol& cj,
                                           const std::int32_t* rel, size_type i, Scalar c) {
-  Kokkos::atomic_add(&vals[off[cj.target] + cj.col + rel[cj.rel + i]], -c);
+  Kokkos::atomic_add(&vals[scatter_index(off, cj, rel, i)], -c);
 }
 
 /// Subtracts C (m x m lower, ld ldc) from the target panels with the scatter map (cols,

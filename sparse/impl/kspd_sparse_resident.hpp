@@ -119,6 +119,10 @@ class ResidentFactor {
   const DView<Scalar>& values() const { return vals_; }
   const DView<std::int64_t>& rows() const { return rows_; }
   const DView<DevSnode>& snodes() const { return snodes_; }
+  /// The scatter map (kspd_sparse_device_plan.hpp): panel offsets, columns, relative rows.
+  const DView<std::int64_t>& offsets() const { return off_; }
+  const DView<ScatterCol>& scatter_cols() const { return cols_; }
+  const DView<std::int32_t>& scatter_rel() const { return rel_; }
   const LevelSchedule& schedule() const { return sched_; }
   const DView<std::int64_t>& order() const { return order_; }
 

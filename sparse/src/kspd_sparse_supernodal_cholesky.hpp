@@ -22,7 +22,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <optional>
+#include <thread>
 #include <sstream>
 #include <thread>
 #include <type_traits>
@@ -33,6 +35,8 @@
 #include "kspd_sparse_csc.hpp"
 #include "kspd_sparse_numeric.hpp"
 #include "kspd_sparse_options.hpp"
+#include "kspd_sparse_selected_inverse.hpp"
+#include "kspd_sparse_selinv.hpp"
 #include "kspd_sparse_solve.hpp"
 #include "kspd_sparse_solve_views.hpp"
 #include "kspd_sparse_symbolic.hpp"
@@ -62,7 +66,19 @@ class SupernodalCholesky {
     check(A);
     numeric_.reset();
     factored_ = false;
-    symbolic_ = std::make_unique<Impl::Symbolic>(Impl::analyse(Impl::PatternRef{A.n, A.colptr.data(), A.rowind.data()}, opt_));
+    symbolic_ = std::make_shared<const Impl::Symbolic>(Impl::analyse(Impl::PatternRef{A.n, A.colptr.data(), A.rowind.data()}, opt_));
+    dperm_ = {};
+  }
+
+  /// Adopts the analysis of another solver of the same pattern (e.g. the fp32 and the fp64
+  /// solver of one matrix) instead of ordering and analysing again; the analysis is shared.
+  template <class OtherScalar>
+  void analyze_like(const SupernodalCholesky<OtherScalar, ExecSpace>& other) {
+    KSPD_REQUIRE(other.symbolic_ != nullptr, InvalidArgument,
+                 "kspd::sparse::SupernodalCholesky::analyze_like: the other solver has no analysis");
+    numeric_.reset();
+    factored_ = false;
+    symbolic_ = other.symbolic_;
     dperm_ = {};
   }
 
@@ -239,6 +255,44 @@ class SupernodalCholesky {
     return 2 * s;
   }
 
+  /// \brief The entries of A^-1 on the pattern of L (selected inversion: the supernodal
+  /// Takahashi recurrences swept from the root down by tree level, kspd_sparse_selinv.hpp),
+  /// computed and kept where the factor lives (the resident placement: on `exec`, in its
+  /// memory; else on host workers). Look entries up in the input numbering (Z(i, j)), or take
+  /// diag(A^-1) and trace(A^-1 B) from it. Memory: one more factor-sized array, and while it
+  /// runs (resident) a second one. Fences exec.
+  SelectedInverse<Scalar, ExecSpace> selected_inverse(const ExecSpace& exec) const {
+    KSPD_REQUIRE(factored_, InvalidArgument, "kspd::sparse::SupernodalCholesky::selected_inverse: call factorize first (and succeed)");
+    SelectedInverse<Scalar, ExecSpace> Z(symbolic_, numeric_->resident());
+    if (numeric_->resident()) {
+      Impl::selinv_resident(exec, *symbolic_, numeric_->resident_factor(), Z.dvals_.data());
+    } else {
+      const int nt = opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency());
+      Impl::selinv_host(*symbolic_, Impl::LevelSchedule(*symbolic_), numeric_->values(), Z.hvals_.data(), nt);
+    }
+    return Z;
+  }
+
+  /// d(i) = (A^-1)(i, i) in the input numbering, into a rank-1 View of n entries in any
+  /// memory space (the selected inversion runs, then its diagonal is read). Fences exec.
+  template <class DView>
+  void inverse_diagonal(const ExecSpace& exec, const DView& d) const {
+    static_assert(Kokkos::is_view<DView>::value && DView::rank == 1, "kspd::sparse::inverse_diagonal: d must be a rank-1 View");
+    KSPD_REQUIRE(factored_, InvalidArgument, "kspd::sparse::SupernodalCholesky::inverse_diagonal: call factorize first");
+    KSPD_REQUIRE(size_type(d.extent(0)) == symbolic_->n, DimensionMismatch,
+                 "kspd::sparse::SupernodalCholesky::inverse_diagonal: d has " << d.extent(0) << " entries, A has n = "
+                                                                              << symbolic_->n);
+    selected_inverse(exec).diagonal(exec, d);
+  }
+
+  /// trace(A^-1 B) for a symmetric B given by its lower triangle (CSC, input numbering) on
+  /// A's pattern (any entry outside L's pattern is an InvalidArgument naming it). Fences exec.
+  template <class BScalar>
+  double trace_inverse_product(const ExecSpace& exec, const CscMatrix<BScalar>& B) const {
+    KSPD_REQUIRE(factored_, InvalidArgument, "kspd::sparse::SupernodalCholesky::trace_inverse_product: call factorize first");
+    return selected_inverse(exec).trace_product(exec, B);
+  }
+
   /// The factor L of P A P^T as a CSC lower triangle (explicit zeros of relaxed supernodes
   /// included); permutation() maps its rows/columns to A's: new k is A's perm[k]. From a
   /// device-resident factor this copies L to the host.
@@ -299,7 +353,9 @@ class SupernodalCholesky {
   }
 
   Options opt_;
-  std::unique_ptr<Impl::Symbolic> symbolic_;
+  template <class, class>
+  friend class SupernodalCholesky;
+  std::shared_ptr<const Impl::Symbolic> symbolic_;
   std::unique_ptr<Impl::Numeric<Scalar, ExecSpace>> numeric_;
   std::optional<NotPositiveDefinite> failure_;
   mutable Kokkos::View<size_type*, typename ExecSpace::memory_space> dperm_;
