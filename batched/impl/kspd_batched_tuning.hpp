@@ -10,6 +10,7 @@
 /// KSPD_BATCHED_ALL_VARIANTS asks for every variant (TuningScope rejects the others).
 
 #include <sstream>
+#include <type_traits>
 
 #include "KSPD_Config.hpp"
 #include "kspd_compat.hpp"
@@ -44,6 +45,12 @@ struct Tuning {
   int stream_min_blocks = 0;         ///< GPUs: __launch_bounds__(128, this) of the streaming kernels (0: none)
   PotrfSync potrf_sync = PotrfSync::WarpSync;
   int potrf_group_team = 128;        ///< threads per team of the group POTRF (64, 128, 256)
+  /// CUDA, fp32 / fp64: the orders (n, resp. k) whose POTRF / TRSM run on the shared-memory
+  /// kernels (kspd_batched_smem_cuda.hpp; at most 128) and, through the recursion's leaves,
+  /// every n above; 0 / 0 switches them off (the portable kernels and recursion as before).
+  int smem_potrf_min = 0, smem_potrf_max = 0;
+  int smem_trsm_min = 0, smem_trsm_max = 0;
+  int smem_threads = 0;              ///< threads per block of the shared-memory kernels (0: by n)
 };
 
 /// perf_batched's overrides; a negative value / Auto keeps the table's entry.
@@ -58,6 +65,10 @@ struct TuningOverride {
   int stream_min_blocks = -1;
   PotrfSync potrf_sync = PotrfSync::Auto;
   int potrf_group_team = -1;
+  int smem_potrf_min = -1, smem_potrf_max = -1;
+  int smem_trsm_min = -1, smem_trsm_max = -1;
+  int smem_threads = -1;
+  int host_local = -1;  ///< host backends: 1 runs POTRF / POTRS / TRSM with n <= 16 on HostPath::Local, 0 never
 };
 inline TuningOverride& tuning_override() {
   static TuningOverride o;
@@ -101,6 +112,20 @@ Tuning tuning(size_type n) {
   Tuning t;
   if constexpr (!compat::is_host_exec_v<ExecSpace>) t.team_size = n <= 32 ? 32 : n <= 64 ? 64 : 128;
   t.trsm_rhs_block = sizeof(T) == 4 && n <= 16 ? 2 : 1;
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
+    // H100, batch 100K (perf_batched --smem 17:256,0:0, 2026-11-24): the shared-memory POTRF
+    // beats the group kernel from n = 17 (fp64 n = 24: 1.38x -> 1.99x cuSOLVER) and the
+    // recursion up to 128 (fp64 n = 128: 0.78x -> 1.41x); one fp32 kernel at 256 loses to the
+    // recursion over 128-leaves. TRSM (LayoutLeft batch-first, nrhs = k): fp64 from 25 (n = 64:
+    // 0.76x -> 1.18x cuBLAS, 128: 0.69x -> 0.83x; column-major 1.46x / 1.53x), fp32 49-96 only
+    // (its FFMA tiles lose at 128: 0.61x against 0.71x).
+    t.smem_potrf_min = 17;
+    t.smem_potrf_max = 128;
+    t.smem_trsm_min = sizeof(T) == 8 ? 25 : 49;
+    t.smem_trsm_max = sizeof(T) == 8 ? 128 : 96;
+  }
+#endif
   const TuningOverride& o = tuning_override();
   if (o.team_size > 0) t.team_size = o.team_size;
   if (o.gemm_tile != GemmTile::Auto) t.gemm_tile = o.gemm_tile;
@@ -112,6 +137,11 @@ Tuning tuning(size_type n) {
   if (o.stream_min_blocks >= 0) t.stream_min_blocks = o.stream_min_blocks;
   if (o.potrf_sync != PotrfSync::Auto) t.potrf_sync = o.potrf_sync;
   if (o.potrf_group_team > 0) t.potrf_group_team = o.potrf_group_team;
+  if (o.smem_potrf_min >= 0) t.smem_potrf_min = o.smem_potrf_min;
+  if (o.smem_potrf_max >= 0) t.smem_potrf_max = o.smem_potrf_max;
+  if (o.smem_trsm_min >= 0) t.smem_trsm_min = o.smem_trsm_min;
+  if (o.smem_trsm_max >= 0) t.smem_trsm_max = o.smem_trsm_max;
+  if (o.smem_threads > 0) t.smem_threads = o.smem_threads;
   return t;
 }
 
@@ -119,10 +149,12 @@ Tuning tuning(size_type n) {
 enum class HostOp { Potrf, Potrs, Trsm, Gemm };
 /// Host backends, Auto: which kernel runs a batch of order n. Register: one thread per matrix
 /// held in a compile-time N x N array (N = 1, 2, 4, 8: n is padded up); Serial: kspd's generic
-/// one-thread-per-matrix loops; Vendor: one host BLAS/LAPACK call per matrix. Every path is
+/// one-thread-per-matrix loops; Vendor: one host BLAS/LAPACK call per matrix; Local (POTRF,
+/// POTRS, TRSM with n <= 16): the matrix copied into a 16 x 16 local array and worked on by
+/// contiguous column loops (kspd_batched_host_local.hpp). Every path is
 /// spread over the cores (kspd_batched_host_threads.hpp). Measured on the 2-core development
 /// machine (perf_tests/results/cpu-batched-2026-11-24.md, single thread, best of the reps).
-enum class HostPath { Register, Serial, Vendor };
+enum class HostPath { Register, Serial, Vendor, Local };
 /// fp64 and fp32 cross over at the same n within the noise. Single thread, column-major data,
 /// ms for a batch of 10,000 (register / serial / LAPACK loop, fp64): POTRF n = 4: 0.17 / 0.18 /
 /// 0.76, n = 8: 1.23 / 0.70 / 1.60, n = 12: - / 2.0 / 11.3, n = 16: - / 12.9 / 13.6, n = 20:
@@ -131,7 +163,7 @@ enum class HostPath { Register, Serial, Vendor };
 /// GEMM n = 2: - / 0.18 / 0.24, n = 4: - / 0.84 / 0.33 (the register kernels pad n up to
 /// 1, 2, 4, 8 and lose at odd n; the generic kernel loses to BLAS's GEMM from n = 3 on).
 template <class T>
-HostPath host_path(HostOp op, size_type n) {
+HostPath host_path_table(HostOp op, size_type n) {
   switch (op) {
     case HostOp::Potrf:
       return n <= 2 || n == 4 ? HostPath::Register : n <= 16 ? HostPath::Serial : HostPath::Vendor;
@@ -140,6 +172,15 @@ HostPath host_path(HostOp op, size_type n) {
       return n <= (sizeof(T) == 4 ? 4 : 2) ? HostPath::Register : n <= 9 ? HostPath::Serial : HostPath::Vendor;
     default: return n <= 2 ? HostPath::Serial : HostPath::Vendor;  // Gemm
   }
+}
+
+/// host_path_table with perf_batched's override (TuningOverride::host_local).
+template <class T>
+HostPath host_path(HostOp op, size_type n) {
+  const int local = tuning_override().host_local;
+  if (local == 1 && op != HostOp::Gemm && n <= 16) return HostPath::Local;
+  const HostPath p = host_path_table<T>(op, n);
+  return local == 0 && p == HostPath::Local ? HostPath::Serial : p;
 }
 
 /// The register tile of the tiled GEMM for C m x n of `bytes`-sized scalars. H100
