@@ -92,17 +92,6 @@ struct HostKernel {
   }
 };
 
-/// The host local-array path (HostPath::Local): one matrix at a time in a 16 x 16 local array.
-template <class Op>
-struct LocalKernel {
-  Op op;
-  int* infos;
-  void operator()(const size_type b) const {
-    const int info = op.local(b);
-    if (infos != nullptr) infos[b] = info;
-  }
-};
-
 template <class Op, class = void>
 struct has_host : std::false_type {};
 template <class Op>
@@ -133,13 +122,9 @@ bool unit_stride(const kspd::Impl::Mat<T>& a) {
 /// Whether a host backend runs an Auto batch of Op (order n) as a loop of host BLAS/LAPACK
 /// calls (the tuning table's measured choice); Op::value_type and Op::host_op name the entry.
 template <class Op>
-HostPath host_path_of(size_type n) {
-  return host_path<typename Op::value_type>(Op::host_op, n);
+bool host_vendor(size_type n) {
+  return host_path<typename Op::value_type>(Op::host_op, n) == HostPath::Vendor;
 }
-template <class Op, class = void>
-struct has_local : std::false_type {};
-template <class Op>
-struct has_local<Op, std::void_t<decltype(std::declval<const Op&>().local(size_type(0)))>> : std::true_type {};
 
 template <class ExecSpace, class Op>
 void launch(const ExecSpace& exec, const std::string& label, size_type nbatch, const Op& op, int* infos,
@@ -147,19 +132,10 @@ void launch(const ExecSpace& exec, const std::string& label, size_type nbatch, c
   if (nbatch <= 0) return;
   const double work = double(size) * double(size) * double(size);
   if constexpr (!is_gpu_v<ExecSpace> && has_host<Op>::value) {
-    if (opts.algo == BatchAlgo::Auto) {
-      const HostPath path = host_path_of<Op>(size);
-      if (path == HostPath::Vendor) {
-        compat::fence(exec, "kspd::batched::host_vendor");
-        batch_for(exec, label.c_str(), nbatch, HostKernel<Op>{op, infos}, work);
-        return;
-      }
-      if constexpr (has_local<Op>::value) {
-        if (path == HostPath::Local) {
-          batch_for(exec, label.c_str(), nbatch, LocalKernel<Op>{op, infos}, work);
-          return;
-        }
-      }
+    if (opts.algo == BatchAlgo::Auto && host_vendor<Op>(size)) {
+      compat::fence(exec, "kspd::batched::host_vendor");
+      batch_for(exec, label.c_str(), nbatch, HostKernel<Op>{op, infos}, work);
+      return;
     }
   }
   const BatchAlgo algo = resolve<ExecSpace>(opts.algo, size);

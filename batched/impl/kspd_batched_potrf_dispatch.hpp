@@ -6,7 +6,6 @@
 
 #include "kspd_batched_descriptor.hpp"
 #include "kspd_batched_gemm_dispatch.hpp"
-#include "kspd_batched_host_local.hpp"
 #include "kspd_batched_launch.hpp"
 #include "kspd_batched_trsm_dispatch.hpp"
 #include "kspd_batched_register_internal.hpp"
@@ -35,10 +34,6 @@ struct PotrfOp {
       p.unpack(a);
     }
     return info;
-  }
-  int local(size_type b) const {
-    const size_type n = d.N(b);
-    return n <= kLocalMaxN ? local_potrf(uplo, A.get(b, n, n)) : serial(b);
   }
   template <class M>
   KOKKOS_INLINE_FUNCTION int team(const M& m, size_type b) const {
@@ -87,7 +82,8 @@ template <class ExecSpace, class T>
 void potrf_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A, int* infos,
                  const BatchOptions& opts) {
   compat::ScopedRegion region("kspd::batched::potrf");
-  if (use_recursion<ExecSpace>(opts, n) && !use_smem_potrf<ExecSpace, T>(opts.algo, n) && A.splittable()) {  // Upper: U^T U = L L^T with L = U^T
+  // Upper: U^T U = L L^T with L = U^T.
+  if (use_recursion<ExecSpace>(opts, n) && !use_smem_potrf<ExecSpace, T>(opts.algo, n) && A.splittable()) {
     potrf_rec(exec, nbatch, n, 0, uplo == Uplo::Upper ? A.t() : A, RecInfo<ExecSpace>(infos, nbatch), opts);
     return;
   }

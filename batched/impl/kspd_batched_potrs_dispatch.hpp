@@ -48,12 +48,6 @@ struct PotrsOp {
     }
     return 0;
   }
-  int local(size_type b) const {
-    if (skip != nullptr && skip[b] != 0) return 0;
-    if (d.N(b) > kLocalMaxN) return serial(b);
-    local_potrs(uplo, A.get(b, d.N(b), d.N(b)), B.get(b, d.N(b), d.K(b)));
-    return 0;
-  }
   template <class M>
   KOKKOS_INLINE_FUNCTION int team(const M& m, size_type b) const {
     if (skip != nullptr && skip[b] != 0) return 0;

@@ -364,10 +364,11 @@ size_t trsm_bytes(int k, int chunk) {
   return (size_t(pk_off<T>(np, np / 8)) + size_t(ld_of<T>(np)) * chunk) * sizeof(T);
 }
 /// Right-hand sides per pass of the TRSM kernel (a multiple of 8, a warp per 8 columns): all
-/// of them (up to 128) where that fits in 227 KB of shared memory, else the most that fit.
+/// of them up to `most` (Tuning::smem_trsm_chunk) where that fits in 227 KB of shared memory,
+/// else the most that fit.
 template <class T>
-int trsm_chunk(int k, int ncols) {
-  int c = ncols >= 128 ? 128 : (ncols + 7) / 8 * 8;
+int trsm_chunk(int k, int ncols, int most) {
+  int c = ncols >= most ? most : (ncols + 7) / 8 * 8;
   while (c > 8 && trsm_bytes<T>(k, c) > size_t(227) * 1024) c -= 8;
   return c;
 }
@@ -407,7 +408,7 @@ void smem_trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag di
   KSPD_REQUIRE(nbatch <= size_type(2147483647), InvalidArgument, "kspd::batched::trsm: batch too large");
   const Tuning tu = tuning<ExecSpace, T>(k);
   KSPD_REQUIRE(k <= smem::max_n<T>(), InvalidArgument, "kspd::batched::trsm[smem]: k = " << k << " > " << smem::max_n<T>());
-  const int chunk = smem::trsm_chunk<T>(int(k), int(ncols));
+  const int chunk = smem::trsm_chunk<T>(int(k), int(ncols), tu.smem_trsm_chunk > 0 ? tu.smem_trsm_chunk : 128);
   // A warp per 8-column tile of the chunk; at least 128 threads (the diagonal inversions).
   int threads = tu.smem_threads >= 128 ? tu.smem_threads : chunk * 4 > 128 ? chunk * 4 : 128;
   if (threads > 1024) threads = 1024;

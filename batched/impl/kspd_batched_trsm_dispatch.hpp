@@ -7,7 +7,6 @@
 #include "kspd_batched_descriptor.hpp"
 #include "kspd_batched_failed_internal.hpp"
 #include "kspd_batched_gemm_dispatch.hpp"
-#include "kspd_batched_host_local.hpp"
 #include "kspd_batched_launch.hpp"
 #include "kspd_batched_register_internal.hpp"
 #include "kspd_batched_serial.hpp"
@@ -47,12 +46,6 @@ struct TrsmOp {
       kspd::Impl::vendor_trxm(h, true, side, uplo, trans, diag, alpha, pa.m, px.m);
       px.unpack(x);
     }
-    return 0;
-  }
-  int local(size_type b) const {
-    if (skip != nullptr && skip[b] != 0) return 0;
-    if (ka(b) > kLocalMaxN) return serial(b);
-    local_trsm(side, uplo, trans, diag, alpha, A.get(b, ka(b), ka(b)), B.get(b, d.M(b), d.N(b)));
     return 0;
   }
   template <class M>

@@ -51,6 +51,7 @@ struct Tuning {
   int smem_potrf_min = 0, smem_potrf_max = 0;
   int smem_trsm_min = 0, smem_trsm_max = 0;
   int smem_threads = 0;              ///< threads per block of the shared-memory kernels (0: by n)
+  int smem_trsm_chunk = 128;         ///< right-hand sides per pass of the shared-memory TRSM (multiple of 8)
 };
 
 /// perf_batched's overrides; a negative value / Auto keeps the table's entry.
@@ -68,7 +69,7 @@ struct TuningOverride {
   int smem_potrf_min = -1, smem_potrf_max = -1;
   int smem_trsm_min = -1, smem_trsm_max = -1;
   int smem_threads = -1;
-  int host_local = -1;  ///< host backends: 1 runs POTRF / POTRS / TRSM with n <= 16 on HostPath::Local, 0 never
+  int smem_trsm_chunk = -1;
 };
 inline TuningOverride& tuning_override() {
   static TuningOverride o;
@@ -142,6 +143,7 @@ Tuning tuning(size_type n) {
   if (o.smem_trsm_min >= 0) t.smem_trsm_min = o.smem_trsm_min;
   if (o.smem_trsm_max >= 0) t.smem_trsm_max = o.smem_trsm_max;
   if (o.smem_threads > 0) t.smem_threads = o.smem_threads;
+  if (o.smem_trsm_chunk > 0) t.smem_trsm_chunk = (o.smem_trsm_chunk + 7) / 8 * 8;
   return t;
 }
 
@@ -149,12 +151,10 @@ Tuning tuning(size_type n) {
 enum class HostOp { Potrf, Potrs, Trsm, Gemm };
 /// Host backends, Auto: which kernel runs a batch of order n. Register: one thread per matrix
 /// held in a compile-time N x N array (N = 1, 2, 4, 8: n is padded up); Serial: kspd's generic
-/// one-thread-per-matrix loops; Vendor: one host BLAS/LAPACK call per matrix; Local (POTRF,
-/// POTRS, TRSM with n <= 16): the matrix copied into a 16 x 16 local array and worked on by
-/// contiguous column loops (kspd_batched_host_local.hpp). Every path is
+/// one-thread-per-matrix loops; Vendor: one host BLAS/LAPACK call per matrix. Every path is
 /// spread over the cores (kspd_batched_host_threads.hpp). Measured on the 2-core development
 /// machine (perf_tests/results/cpu-batched-2026-11-24.md, single thread, best of the reps).
-enum class HostPath { Register, Serial, Vendor, Local };
+enum class HostPath { Register, Serial, Vendor };
 /// fp64 and fp32 cross over at the same n within the noise. Single thread, column-major data,
 /// ms for a batch of 10,000 (register / serial / LAPACK loop, fp64): POTRF n = 4: 0.17 / 0.18 /
 /// 0.76, n = 8: 1.23 / 0.70 / 1.60, n = 12: - / 2.0 / 11.3, n = 16: - / 12.9 / 13.6, n = 20:
@@ -163,7 +163,7 @@ enum class HostPath { Register, Serial, Vendor, Local };
 /// GEMM n = 2: - / 0.18 / 0.24, n = 4: - / 0.84 / 0.33 (the register kernels pad n up to
 /// 1, 2, 4, 8 and lose at odd n; the generic kernel loses to BLAS's GEMM from n = 3 on).
 template <class T>
-HostPath host_path_table(HostOp op, size_type n) {
+HostPath host_path(HostOp op, size_type n) {
   switch (op) {
     case HostOp::Potrf:
       return n <= 2 || n == 4 ? HostPath::Register : n <= 16 ? HostPath::Serial : HostPath::Vendor;
@@ -172,15 +172,6 @@ HostPath host_path_table(HostOp op, size_type n) {
       return n <= (sizeof(T) == 4 ? 4 : 2) ? HostPath::Register : n <= 9 ? HostPath::Serial : HostPath::Vendor;
     default: return n <= 2 ? HostPath::Serial : HostPath::Vendor;  // Gemm
   }
-}
-
-/// host_path_table with perf_batched's override (TuningOverride::host_local).
-template <class T>
-HostPath host_path(HostOp op, size_type n) {
-  const int local = tuning_override().host_local;
-  if (local == 1 && op != HostOp::Gemm && n <= 16) return HostPath::Local;
-  const HostPath p = host_path_table<T>(op, n);
-  return local == 0 && p == HostPath::Local ? HostPath::Serial : p;
 }
 
 /// The register tile of the tiled GEMM for C m x n of `bytes`-sized scalars. H100

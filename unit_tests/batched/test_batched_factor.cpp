@@ -299,25 +299,6 @@ TYPED_TEST(BatchedFactor, SmemPotrfPotrs) {
     for (Uplo uplo : all_uplos())
       for (size_type nrhs : {1, 17}) check_potrs<TypeParam>(n, nrhs, 3, uplo, all_ifaces()[size_t((n + nrhs) % 3)], kb::BatchAlgo::Auto);
 }
-/// The host local-array kernels (HostPath::Local, n <= 16) forced on (and off) through the
-/// tuning override: POTRF with failures in the first / middle / last column, POTRS with 1, 3
-/// and 17 right-hand sides (a second chunk of 16), every uplo and interface. GPU builds take
-/// their own paths (the override is inert there).
-TYPED_TEST(BatchedFactor, HostLocalPotrfPotrs) {
-  for (int local : {1, 0}) {
-    kb::Impl::TuningOverride o;
-    o.host_local = local;
-    const kb::Impl::TuningScope scope(o);
-    for (size_type n = 1; n <= 17; ++n)
-      for (Uplo uplo : all_uplos())
-        for (Iface iface : all_ifaces()) {
-          check_potrf<TypeParam>(n, 5, uplo, iface, kb::BatchAlgo::Auto, 1, 1);
-          check_potrf<TypeParam>(n, 5, uplo, iface, kb::BatchAlgo::Auto, 2);
-          check_potrf<TypeParam>(n, 5, uplo, iface, kb::BatchAlgo::Auto, 4, n);
-          for (size_type nrhs : {1, 3, 17}) check_potrs<TypeParam>(n, nrhs, 3, uplo, iface, kb::BatchAlgo::Auto);
-        }
-  }
-}
 TYPED_TEST(BatchedFactor, PotrfBatchOfOneAnd70000) {
   for (Iface iface : all_ifaces()) {
     check_potrf<TypeParam>(4, 1, Uplo::Lower, iface, kb::BatchAlgo::Auto);
