@@ -119,12 +119,18 @@ Tuning tuning(size_type n) {
     // beats the group kernel from n = 17 (fp64 n = 24: 1.38x -> 1.99x cuSOLVER) and the
     // recursion up to 128 (fp64 n = 128: 0.78x -> 1.41x); one fp32 kernel at 256 loses to the
     // recursion over 128-leaves. TRSM (LayoutLeft batch-first, nrhs = k): fp64 from 25 (n = 64:
-    // 0.76x -> 1.18x cuBLAS, 128: 0.69x -> 0.83x; column-major 1.46x / 1.53x), fp32 49-96 only
+    // 0.76x -> 1.18x cuBLAS, 128: 0.69x -> 0.83x; column-major 1.46x / 1.53x), fp32 65-96 only
     // (its FFMA tiles lose at 128: 0.61x against 0.71x).
     t.smem_potrf_min = 17;
     t.smem_potrf_max = 128;
-    t.smem_trsm_min = sizeof(T) == 8 ? 25 : 49;
+    // fp32 from 65: at 49-64 the kernel wins alone (0.92x vs 0.81x at 64) but as the
+    // recursion's 64-leaves it costs k = 128-256 (0.61x vs 0.71x at 128, 0.54x vs 0.66x at 192).
+    t.smem_trsm_min = sizeof(T) == 8 ? 25 : 65;
     t.smem_trsm_max = sizeof(T) == 8 ? 128 : 96;
+    // TRSM right-hand sides per pass (fp64, nrhs = k, perf_batched --smem-chunk 32,64 vs 128):
+    // k = 64: 32 gives two blocks per SM, 1.18x -> 1.27x cuBLAS batch-first, 1.46x -> 1.84x
+    // column-major; k = 128: 128 (column-major 1.53x; 32: 1.02x).
+    t.smem_trsm_chunk = n <= 64 ? 32 : 128;
   }
 #endif
   const TuningOverride& o = tuning_override();
