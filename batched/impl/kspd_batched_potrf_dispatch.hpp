@@ -10,6 +10,7 @@
 #include "kspd_batched_trsm_dispatch.hpp"
 #include "kspd_batched_register_internal.hpp"
 #include "kspd_batched_serial.hpp"
+#include "kspd_batched_smem_cuda.hpp"
 #include "kspd_batched_team.hpp"
 
 namespace kspd::batched::Impl {
@@ -40,10 +41,15 @@ struct PotrfOp {
   }
 };
 
-/// The non-recursive POTRF kernels (register / group on GPUs for n <= 32, else PotrfOp's).
+/// The non-recursive POTRF kernels (CUDA: shared memory where the tuning table says; register /
+/// group on GPUs for n <= 32; else PotrfOp's).
 template <class ExecSpace, class T>
 void potrf_kernel(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A, int* infos,
                   const BatchOptions& opts) {
+  if (use_smem_potrf<ExecSpace, T>(opts.algo, n)) {
+    smem_potrf(exec, uplo, nbatch, n, A, infos);
+    return;
+  }
   if (use_register<ExecSpace, T>(opts.algo, n, HostOp::Potrf)) {
     register_potrf(exec, uplo, nbatch, n, A, infos, opts);
     return;
@@ -58,7 +64,7 @@ void potrf_kernel(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type 
 template <class ExecSpace, class T>
 void potrf_rec(const ExecSpace& exec, size_type nbatch, size_type n, size_type col0, const BatchMat<T>& A,
                const RecInfo<ExecSpace>& info, const BatchOptions& opts) {
-  if (n <= leaf_size(opts)) {
+  if (n <= leaf_size(opts) || use_smem_potrf<ExecSpace, T>(opts.algo, n)) {
     potrf_kernel(exec, Uplo::Lower, nbatch, n, A, info.leaf(col0), opts);
     info.merge(exec, nbatch, col0);
     return;
@@ -76,7 +82,8 @@ template <class ExecSpace, class T>
 void potrf_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A, int* infos,
                  const BatchOptions& opts) {
   compat::ScopedRegion region("kspd::batched::potrf");
-  if (use_recursion<ExecSpace>(opts, n) && A.splittable()) {  // Upper: U^T U = L L^T with L = U^T
+  // Upper: U^T U = L L^T with L = U^T.
+  if (use_recursion<ExecSpace>(opts, n) && !use_smem_potrf<ExecSpace, T>(opts.algo, n) && A.splittable()) {
     potrf_rec(exec, nbatch, n, 0, uplo == Uplo::Upper ? A.t() : A, RecInfo<ExecSpace>(infos, nbatch), opts);
     return;
   }

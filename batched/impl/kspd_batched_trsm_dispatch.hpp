@@ -10,6 +10,7 @@
 #include "kspd_batched_launch.hpp"
 #include "kspd_batched_register_internal.hpp"
 #include "kspd_batched_serial.hpp"
+#include "kspd_batched_smem_cuda.hpp"
 #include "kspd_batched_team.hpp"
 
 namespace kspd::batched::Impl {
@@ -61,6 +62,10 @@ template <class ExecSpace, class T>
 void trsm_kernel(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
                  size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts) {
   const size_type k = side == Side::Left ? m : n;
+  if (use_smem_trsm<ExecSpace, T>(opts.algo, k, side == Side::Left ? n : m)) {
+    smem_trsm(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B);
+    return;
+  }
   if (use_register<ExecSpace, T>(opts.algo, k, HostOp::Trsm) || use_stream_trsm<ExecSpace, T>(opts, k)) {
     register_trsm(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B, opts);
     return;
@@ -75,7 +80,7 @@ void trsm_kernel(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag 
 template <class ExecSpace, class T>
 void trsm_rec(const ExecSpace& exec, bool lower, Diag diag, T alpha, size_type nbatch, size_type m, size_type n,
               const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts) {
-  if (m <= leaf_size(opts)) {
+  if (m <= leaf_size(opts) || use_smem_trsm<ExecSpace, T>(opts.algo, m, n)) {
     trsm_kernel(exec, Side::Left, lower ? Uplo::Lower : Uplo::Upper, Trans::NoTranspose, diag, alpha, nbatch, m, n, A, B,
                 opts);
     return;
@@ -102,7 +107,8 @@ void trsm_fixed(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag d
                 size_type m, size_type n, BatchMat<const T> A, BatchMat<T> B, const BatchOptions& opts) {
   compat::ScopedRegion region("kspd::batched::trsm");
   const size_type k = side == Side::Left ? m : n;
-  if (use_recursion<ExecSpace>(opts, k) && !use_stream_trsm<ExecSpace, T>(opts, k) && A.splittable() &&
+  if (use_recursion<ExecSpace>(opts, k) && !use_stream_trsm<ExecSpace, T>(opts, k) &&
+      !use_smem_trsm<ExecSpace, T>(opts.algo, k, side == Side::Left ? n : m) && A.splittable() &&
       B.splittable()) {
     if (side == Side::Right) {  // X op(A) = alpha B  <=>  op(A)^T X^T = alpha B^T
       B = B.t();

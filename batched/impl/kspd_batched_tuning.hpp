@@ -10,6 +10,7 @@
 /// KSPD_BATCHED_ALL_VARIANTS asks for every variant (TuningScope rejects the others).
 
 #include <sstream>
+#include <type_traits>
 
 #include "KSPD_Config.hpp"
 #include "kspd_compat.hpp"
@@ -44,6 +45,13 @@ struct Tuning {
   int stream_min_blocks = 0;         ///< GPUs: __launch_bounds__(128, this) of the streaming kernels (0: none)
   PotrfSync potrf_sync = PotrfSync::WarpSync;
   int potrf_group_team = 128;        ///< threads per team of the group POTRF (64, 128, 256)
+  /// CUDA, fp32 / fp64: the orders (n, resp. k) whose POTRF / TRSM run on the shared-memory
+  /// kernels (kspd_batched_smem_cuda.hpp; at most 128) and, through the recursion's leaves,
+  /// every n above; 0 / 0 switches them off (the portable kernels and recursion as before).
+  int smem_potrf_min = 0, smem_potrf_max = 0;
+  int smem_trsm_min = 0, smem_trsm_max = 0;
+  int smem_threads = 0;              ///< threads per block of the shared-memory kernels (0: by n)
+  int smem_trsm_chunk = 128;         ///< right-hand sides per pass of the shared-memory TRSM (multiple of 8)
 };
 
 /// perf_batched's overrides; a negative value / Auto keeps the table's entry.
@@ -58,6 +66,10 @@ struct TuningOverride {
   int stream_min_blocks = -1;
   PotrfSync potrf_sync = PotrfSync::Auto;
   int potrf_group_team = -1;
+  int smem_potrf_min = -1, smem_potrf_max = -1;
+  int smem_trsm_min = -1, smem_trsm_max = -1;
+  int smem_threads = -1;
+  int smem_trsm_chunk = -1;
 };
 inline TuningOverride& tuning_override() {
   static TuningOverride o;
@@ -101,6 +113,26 @@ Tuning tuning(size_type n) {
   Tuning t;
   if constexpr (!compat::is_host_exec_v<ExecSpace>) t.team_size = n <= 32 ? 32 : n <= 64 ? 64 : 128;
   t.trsm_rhs_block = sizeof(T) == 4 && n <= 16 ? 2 : 1;
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
+    // H100, batch 100K (perf_batched --smem 17:256,0:0, 2026-11-24): the shared-memory POTRF
+    // beats the group kernel from n = 17 (fp64 n = 24: 1.38x -> 1.99x cuSOLVER) and the
+    // recursion up to 128 (fp64 n = 128: 0.78x -> 1.41x); one fp32 kernel at 256 loses to the
+    // recursion over 128-leaves. TRSM (LayoutLeft batch-first, nrhs = k): fp64 from 25 (n = 64:
+    // 0.76x -> 1.18x cuBLAS, 128: 0.69x -> 0.83x; column-major 1.46x / 1.53x), fp32 65-96 only
+    // (its FFMA tiles lose at 128: 0.61x against 0.71x).
+    t.smem_potrf_min = 17;
+    t.smem_potrf_max = 128;
+    // fp32 from 65: at 49-64 the kernel wins alone (0.92x vs 0.81x at 64) but as the
+    // recursion's 64-leaves it costs k = 128-256 (0.61x vs 0.71x at 128, 0.54x vs 0.66x at 192).
+    t.smem_trsm_min = sizeof(T) == 8 ? 25 : 65;
+    t.smem_trsm_max = sizeof(T) == 8 ? 128 : 96;
+    // TRSM right-hand sides per pass (fp64, nrhs = k, perf_batched --smem-chunk 32,64 vs 128):
+    // k = 64: 32 gives two blocks per SM, 1.18x -> 1.27x cuBLAS batch-first, 1.46x -> 1.84x
+    // column-major; k = 128: 128 (column-major 1.53x; 32: 1.02x).
+    t.smem_trsm_chunk = n <= 64 ? 32 : 128;
+  }
+#endif
   const TuningOverride& o = tuning_override();
   if (o.team_size > 0) t.team_size = o.team_size;
   if (o.gemm_tile != GemmTile::Auto) t.gemm_tile = o.gemm_tile;
@@ -112,6 +144,12 @@ Tuning tuning(size_type n) {
   if (o.stream_min_blocks >= 0) t.stream_min_blocks = o.stream_min_blocks;
   if (o.potrf_sync != PotrfSync::Auto) t.potrf_sync = o.potrf_sync;
   if (o.potrf_group_team > 0) t.potrf_group_team = o.potrf_group_team;
+  if (o.smem_potrf_min >= 0) t.smem_potrf_min = o.smem_potrf_min;
+  if (o.smem_potrf_max >= 0) t.smem_potrf_max = o.smem_potrf_max;
+  if (o.smem_trsm_min >= 0) t.smem_trsm_min = o.smem_trsm_min;
+  if (o.smem_trsm_max >= 0) t.smem_trsm_max = o.smem_trsm_max;
+  if (o.smem_threads > 0) t.smem_threads = o.smem_threads;
+  if (o.smem_trsm_chunk > 0) t.smem_trsm_chunk = (o.smem_trsm_chunk + 7) / 8 * 8;
   return t;
 }
 

@@ -6,6 +6,7 @@
 //                [--trsm-rhs-block 0|1|2|4[,...]] [--stream-trsm-max 32|64] [--stream-class24]
 //                [--stream-chunk 0|32|...] [--stream-min-blocks 0|4|8[,...]] [--potrf-variant auto|team|warp|shuffle[,...]]
 //                [--potrf-team 0|64|128|256[,...]] [--algo auto|serial|team|register[,...]]
+//                [--smem MIN:MAX[,...]] [--smem-threads 0|128|256] [--smem-chunk 0|32|64|128[,...]]
 // --algo runs everything once per BatchOptions::algo (a list); --best reports the fastest rep
 // (for loaded machines) instead of the median. Host: KSPD_BATCHED_THREADS=t sets
 // the threads a Serial-Kokkos batch spreads over (default: every core; 1: the calling thread).
@@ -37,6 +38,11 @@
 // step sync) and --potrf-team TuningOverride::potrf_group_team (its threads per team): lists
 // run everything once per combination (each block headed by a "variant" line). Variants other
 // than the tuning table's defaults need a build configured with -DKSPD_BATCHED_ALL_VARIANTS=ON.
+// --smem MIN:MAX sets TuningOverride::smem_{potrf,trsm}_{min,max} (CUDA: the orders whose POTRF
+// and TRSM run on the shared-memory kernels; 0:0 the old kernels and recursion; "auto" the table):
+// a list runs everything once per range ("smem" heads each block); --smem-threads their block size;
+// --smem-chunk TuningOverride::smem_trsm_chunk (the TRSM's right-hand sides per pass; a list
+// runs everything per value).
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 #include <KokkosBatched_Gemm_Decl.hpp>
@@ -490,6 +496,8 @@ int main(int argc, char** argv) {
   std::vector<long> rhs_blocks{0}, potrf_teams{0}, min_blocks{0};
   std::vector<std::string> potrf_variants{"auto"};
   std::vector<std::string> algos{"auto"};
+  std::vector<std::string> smem_ranges{"auto"};
+  std::vector<long> smem_chunks{0};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -511,6 +519,9 @@ int main(int argc, char** argv) {
     else if (a == "--potrf-team") potrf_teams = parse_list(next());
     else if (a == "--no-kk") g_kk = false;
     else if (a == "--algo") algos = parse_words(next());
+    else if (a == "--smem") smem_ranges = parse_words(next());
+    else if (a == "--smem-threads") g_tune.smem_threads = int(std::stol(next()));
+    else if (a == "--smem-chunk") smem_chunks = parse_list(next());
     else if (a == "--best") g_best = true;
     else if (a == "--leaf") g_opts.leaf_size = int(std::stol(next()));
     else if (a == "--rec") {
@@ -543,8 +554,17 @@ int main(int argc, char** argv) {
   std::printf("kspd %s, Kokkos %d, exec %s\n", KSPD_GIT_HASH, KOKKOS_VERSION, Exec::name());
   g_copy_bw = copy_bandwidth();
   std::printf("copy bandwidth %.0f GB/s (device-to-device deep_copy, read + write)\n", g_copy_bw);
+  for (const long sc : smem_chunks)
+  for (const auto& smem : smem_ranges)
   for (const auto& algo : algos)
   for (const auto& tile : tiles) {
+    const size_t colon = smem.find(':');
+    const int smin = smem == "auto" || colon == std::string::npos ? -1 : std::stoi(smem.substr(0, colon));
+    const int smax = smem == "auto" || colon == std::string::npos ? -1 : std::stoi(smem.substr(colon + 1));
+    g_tune.smem_potrf_min = g_tune.smem_trsm_min = smin;
+    g_tune.smem_potrf_max = g_tune.smem_trsm_max = smax;
+    g_tune.smem_trsm_chunk = sc > 0 ? int(sc) : -1;
+    std::printf("smem %s (shared-memory POTRF / TRSM orders; auto = the tuning table) chunk %ld\n", smem.c_str(), sc);
     g_opts.algo = algo == "serial" ? kb::BatchAlgo::Serial
                   : algo == "team" ? kb::BatchAlgo::Team
                   : algo == "register" ? kb::BatchAlgo::Register

@@ -390,6 +390,32 @@ TYPED_TEST(BatchedBlas, RecursiveTilesTrsmSyrk) {
 /// backends too) with 1, 2 and 4 right-hand sides per thread, the size classes 24 / 48 / 64,
 /// k up to 64 without the recursion (GPUs; host backends do not recurse here), chunked thread
 /// orders, launch bounds (GPUs); right-hand-side counts that leave a partial group, batches that leave a partial chunk.
+/// The shared-memory TRSM (CUDA: inverted 8 x 8 diagonal blocks, MMA tiles, a warp per 8
+/// right-hand sides; fp64 k <= 128, fp32 k <= 256) forced for every k through the tuning
+/// override: every side / uplo / trans / diag, odd / even k, partial 8-blocks, 21, 70 and 300
+/// right-hand sides (chunks of at most 128; 1: the kernels below, it takes 16 or more); fp64
+/// above 128 the recursion with shared-memory leaves. Host backends take their own paths (the override is inert there).
+TYPED_TEST(BatchedBlas, SmemTrsm) {
+  for (int chunk : {0, 16}) {  // the table's right-hand sides per pass; 16 (several passes)
+    kb::Impl::TuningOverride o;
+    o.smem_potrf_min = o.smem_trsm_min = 1;
+    o.smem_potrf_max = o.smem_trsm_max = 256;
+    o.smem_trsm_chunk = chunk > 0 ? chunk : -1;
+    const kb::Impl::TuningScope scope(o);
+    for (size_type k : {1, 8, 9, 17, 31, 32, 33, 64, 127, 128, 129, 255, 256})
+      for (size_type nrhs : {size_type(1), size_type(21), size_type(70), size_type(300)})
+        for (Side side : all_sides())
+          for (Uplo uplo : all_uplos())
+            for (Trans trans : all_trans())
+              for (Diag diag : all_diags()) {
+                if (nrhs != 21 && (trans == Trans::ConjTranspose || diag == Diag::Unit)) continue;
+                if ((k > 128 || nrhs == 300) && nrhs != 21 && (k % 2 == 0 || trans != Trans::NoTranspose)) continue;
+                const size_type m = side == Side::Left ? k : nrhs, n = side == Side::Left ? nrhs : k;
+                check_trsm<TypeParam>(false, m, n, 3, side, uplo, trans, diag, all_ifaces()[size_t((k + nrhs) % 3)],
+                                      kb::BatchAlgo::Auto);
+              }
+  }
+}
 TYPED_TEST(BatchedBlas, StreamTrsmVariants) {
   const bool gpu = !std::is_same<Mem, Kokkos::HostSpace>::value;
   struct Cfg {

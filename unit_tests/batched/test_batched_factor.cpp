@@ -277,6 +277,28 @@ TYPED_TEST(BatchedFactor, StreamPotrsVariants) {
             check_potrs<TypeParam>(n, nrhs, 45, uplo, all_ifaces()[size_t((n + nrhs) % 3)], kb::BatchAlgo::Register);
     }
 }
+/// The shared-memory POTRF (CUDA, 8-column blocks, MMA tile updates; fp64 n <= 128, fp32 n <=
+/// 256) forced for every n through the tuning override, odd / even n, partial 8-blocks, every
+/// uplo and interface, a non-SPD matrix failing in the first, middle and last column; fp64
+/// above 128 the recursion with shared-memory leaves. POTRS on the same override (its two
+/// TRSMs). Host backends take their own paths (the override is inert there).
+TYPED_TEST(BatchedFactor, SmemPotrfPotrs) {
+  kb::Impl::TuningOverride o;
+  o.smem_potrf_min = o.smem_trsm_min = 1;
+  o.smem_potrf_max = o.smem_trsm_max = 256;
+  const kb::Impl::TuningScope scope(o);
+  for (size_type n : {1, 7, 8, 9, 17, 24, 31, 32, 33, 64, 65, 127, 128, 129, 200, 255, 256})
+    for (Uplo uplo : all_uplos())
+      for (Iface iface : n <= 65 ? all_ifaces() : ifaces_for(n + (uplo == Uplo::Upper))) {
+        check_potrf<TypeParam>(n, 5, uplo, iface, kb::BatchAlgo::Auto);
+        check_potrf<TypeParam>(n, 5, uplo, iface, kb::BatchAlgo::Auto, 0, 1);
+        check_potrf<TypeParam>(n, 5, uplo, iface, kb::BatchAlgo::Auto, 2);
+        check_potrf<TypeParam>(n, 5, uplo, iface, kb::BatchAlgo::Auto, 4, n);
+      }
+  for (size_type n : {17, 33, 64, 127, 128, 200})
+    for (Uplo uplo : all_uplos())
+      for (size_type nrhs : {1, 17}) check_potrs<TypeParam>(n, nrhs, 3, uplo, all_ifaces()[size_t((n + nrhs) % 3)], kb::BatchAlgo::Auto);
+}
 TYPED_TEST(BatchedFactor, PotrfBatchOfOneAnd70000) {
   for (Iface iface : all_ifaces()) {
     check_potrf<TypeParam>(4, 1, Uplo::Lower, iface, kb::BatchAlgo::Auto);
