@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <type_traits>
 
 #include "kspd_sparse.hpp"
 #include "kspd_sparse_mixed_cholesky.hpp"
@@ -223,9 +224,14 @@ TEST(SparseMixed, FallbackOnStallAndOnFp32Failure) {
       for (auto& v : A.values) v *= 1e-40;
       ks::MixedCholesky<Exec> mc(placement(resident));
       ASSERT_EQ(mc.factorize(Exec(), A), 0);
-      EXPECT_FALSE(mc.fell_back());
+      // A device that flushes fp32 subnormals to zero (CUDA's kernels on the H100) fails the
+      // fp32 factorization here instead of stalling: the other fallback route, same answer.
+      // Host BLAS keeps the subnormals and must take the stall route.
+      const bool flushed = mc.fell_back();
+      if (!resident || std::is_same<Exec, Kokkos::DefaultHostExecutionSpace>::value) EXPECT_FALSE(flushed);
       const auto [res, be] = mixed_solve(mc, A, 2, 9);
-      EXPECT_EQ(res.fp32_info, 0);
+      if (flushed) EXPECT_GT(res.fp32_info, 0);
+      else EXPECT_EQ(res.fp32_info, 0);
       EXPECT_TRUE(res.fell_back);
       EXPECT_TRUE(mc.fell_back());
       EXPECT_EQ(res.info, 0);
