@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Selected inversion and mixed precision on a GPU host, with binaries built elsewhere for CUDA
 # (kspd_test_sparse_selinv, perf_sparse_selinv, kspd-solve) and the host libraries they need
-# copied beside them (as run_device_resident.sh). Usage:
+# copied beside them (environment and run(): device_env.sh). Usage:
 #   perf_tests/sparse/run_device_selinv.sh BIN_DIR LIB_DIR DATA_DIR OUT_DIR [stage...]
 # stages: test selinv mixed cpu (default: all).
 #   test:   the unit tests (collection, generated problems, resident placement on the GPU)
@@ -9,21 +9,9 @@
 #           the collection up to n = 20,000 (target <= 3x)
 #   mixed:  fp32 factor + refinement vs fp64 factor + solve on the GPU, and kspd-solve both ways
 #   cpu:    the same on the host's cores (16 workers), for the CPU targets on this host
-set -uo pipefail
-bin=$(cd "${1:?bin dir}" && pwd); lib=$(cd "${2:?lib dir}" && pwd); data=${3:?data dir}; out=${4:?out dir}; shift 4
-stages=${*:-test selinv mixed cpu}
-has() { [[ " $stages " == *" $1 "* ]]; }
-mkdir -p "$out"
-export LD_LIBRARY_PATH=$lib:${LD_LIBRARY_PATH:-} OPENBLAS_CORETYPE=Haswell OPENBLAS_NUM_THREADS=1
-log() { echo "== $* ($(date -u +%H:%M:%S))"; }
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"
-echo "cores: $(nproc); $(grep -m1 'model name' /proc/cpuinfo)" | tee -a "$out/device.txt"
-run() {  # run NAME TIMEOUT CMD...
-  local name=$1 t=$2; shift 2
-  log "$name: $*"
-  timeout "$t" "$@" >"$out/$name.txt" 2>&1; echo "rc=$?" >>"$out/$name.txt"
-  grep -E "^(selinv|mixed|factor|solve|summary) |matrices|PASSED|FAILED|rc=" "$out/$name.txt" | head -80
-}
+default_stages="test selinv mixed cpu"
+keep="^(selinv|mixed|factor|solve|summary) |matrices|PASSED|FAILED|rc="
+source "$(dirname "$0")/device_env.sh"
 perf=$bin/perf_sparse_selinv
 if has test; then
   KSPD_DATA_DIR=$data run test 600 "$bin/kspd_test_sparse_selinv"

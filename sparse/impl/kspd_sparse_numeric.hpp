@@ -37,6 +37,7 @@
 #include "kspd_sparse_device_factor.hpp"
 #include "kspd_sparse_resident.hpp"
 #include "kspd_sparse_resident_solve.hpp"
+#include "kspd_sparse_analysis_threads.hpp"
 #include "kspd_sparse_scheduler.hpp"
 #include "kspd_sparse_solve.hpp"
 #include "kspd_sparse_symbolic.hpp"
@@ -198,9 +199,18 @@ class Numeric {
     const auto t0 = std::chrono::steady_clock::now();
     stats_ = FactorStats{};
     Scalar* v = vals_;
+    int nthreads = opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency());
+    if (nthreads < 1) nthreads = 1;
     if (subset_.empty()) {
-      std::fill(v, v + S_.nvalues, Scalar(0));
-      for (size_t p = 0; p < S_.value_map.size(); ++p) v[S_.value_map[p]] = avalues[p];
+      // Zeroed and assembled by the workers' count of threads: on a first factorization
+      // this first-touches the factor's pages (the serial loops took a quarter of a
+      // 16-thread factorization at 40^3).
+      const int T = int(std::min<size_type>(nthreads, 1 + S_.nvalues / (size_type(1) << 20)));
+      const size_type nv = S_.nvalues, nm = size_type(S_.value_map.size());
+      run_threads(T, [&](int t) { std::fill(v + nv * t / T, v + nv * (t + 1) / T, Scalar(0)); });
+      run_threads(T, [&](int t) {
+        for (size_type p = nm * t / T; p < nm * (t + 1) / T; ++p) v[S_.value_map[size_t(p)]] = avalues[p];
+      });
     } else {
       // Only the panels the subset reads or writes (its own and its ancestors') are zeroed
       // and assembled: the others' pages stay untouched (a rank's share of the memory).
@@ -213,8 +223,6 @@ class Numeric {
       for (size_t p = 0; p < S_.value_map.size(); ++p)
         if (avalues[p] != Scalar(0)) v[S_.value_map[p]] = avalues[p];
     }
-    int nthreads = opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency());
-    if (nthreads < 1) nthreads = 1;
     stats_.threads = nthreads;
     work_.assign(static_cast<size_t>(nthreads), Work{});
     size_type ndiag = 0;

@@ -34,6 +34,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -45,6 +46,12 @@
 #include "kspd_sparse_options.hpp"
 #include "kspd_sparse_resident_solve_plan.hpp"
 #include "kspd_sparse_symbolic.hpp"
+
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define KSPD_SOLVE_UNROLL _Pragma("unroll")
+#else
+#define KSPD_SOLVE_UNROLL
+#endif
 
 namespace kspd::sparse::Impl {
 
@@ -69,10 +76,16 @@ struct LevelSolve {
   int nr;
 
   using Scratch = Kokkos::View<Scalar*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  static Team tiled_team(const Exec& exec, int league) {
-    if constexpr (kGpu) return Team(exec, league, kSlots);
-    else return Team(exec, league, Kokkos::AUTO);
+  /// A team of `slots` threads on the GPU, whose work items are the threads (AUTO on the host).
+  static Team slots_team(const Exec& exec, int league, int slots) {
+    if constexpr (kGpu) {
+      return Team(exec, league, slots);
+    } else {
+      (void)slots;
+      return Team(exec, league, Kokkos::AUTO);
+    }
   }
+  static Team tiled_team(const Exec& exec, int league) { return slots_team(exec, league, kSlots); }
 
   /// Xb(i + 32 c) = X[i + c ldw] for i < bs, c < nc (team scratch), then a barrier.
   template <class M, class S>
@@ -84,8 +97,27 @@ struct LevelSolve {
     t.team_barrier();
   }
 
+  /// sum_{j < n} a[j sa] x(j) for n <= 32: the 32 loads of a are issued together (fully
+  /// unrolled into registers; j >= n reloads a[0]) before the first product waits on one.
+  /// A unit's 32-column steps run in one team, one after another, so they are bound by the
+  /// latency of a load, not by bandwidth.
+  template <class XF>
+  KOKKOS_INLINE_FUNCTION static Scalar dot32(const int n, const Scalar* a, const std::int64_t sa, const XF& x) {
+    Scalar v[kBlock];
+    KSPD_SOLVE_UNROLL
+    for (int j = 0; j < kBlock; ++j) v[j] = a[std::int64_t(j < n ? j : 0) * sa];
+    Scalar s0 = 0, s1 = 0;
+    KSPD_SOLVE_UNROLL
+    for (int j = 0; j < kBlock; j += 2) {
+      if (j < n) s0 += v[j] * x(j);
+      if (j + 1 < n) s1 += v[j + 1] * x(j + 1);
+    }
+    return s0 + s1;
+  }
+
   /// sum_{j < n} f(j) in four independent partial sums (the loads of a long dot product in
-  /// flight together instead of one after another).
+  /// flight together instead of one after another, at few registers: the rows below run
+  /// many threads per multiprocessor, so a register array would cost occupancy).
   template <class F>
   KOKKOS_INLINE_FUNCTION static Scalar dot4(const int n, const F& f) {
     Scalar a0 = 0, a1 = 0, a2 = 0, a3 = 0;
@@ -98,6 +130,19 @@ struct LevelSolve {
     }
     for (; j < n; ++j) a0 += f(j);
     return (a0 + a1) + (a2 + a3);
+  }
+
+  /// Team size of the diagonal solves of a level whose widest unit has `width` columns: a
+  /// thread per row of the widest unit's diagonal block and right-hand side (up to 256), so
+  /// each 32-column step's update of the rows below it is one pass (AUTO on the host).
+  Team diag_team(const Exec& exec, int league, int width) const {
+    if constexpr (kGpu) {
+      const int ts = std::min(256, (std::max(width, 32 * std::min(nr, 8)) + 31) / 32 * 32);
+      return Team(exec, league, ts);
+    } else {
+      (void)width;
+      return Team(exec, league, Kokkos::AUTO);
+    }
   }
 
   /// The inverses of the diagonal blocks [0, nb): a team per block, a thread per column
@@ -125,56 +170,57 @@ struct LevelSolve {
         });
   }
 
-  /// L11 x = b for the units [b, e): per block of 32 columns, x_b = inv(L_bb) x_b (x_b
-  /// staged), then the team updates the unit's diagonal rows below the block.
-  void diag_forward(const Exec& exec, size_type b, size_type e) const {
+  /// L11 x = b for the units [b, e): per block of 32 columns, y_b = inv(L_bb) x_b (x_b
+  /// staged; y_b written and kept in scratch), then the team updates the unit's diagonal
+  /// rows below the block with it.
+  void diag_forward(const Exec& exec, size_type b, size_type e, int width) const {
     const LevelSolve me = *this;
     Kokkos::parallel_for(
         "kspd::sparse::resident::forward_diag",
-        Team(exec, int(e - b), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kBlock * kBlock))),
+        diag_team(exec, int(e - b), width).set_scratch_size(0, Kokkos::PerTeam(2 * Scratch::shmem_size(kBlock * kBlock))),
         KOKKOS_LAMBDA(const Member& t) {
           const SolveUnit u = me.units[b + t.league_rank()];
           const Scalar* p = me.vals + u.voff;
           const int k = u.ncols, ld = u.ld;
           Scalar* X = me.W + u.first_col;
-          Scratch Xb(t.team_scratch(0), kBlock * kBlock);
+          Scratch Xb(t.team_scratch(0), kBlock * kBlock), Yb(t.team_scratch(0), kBlock * kBlock);
           for (int jb = 0; jb < k; jb += kBlock) {
-            const int je = jb + kBlock < k ? jb + kBlock : k, bs = je - jb;
+            const int je = jb + kBlock < k ? jb + kBlock : k, bs = je - jb, rest = k - je;
             const Scalar* D = me.dinv + u.doff + std::int64_t(jb) * kBlock;
             for (int c0 = 0; c0 < me.nr; c0 += kBlock) {
               const int nc = me.nr - c0 < kBlock ? me.nr - c0 : kBlock;
               stage(t, X + jb + c0 * me.ldw, me.ldw, bs, nc, Xb);
               Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
                 const int i = q % bs, c = q / bs;
-                X[jb + i + (c0 + c) * me.ldw] = dot4(i + 1, [&](int j) { return D[i + kBlock * j] * Xb(j + kBlock * c); });
+                const Scalar y = dot32(i + 1, D + i, kBlock, [&](int j) { return Xb(j + kBlock * c); });
+                X[jb + i + (c0 + c) * me.ldw] = y;
+                Yb(i + kBlock * c) = y;
+              });
+              t.team_barrier();
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rest * nc), [&](const int q) {
+                const int i = je + q % rest, c = q / rest;
+                X[i + (c0 + c) * me.ldw] -=
+                    dot32(bs, p + i + std::int64_t(jb) * ld, ld, [&](int j) { return Yb(j + kBlock * c); });
               });
               t.team_barrier();
             }
-            const int rest = k - je;
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rest * me.nr), [&](const int q) {
-              const int i = je + q % rest, c = q / rest;
-              const Scalar* x = X + c * me.ldw + jb;
-              const Scalar* pi = p + i + std::int64_t(jb) * ld;
-              X[i + c * me.ldw] -= dot4(bs, [&](int j) { return pi[std::int64_t(j) * ld] * x[j]; });
-            });
-            t.team_barrier();
           }
         });
   }
 
-  /// L11^T x = y for the units [b, e), blocks of 32 from the bottom: x_b = inv(L_bb)^T x_b,
-  /// then the unit's rows above the block updated.
-  void diag_backward(const Exec& exec, size_type b, size_type e) const {
+  /// L11^T x = y for the units [b, e), blocks of 32 from the bottom: y_b = inv(L_bb)^T x_b,
+  /// then the unit's rows above the block updated with it.
+  void diag_backward(const Exec& exec, size_type b, size_type e, int width) const {
     const LevelSolve me = *this;
     Kokkos::parallel_for(
         "kspd::sparse::resident::backward_diag",
-        Team(exec, int(e - b), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kBlock * kBlock))),
+        diag_team(exec, int(e - b), width).set_scratch_size(0, Kokkos::PerTeam(2 * Scratch::shmem_size(kBlock * kBlock))),
         KOKKOS_LAMBDA(const Member& t) {
           const SolveUnit u = me.units[b + t.league_rank()];
           const Scalar* p = me.vals + u.voff;
           const int k = u.ncols, ld = u.ld;
           Scalar* X = me.W + u.first_col;
-          Scratch Xb(t.team_scratch(0), kBlock * kBlock);
+          Scratch Xb(t.team_scratch(0), kBlock * kBlock), Yb(t.team_scratch(0), kBlock * kBlock);
           for (int jb = ((k - 1) / kBlock) * kBlock; jb >= 0; jb -= kBlock) {
             const int je = jb + kBlock < k ? jb + kBlock : k, bs = je - jb;
             const Scalar* D = me.dinv + u.doff + std::int64_t(jb) * kBlock;
@@ -182,20 +228,18 @@ struct LevelSolve {
               const int nc = me.nr - c0 < kBlock ? me.nr - c0 : kBlock;
               stage(t, X + jb + c0 * me.ldw, me.ldw, bs, nc, Xb);
               Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
-                const int i = q % bs, c = q / bs;
-                const Scalar* Di = D + kBlock * i + i;  // column i of inv(L_bb): row i of its transpose
-                const Scalar* xb = &Xb(i + kBlock * c);
-                X[jb + i + (c0 + c) * me.ldw] = dot4(bs - i, [&](int j) { return Di[j] * xb[j]; });
+                const int i = q % bs, c = q / bs;  // column i of inv(L_bb): row i of its transpose
+                const Scalar y = dot32(bs - i, D + kBlock * i + i, 1, [&](int j) { return Xb(i + j + kBlock * c); });
+                X[jb + i + (c0 + c) * me.ldw] = y;
+                Yb(i + kBlock * c) = y;
+              });
+              t.team_barrier();
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(t, jb * nc), [&](const int q) {
+                const int i = q % jb, c = q / jb;
+                X[i + (c0 + c) * me.ldw] -= dot32(bs, p + std::int64_t(i) * ld + jb, 1, [&](int j) { return Yb(j + kBlock * c); });
               });
               t.team_barrier();
             }
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(t, jb * me.nr), [&](const int q) {
-              const int i = q % jb, c = q / jb;
-              const Scalar* x = X + c * me.ldw + jb;
-              const Scalar* li = p + std::int64_t(i) * ld + jb;
-              X[i + c * me.ldw] -= dot4(bs, [&](int j) { return li[j] * x[j]; });
-            });
-            t.team_barrier();
           }
         });
   }
@@ -301,32 +345,52 @@ struct LevelSolve {
   }
 
   /// x -= L21^T W(rows below) for the chunks [b, e), one right-hand side: the chunk's rows
-  /// of W staged, vector lanes over the rows (coalesced reads of a column of L), a reduction
-  /// per column of the chunk.
+  /// of W staged; work item (lane, g) sums rows lane + 32 m (m < 4) of the columns 8 g ..
+  /// 8 g + 7 (consecutive lanes read consecutive rows of a column: coalesced; 32 loads in
+  /// flight per item), the partial sums go through scratch, and a thread per column adds
+  /// the 32 lanes' sums.
   void below_backward(const Exec& exec, size_type b, size_type e) const {
+    static_assert(kSolveChunk == 4 * 32 && kSolveChunkCols == 8 * 8, "below_backward: 128 x 64 chunks");
     const LevelSolve me = *this;
-    const int vec = int(Team::vector_length_max());
     Kokkos::parallel_for(
         "kspd::sparse::resident::backward_below",
-        Team(exec, int(e - b), Kokkos::AUTO, vec).set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kSolveChunk))),
+        slots_team(exec, int(e - b), 256)
+            .set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kSolveChunk) + Scratch::shmem_size(32 * kSolveChunkCols))),
         KOKKOS_LAMBDA(const Member& t) {
           const SolveChunk ch = me.chunks[b + t.league_rank()];
           const SolveUnit u = me.units[ch.unit];
-          const Scalar* p = me.vals + u.voff + u.ncols + ch.i0;
+          const Scalar* p = me.vals + u.voff + u.ncols + ch.i0 + std::int64_t(ch.j0) * u.ld;
           const std::int64_t* r = me.rows + u.row_begin + u.ncols + ch.i0;
-          const int ld = u.ld, rows = ch.i1 - ch.i0;
-          Scalar* X = me.W + u.first_col;
-          Scratch Ws(t.team_scratch(0), kSolveChunk);
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows), [&](const int i) {
-            Kokkos::single(Kokkos::PerThread(t), [&]() { Ws(i) = me.W[r[i]]; });
+          const int ld = u.ld, rows = ch.i1 - ch.i0, k = ch.j1 - ch.j0;
+          Scratch Ws(t.team_scratch(0), kSolveChunk), Ps(t.team_scratch(0), 32 * kSolveChunkCols);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, kSolveChunk),
+                               [&](const int i) { Ws(i) = i < rows ? me.W[r[i]] : Scalar(0); });
+          t.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, 256), [&](const int slot) {
+            const int lane = slot % 32, g = slot / 32;
+            Scalar acc[8] = {};
+            KSPD_SOLVE_UNROLL
+            for (int m = 0; m < 4; ++m) {
+              const int i = lane + 32 * m;
+              const Scalar w = Ws(i);  // zero past the chunk's rows
+              const int ii = i < rows ? i : 0;
+              KSPD_SOLVE_UNROLL
+              for (int c = 0; c < 8; ++c) {
+                const int j = 8 * g + c < k ? 8 * g + c : 0;  // past the chunk: summed, never written
+                acc[c] += p[ii + std::int64_t(j) * ld] * w;
+              }
+            }
+            KSPD_SOLVE_UNROLL
+            for (int c = 0; c < 8; ++c) Ps(lane + 32 * (8 * g + c)) = acc[c];
           });
           t.team_barrier();
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, ch.j0, ch.j1), [&](const int j) {
-            const Scalar* lj = p + std::int64_t(j) * ld;
-            Scalar acc = 0;
-            Kokkos::parallel_reduce(
-                Kokkos::ThreadVectorRange(t, rows), [&](const int i, Scalar& a) { a += lj[i] * Ws(i); }, acc);
-            Kokkos::single(Kokkos::PerThread(t), [&]() { Kokkos::atomic_add(&X[j], -acc); });
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(t, k), [&](const int j) {
+            Scalar s0 = 0, s1 = 0;
+            for (int l = 0; l < 32; l += 2) {
+              s0 += Ps(l + 32 * j);
+              s1 += Ps(l + 1 + 32 * j);
+            }
+            Kokkos::atomic_add(&me.W[u.first_col + ch.j0 + j], -(s0 + s1));
           });
         });
   }
@@ -420,26 +484,27 @@ class ResidentSolve {
     tl_.levels = nl;
     tl_.units = lb.back();
     tl_.widest = P.widest;
-    std::vector<double> per_level(timeline ? size_t(nl) : 0, 0.0);
+    // per level: diagonal forward, below forward, below backward, diagonal backward
+    std::vector<std::array<double, 4>> per_level(timeline ? size_t(nl) : 0, std::array<double, 4>{});
     auto t_last = std::chrono::steady_clock::now();
-    auto mark = [&](double& bucket, size_type l) {
+    auto mark = [&](double& bucket, size_type l, int phase) {
       if (!timeline) return;
       exec.fence();
       const auto t = std::chrono::steady_clock::now();
       const double d = std::chrono::duration<double>(t - t_last).count();
       bucket += d;
-      per_level[size_t(l)] += d;
+      per_level[size_t(l)][size_t(phase)] += d;
       t_last = t;
     };
     if (int(part) & int(SolvePart::Forward))
       for (size_type l = 0; l < nl; ++l) {
-        ls.diag_forward(exec, lb[size_t(l)], lb[size_t(l + 1)]);
-        mark(tl_.diag_forward, l);
+        ls.diag_forward(exec, lb[size_t(l)], lb[size_t(l + 1)], P.level_width[size_t(l)]);
+        mark(tl_.diag_forward, l, 0);
         if (cb[size_t(l + 1)] > cb[size_t(l)]) {
           if (tiled) ls.below_forward_tiled(exec, cb[size_t(l)], cb[size_t(l + 1)]);
           else if (nrhs == 1) ls.below_forward_one(exec, cb[size_t(l)], cb[size_t(l + 1)]);
           else ls.below_forward(exec, cb[size_t(l)], cb[size_t(l + 1)]);
-          mark(tl_.below_forward, l);
+          mark(tl_.below_forward, l, 1);
         }
       }
     if (int(part) & int(SolvePart::Backward))
@@ -448,10 +513,10 @@ class ResidentSolve {
           if (tiled) ls.below_backward_tiled(exec, cb[size_t(l)], cb[size_t(l + 1)]);
           else if (nrhs == 1) ls.below_backward(exec, cb[size_t(l)], cb[size_t(l + 1)]);
           else below_backward_columns(ls, exec, cb[size_t(l)], cb[size_t(l + 1)]);
-          mark(tl_.below_backward, l);
+          mark(tl_.below_backward, l, 2);
         }
-        ls.diag_backward(exec, lb[size_t(l)], lb[size_t(l + 1)]);
-        mark(tl_.diag_backward, l);
+        ls.diag_backward(exec, lb[size_t(l)], lb[size_t(l + 1)], P.level_width[size_t(l)]);
+        mark(tl_.diag_backward, l, 3);
       }
     if (timeline) summarize(per_level, P);
   }
@@ -502,16 +567,22 @@ class ResidentSolve {
     return e ? std::atoi(e) : w;
   }
 
-  void summarize(const std::vector<double>& per_level, const SolvePlan<Mem>& P) const {
+  void summarize(const std::vector<std::array<double, 4>>& per_level, const SolvePlan<Mem>& P) const {
+    auto total = [&](size_type l) {
+      const auto& p = per_level[size_t(l)];
+      return p[0] + p[1] + p[2] + p[3];
+    };
     std::vector<size_type> idx(per_level.size());
     for (size_t i = 0; i < idx.size(); ++i) idx[i] = size_type(i);
-    std::sort(idx.begin(), idx.end(), [&](size_type a, size_type b) { return per_level[size_t(a)] > per_level[size_t(b)]; });
+    std::sort(idx.begin(), idx.end(), [&](size_type a, size_type b) { return total(a) > total(b); });
     std::string s;
-    char buf[160];
+    char buf[240];
     for (size_t q = 0; q < std::min<size_t>(8, idx.size()); ++q) {
       const size_type l = idx[q];
-      std::snprintf(buf, sizeof buf, "%slevel %ld: %.2f ms, %ld units, %ld chunks", q ? "; " : "", long(l),
-                    per_level[size_t(l)] * 1e3, long(P.level_begin[size_t(l + 1)] - P.level_begin[size_t(l)]),
+      const auto& p = per_level[size_t(l)];
+      std::snprintf(buf, sizeof buf, "%slevel %ld: %.2f ms (diag %.2f+%.2f, below %.2f+%.2f), %ld units, widest %d, %ld chunks",
+                    q ? "; " : "", long(l), total(l) * 1e3, p[0] * 1e3, p[3] * 1e3, p[1] * 1e3, p[2] * 1e3,
+                    long(P.level_begin[size_t(l + 1)] - P.level_begin[size_t(l)]), P.level_width[size_t(l)],
                     long(P.chunk_begin[size_t(l + 1)] - P.chunk_begin[size_t(l)]));
       s += buf;
     }

@@ -53,6 +53,7 @@ struct SolvePlan {
   std::vector<size_type> level_begin;  ///< level l: units [level_begin[l], level_begin[l + 1])
   DView<SolveChunk> chunks;            ///< by level
   std::vector<size_type> chunk_begin;  ///< level l: chunks [chunk_begin[l], chunk_begin[l + 1])
+  std::vector<int> level_width;        ///< level l: its widest unit's columns
   int widest = 0;                      ///< widest unit
 
   /// width <= 0: one unit per supernode; else units of at most width columns (rounded up
@@ -95,9 +96,11 @@ struct SolvePlan {
     }
     std::vector<SolveChunk> hc;
     chunk_begin.assign(1, 0);
+    level_width.assign(size_t(nlev), 0);
     for (size_type l = 0; l < nlev; ++l) {
       for (size_type u = level_begin[size_t(l)]; u < level_begin[size_t(l + 1)]; ++u) {
         const int m = hu[size_t(u)].nrows - hu[size_t(u)].ncols, k = hu[size_t(u)].ncols;
+        level_width[size_t(l)] = std::max(level_width[size_t(l)], k);
         for (int i0 = 0; i0 < m; i0 += kSolveChunk)
           for (int j0 = 0; j0 < k; j0 += kSolveChunkCols)
             hc.push_back(SolveChunk{u, i0, std::min(m, i0 + kSolveChunk), j0, std::min(k, j0 + kSolveChunkCols)});
