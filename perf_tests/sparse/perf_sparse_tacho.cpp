@@ -20,6 +20,7 @@
 #include <Amesos2.hpp>
 #include <Tacho.hpp>
 #include <Tacho_Driver.hpp>
+#include <mpi.h>
 #include <Tpetra_Core.hpp>
 #include <Trilinos_version.h>
 #include <Tpetra_CrsMatrix.hpp>
@@ -57,10 +58,8 @@ void blas_threads(int n) {
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
+// Best of the repetitions: the 2-core VM is shared, so the minimum is the least disturbed run.
+double best(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end()); }
 
 struct Case {
   std::string name;
@@ -152,7 +151,7 @@ Times run_kspd_direct(const Case& c, const std::vector<size_type>& perm, int wor
     chol.solve(x);
     ts.push_back(now() - t0);
   }
-  t.factor = median(tf), t.solve = median(ts);
+  t.factor = best(tf), t.solve = best(ts);
   t.residual = residual(c.L, x, b);
   t.ok = true;
   return t;
@@ -205,7 +204,7 @@ Times run_amesos2(const std::string& name, const Case& c, const Teuchos::RCP<crs
     solver->solve();
     ts.push_back(now() - t0);
   }
-  t.factor = median(tf), t.solve = median(ts);
+  t.factor = best(tf), t.solve = best(ts);
   std::vector<double> x(static_cast<size_t>(n));
   {
     auto h = X->getLocalViewHost();
@@ -249,7 +248,7 @@ Times run_tacho(const Case& c, const FullCsr& C, const std::vector<size_type>& p
     solver.solve(x, bb, w);
     ts.push_back(now() - t0);
   }
-  t.factor = t_init + median(tf), t.solve = median(ts);
+  t.factor = t_init + best(tf), t.solve = best(ts);
   std::vector<double> xs(static_cast<size_t>(n));
   for (size_type i = 0; i < n; ++i) xs[size_t(i)] = x(size_t(i), 0);
   t.residual = residual(c.L, xs, b);
@@ -320,6 +319,15 @@ int main(int argc, char** argv) {
   int one = 1;
   char* prog[] = {argv[0], nullptr};
   char** pargv = prog;
+  // kspd's adapter factors with --workers threads per rank: MPI_THREAD_FUNNELED, initialized
+  // before Tpetra's guard (which then leaves MPI alone) and finalized after it.
+  struct MpiFunneled {
+    MpiFunneled() {
+      int provided = 0;
+      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    }
+    ~MpiFunneled() { MPI_Finalize(); }
+  } mpi;
   Tpetra::ScopeGuard tpetra(&one, &pargv);  // our flags are not Kokkos' (it rejects --threads T)
   std::vector<Case> cases;
   for (auto N : lap) cases.push_back({"laplace3d-" + std::to_string(N), ks::laplacian_3d<double>(N, N, N)});
@@ -327,7 +335,7 @@ int main(int argc, char** argv) {
   for (auto& f : files) cases.push_back({std::filesystem::path(f).filename().string(), ks::read_matrix<double>(f)});
 
   std::printf("perf_sparse_tacho: kspd %s, Trilinos %s (Tacho, Amesos2 KLU2), Kokkos Serial; kspd %d workers "
-              "(OpenBLAS 1 thread), Tacho OpenBLAS %d threads, KLU2 sequential; median of %d\n",
+              "(OpenBLAS 1 thread), Tacho OpenBLAS %d threads, KLU2 sequential; best of %d\n",
               KSPD_GIT_HASH, TRILINOS_VERSION_STRING, workers, workers, reps);
   std::printf("  %-15s %9s %9s %9s %9s %9s | %7s %7s\n", "solver", "analyse s", "factor s", "solve s", "total s",
               "residual", "factor/", "total/");
