@@ -128,7 +128,7 @@ class Engine {
     return it != solve_pos_.end() && it->first == p ? it->second : -1;
   }
 
-  size_type nnz_l() const { return chol_ && factored_ ? size_type(chol_->symbolic().nnz_l) : 0; }
+  size_type nnz_l() const { return chol_ && factored_ ? size_type(chol_->symbolic().stats.nnz_l) : 0; }
   const std::string& message() const { return message_; }
 
  private:

@@ -132,6 +132,10 @@ void solve_and_refactor(const ks::CscMatrix<double>& L, int threads) {
   solver->symbolicFactorization().numericFactorization().solve();
   EXPECT_LT(residual(*A, *X, *B), 1e-14);
   EXPECT_LT(max_diff(*X, *Xtrue), 1e-9);
+  // The factor holds at least A's lower triangle (its pattern), the same count on every rank.
+  const auto* kspd_solver = dynamic_cast<const Amesos2::KspdCholesky<crs_t, mv_t>*>(solver.get());
+  ASSERT_NE(kspd_solver, nullptr);
+  EXPECT_GE(kspd_solver->nnz_l(), L.nnz());
 
   // KLU2 (LU, Amesos2's own) on the same system gives the same solution. Only in one
   // process: Debian's Amesos2 13.2 KLU2 returns residuals of 1e-2 for these matrices once they
