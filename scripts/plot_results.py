@@ -122,12 +122,27 @@ def draw(sel, title, path):
     colors = {"s": "tab:blue", "d": "tab:red", "c": "tab:green", "z": "tab:purple", "m": "tab:orange"}
     peers = sorted(set(impl for _, impl in series if not impl.startswith("kspd")))
     marks = "so^vDP*X"
+    # Points of different cases (sparse: one matrix per n) are not a curve: markers only, each
+    # n labelled with its case.
+    cases = {}
+    for r in sel:
+        cases.setdefault(r["n"], set()).add(r["variant"])
+    scatter = len(set(r["variant"] for r in sel)) > 1 and all(len(v) == 1 for v in cases.values())
     for (prec, impl), pts in sorted(series.items()):
         ns = sorted(pts)
         # kspd solid, each peer dashed with its own marker
         style = "-o" if impl.startswith("kspd") else "--" + marks[peers.index(impl) % len(marks)]
+        if scatter:
+            style = style.lstrip("-")
         ax.plot(ns, [pts[n] for n in ns], style, ms=4, color=None if len(set(p for p, _ in series)) == 1 else colors.get(prec),
                 label="%s %s" % ({"s": "fp32", "d": "fp64", "c": "c64", "z": "c128", "m": "mixed"}.get(prec, prec), impl))
+    if scatter:
+        top = {}
+        for r in sel:
+            v = r["gflops"] if rate else r["ms"]
+            top[r["n"]] = max(top.get(r["n"], v), v)
+        for n, v in top.items():
+            ax.annotate(next(iter(cases[n])), (n, v), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=6)
     ns_all = sorted(set(r["n"] for r in sel))
     if ns_all and ns_all[0] > 0 and ns_all[-1] / ns_all[0] >= 8:
         ax.set_xscale("log", base=2)
