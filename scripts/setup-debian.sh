@@ -8,7 +8,14 @@
 #    Amesos2 adapter, its Tpetra test and the Tacho/KLU2 benchmark
 #  - clang and its runtime (libFuzzer, sanitizers: scripts/fuzz.sh)
 #  - doxygen: the API reference (target kspd_doc, built by CI)
+#  --minimal: only what README command (1) needs (the library, kspd-solve, GoogleTest for the
+#  configure step): compiler, CMake, Kokkos/Kokkos Kernels, OpenBLAS/LAPACK, Metis, zlib, MPI.
 set -euo pipefail
+if [[ "${1:-}" == "--minimal" ]]; then
+  pkgs=(cmake make g++ pkg-config libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
+        libopenblas-dev liblapack-dev libmetis-dev zlib1g-dev libopenmpi-dev openmpi-bin
+        googletest libgtest-dev)
+else
 pkgs=(cmake make g++ gfortran pkg-config
       libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
       libopenblas-dev liblapack-dev libmetis-dev zlib1g-dev
@@ -20,6 +27,7 @@ pkgs=(cmake make g++ gfortran pkg-config
       libscotch-dev libptscotch-dev
       clang-14 libclang-rt-14-dev
       doxygen)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

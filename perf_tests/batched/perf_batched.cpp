@@ -58,6 +58,7 @@
 #include "KSPD_Config.hpp"
 #include "kspd_batched.hpp"
 #include "kspd_perf_utils.hpp"
+#include "kspd_perf_csv.hpp"
 
 #ifdef KSPD_ENABLE_CUDA_TPLS
 #include <cublas_v2.h>
@@ -277,6 +278,8 @@ void print_line(const char* prec, const char* op, long n, long nrhs, long nb, co
   if (tpeer > 0) std::printf(" | %-14s %9.4f ms  ratio %6.2fx", peer, tpeer * 1e3, tpeer / t);
   std::printf("\n");
   std::fflush(stdout);
+  kspd::perf::csv_row(prec, op, "", n, nrhs, nb, who, t * 1e3, flops / t * 1e-9);
+  if (tpeer > 0) kspd::perf::csv_row(prec, op, "", n, nrhs, nb, peer, tpeer * 1e3, flops / tpeer * 1e-9);
 }
 
 template <class T>
@@ -479,6 +482,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
               std::printf(" | gemm(n x n x nrhs) GF/s: kspd %7.1f peer %7.1f", 2 * nn * nn * nr * B / t_gemm * 1e-9,
                           t_gemm_peer > 0 ? 2 * nn * nn * nr * B / t_gemm_peer * 1e-9 : 0.0);
             std::printf("\n");
+            kspd::perf::csv_row(prec, op, "", n, nrhs, nb, v == 0 ? "kspd" : "kspd-cm", tv * 1e3, fl / tv * 1e-9);
           }
         }
       }
@@ -487,6 +491,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
 }  // namespace
 
 int main(int argc, char** argv) {
+  kspd::perf::csv_args(argc, argv);  // --csv FILE: every result row as CSV too
   Kokkos::ScopeGuard guard(argc, argv);
   std::vector<long> ns{2, 3, 4, 5, 8, 12, 16, 24, 32, 33, 48, 64, 100, 128, 200, 256};
   std::vector<long> batches{1000, 10000, 100000};

@@ -19,6 +19,7 @@
 #include "kspd_core.hpp"
 #include "kspd_dense_streams.hpp"
 #include "kspd_perf_utils.hpp"
+#include "kspd_perf_csv.hpp"
 
 namespace {
 using Exec = Kokkos::DefaultExecutionSpace;
@@ -43,6 +44,11 @@ void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std:
   Exec exec;
   const kspd::DenseOptions rec{kspd::Algo::Recursive, leaf}, ven{kspd::Algo::Vendor, 0};
   const kspd::DenseOptions aut{};
+  // CSV: the vendor call and kspd's, the same flop count.
+  auto csv2 = [&](const std::string& op, const std::string& variant, long n, long nrhs, double flops, double tv, double tk) {
+    kspd::perf::csv_row(prec, op, variant, n, nrhs, -1, "vendor", tv * 1e3, flops / tv * 1e-9);
+    kspd::perf::csv_row(prec, op, variant, n, nrhs, -1, "kspd", tk * 1e3, flops / tk * 1e-9);
+  };
   for (long n : ns) {
     Mat<T> A("A", n, n);
     make_triangular(A, n);
@@ -55,6 +61,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std:
       });
       gemm_tf = 2.0 * n * n * n / t * 1e-12;
       std::printf("%s gemm      n=%6ld             %9.3f ms %7.2f TF\n", prec, n, t * 1e3, gemm_tf);
+      kspd::perf::csv_row(prec, "gemm", "", n, -1, -1, "kspd", t * 1e3, gemm_tf * 1e3);
       std::fflush(stdout);
     }
     if (std::find(ops.begin(), ops.end(), "syrk") != ops.end()) {  // C = A A^T, k = n
@@ -67,6 +74,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std:
       const double flops = double(n) * n * n;
       std::printf("%s syrk      n=%6ld k=%6ld     vendor %9.3f ms %7.2f TF | kspd %9.3f ms %7.2f TF | speedup %5.2fx\n",
                   prec, n, n, tv * 1e3, flops / tv * 1e-12, tk * 1e3, flops / tk * 1e-12, tv / tk);
+      csv2("syrk", "", n, n, flops, tv, tk);
       std::fflush(stdout);
     }
     for (const std::string op : {"trsm", "trmm"}) {
@@ -95,6 +103,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std:
           const double flops = double(n) * n * m;
           std::printf("%s %-4s %cL%c n=%6ld nrhs=%6ld  vendor %9.3f ms %7.2f TF | kspd %9.3f ms %7.2f TF | speedup %5.2fx",
                       prec, op.c_str(), kspd::to_char(side), kspd::to_char(trans), n, m, tv * 1e3, flops / tv * 1e-12, tk * 1e3, flops / tk * 1e-12, tv / tk);
+          csv2(op, std::string(1, kspd::to_char(side)) + "L" + kspd::to_char(trans), n, m, flops, tv, tk);
           if (gemm_tf > 0 && m == n) std::printf(" | kspd/gemm rate %3.0f%%", 100.0 * (flops / tk * 1e-12) / gemm_tf);
           if (lanes) {  // the right-hand sides over two instances; Auto
             auto call2 = [&](const kspd::DenseOptions& o) {  // the two halves of B on two instances
@@ -148,6 +157,8 @@ void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std:
                     tt_v * 1e3, f3 / tt_v * 1e-12, tt_k * 1e3, f3 / tt_k * 1e-12);
         std::printf("%s lauum     n=%6ld             vendor %9.3f ms %7.2f TF | kspd %9.3f ms %7.2f TF\n", prec, n,
                     tl_v * 1e3, f3 / tl_v * 1e-12, tl_k * 1e3, f3 / tl_k * 1e-12);
+        csv2("trtri", "", n, -1, f3, tt_v, tt_k);
+        csv2("lauum", "", n, -1, f3, tl_v, tl_k);
       }
       const double flops = 2.0 * n * n * n / 3.0;
       if (lanes) {
@@ -159,6 +170,8 @@ void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std:
                   "(info %d/%d) | potrf %9.3f ms %7.2f TF\n",
                   prec, n, tv * 1e3, flops / tv * 1e-12, tk * 1e3, flops / tk * 1e-12, tv / tk, info_v, info_k,
                   tf * 1e3, double(n) * n * n / 3.0 / tf * 1e-12);
+      csv2("potri", "", n, -1, flops, tv, tk);
+      kspd::perf::csv_row(prec, "potrf", "", n, -1, -1, "kspd", tf * 1e3, double(n) * n * n / 3.0 / tf * 1e-9);
       std::fflush(stdout);
     }
   }
@@ -166,6 +179,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std:
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  kspd::perf::csv_args(argc, argv);  // --csv FILE: every result row as CSV too
   Kokkos::ScopeGuard guard(argc, argv);
   std::vector<long> ns = {1024, 2048, 4096, 8192, 16384, 32768}, nrhs = {64, 512, 0};
   std::vector<std::string> precs = {"d", "s"}, ops = {"gemm", "trsm", "trmm", "potri"};

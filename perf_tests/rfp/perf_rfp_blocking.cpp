@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "perf_rfp_peer.hpp"
+#include "kspd_perf_csv.hpp"
 
 namespace {
 using namespace perf_rfp;
@@ -97,6 +98,8 @@ void run(const Config& c, const char* prec) {
         peer_timed = true;
         std::printf("%s peer   n=%6ld %s | cuSOLVER potrf %10.3f ms %7.2f TF | potri %10.3f ms | info %d\n", prec, n,
                     var.c_str(), tpf * 1e3, fac_flops / tpf * 1e-12, tpi * 1e3, ip);
+        kspd::perf::csv_row(prec, "pftrf", var, n, -1, -1, "cuSOLVER potrf", tpf * 1e3, fac_flops / tpf * 1e-9);
+        if (tpi > 0) kspd::perf::csv_row(prec, "pftri", var, n, -1, -1, "cuSOLVER potri", tpi * 1e3, 2.0 * fac_flops / tpi * 1e-9);
       }
 #endif
       // pftrf: every blocking (x nb)
@@ -125,6 +128,10 @@ void run(const Config& c, const char* prec) {
                       o.algo == kspd::Algo::Auto ? "auto" : o.algo == kspd::Algo::Vendor ? "vendor" : "recursive", tk * 1e3, fac_flops / tk * 1e-12,
                       tpf > 0 ? tk / tpf : 0.0, t_split > 0 ? tk / t_split : 0.0, ik, dd);
           std::fflush(stdout);
+          kspd::perf::csv_row(prec, "pftrf", var, n, -1, -1,
+                              std::string("kspd ") + blocking_name(o.blocking) + " nb=" + std::to_string(o.block_size) + " " +
+                                  (o.algo == kspd::Algo::Auto ? "auto" : o.algo == kspd::Algo::Vendor ? "vendor" : "recursive"),
+                              tk * 1e3, fac_flops / tk * 1e-9);
         }
       // the four calls of Split, each timed alone (fenced): where the time goes per variant
       if (has(c.ops, "parts")) {
@@ -186,6 +193,8 @@ void run(const Config& c, const char* prec) {
                       prec, n, var.c_str(), algo == kspd::Algo::Vendor ? "vendor" : "auto", tk * 1e3,
                       2.0 * fac_flops / tk * 1e-12, tpi > 0 ? tpi / tk : 0.0, t_vendor / tk, ik);
           std::fflush(stdout);
+          kspd::perf::csv_row(prec, "pftri", var, n, -1, -1, algo == kspd::Algo::Vendor ? "kspd vendor" : "kspd auto",
+                              tk * 1e3, 2.0 * fac_flops / tk * 1e-9);
         }
       }
     }
@@ -194,6 +203,7 @@ void run(const Config& c, const char* prec) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  kspd::perf::csv_args(argc, argv);  // --csv FILE: every result row as CSV too
   Kokkos::ScopeGuard guard(argc, argv);
   Config c;
   constexpr bool host = kspd::compat::is_host_exec_v<Exec>;

@@ -9,6 +9,7 @@
 #include <complex>
 
 #include "perf_rfp_common.hpp"
+#include "kspd_perf_csv.hpp"
 
 extern "C" {
 void spftrf_(const char*, const char*, const int*, float*, int*, size_t, size_t);
@@ -104,11 +105,14 @@ void run(const Config& c, const char* prec) {
                   prec, var.c_str(), n, mk * 1e3, flops / mk * 1e-9, prec[0], ml * 1e3, flops / ml * 1e-9, ml / mk,
                   tk.front() * 1e3, tl.front() * 1e3, ik, il, diff / (amax > 0 ? amax : 1));
       std::fflush(stdout);
+      kspd::perf::csv_row(prec, "pftrf", var, n, -1, -1, "kspd", mk * 1e3, flops / mk * 1e-9);
+      kspd::perf::csv_row(prec, "pftrf", var, n, -1, -1, "LAPACK", ml * 1e3, flops / ml * 1e-9);
     }
 }
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  kspd::perf::csv_args(argc, argv);  // --csv FILE: every result row as CSV too
   Kokkos::ScopeGuard guard(argc, argv);
   Config c;
   if (!kspd::compat::is_host_exec_v<Exec>) {

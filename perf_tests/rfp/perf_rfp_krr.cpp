@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "perf_rfp_common.hpp"
+#include "kspd_perf_csv.hpp"
 
 namespace {
 using namespace perf_rfp;
@@ -114,6 +115,11 @@ void run(long n, long d, T sigma, T lambda, const std::string& jitter, int max_r
               double(n) * n * sizeof(T) / GiB, tfill, tf, double(n) * n * n / 3.0 / tf * 1e-12, jitter.c_str(),
               jr.attempts, jr.attempts == 1 ? "" : "s", jr.jitter, tl, logdet, ts, info, std::sqrt(res2 / y2),
               std::sqrt(fit2 / double(n)), double(free0) / GiB);
+  const char* pr = sizeof(T) == 4 ? "s" : "d";
+  kspd::perf::csv_row(pr, "krr fill", "", n, -1, -1, "kspd", tfill * 1e3);
+  kspd::perf::csv_row(pr, "krr pftrf", "", n, -1, -1, "kspd", tf * 1e3, double(n) * n * n / 3.0 / tf * 1e-9);
+  kspd::perf::csv_row(pr, "krr logdet", "", n, -1, -1, "kspd", tl * 1e3);
+  kspd::perf::csv_row(pr, "krr pftrs", "", n, -1, -1, "kspd", ts * 1e3);
   std::fflush(stdout);
 }
 
@@ -147,10 +153,13 @@ void run_mixed(long n, long d, double sigma, double lambda) {
               n, d, sigma, lambda, t64, info, tmx, t64 / tmx, mr.iterations, mr.backward_error,
               mr.fell_back ? "yes" : "no", mr.fp32_info);
   std::fflush(stdout);
+  kspd::perf::csv_row("d", "krr pfsv", "", n, -1, -1, "kspd fp64", t64 * 1e3);
+  kspd::perf::csv_row("m", "krr pfsv", "", n, -1, -1, "kspd mixed", tmx * 1e3);
 }
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  kspd::perf::csv_args(argc, argv);  // --csv FILE: every result row as CSV too
   Kokkos::ScopeGuard guard(argc, argv);
   std::vector<long> ns = {kspd::compat::is_host_exec_v<Exec> ? 2000L : 32768L};
   long d = 8;

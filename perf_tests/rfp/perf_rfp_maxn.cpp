@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "perf_rfp_common.hpp"
+#include "kspd_perf_csv.hpp"
 
 namespace {
 using namespace perf_rfp;
@@ -72,11 +73,13 @@ int run(long n, double reserve_gib) {
               sizeof(T) == 4 ? "s" : "d", n, bytes / GiB, t, flops / t * 1e-12, info, peak / GiB,
               double(free1) / GiB, dmin, dmax, tgen);
   std::fflush(stdout);
+  kspd::perf::csv_row(sizeof(T) == 4 ? "s" : "d", "pftrf maxn", "", n, -1, -1, "kspd", t * 1e3, flops / t * 1e-9);
   return info == 0 ? 0 : 1;
 }
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  kspd::perf::csv_args(argc, argv);  // --csv FILE: every result row as CSV too
   Kokkos::ScopeGuard guard(argc, argv);
   long n = 0;
   std::string prec = "s";

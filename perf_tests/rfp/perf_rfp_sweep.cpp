@@ -12,6 +12,7 @@
 // Default n: 1024..32768 doubling on CUDA, 256..2048 on the host. One line per case: median
 // times, TFLOP/s, ratio = t_kspd / t_peer (< 1: kspd faster), memory in GiB.
 #include "perf_rfp_peer.hpp"
+#include "kspd_perf_csv.hpp"
 
 namespace {
 using namespace perf_rfp;
@@ -26,16 +27,10 @@ struct Config {
   kspd::DenseOptions opt;  // --algo: what the block operations run (Auto = core's measured choice)
 };
 
-// --csv FILE: the same rows for scripts/plot_results.py (prec,op,variant,n,nrhs,batch,impl,ms,gflops).
-std::FILE* csv = nullptr;
-
 void line(const char* prec, const char* op, long n, double flops, double tk, double mk, const char* peer, double tp,
           double mp, const char* extra) {
-  if (csv) {
-    std::fprintf(csv, "%s,%s,,%ld,-1,-1,kspd,%.6g,%.6g\n", prec, op, n, tk * 1e3, flops / tk * 1e-9);
-    if (tp > 0) std::fprintf(csv, "%s,%s,,%ld,-1,-1,%s,%.6g,%.6g\n", prec, op, n, peer, tp * 1e3, flops / tp * 1e-9);
-    std::fflush(csv);
-  }
+  kspd::perf::csv_row(prec, op, "", n, -1, -1, "kspd", tk * 1e3, flops / tk * 1e-9);
+  if (tp > 0) kspd::perf::csv_row(prec, op, "", n, -1, -1, peer, tp * 1e3, flops / tp * 1e-9);
   std::printf("%s %-6s n=%6ld | kspd %10.3f ms %7.2f TF %7.3f GiB | %-14s", prec, op, n, tk * 1e3, flops / tk * 1e-12,
               mk / GiB, peer);
   if (tp > 0)
@@ -211,6 +206,7 @@ void run(const Config& c, const char* prec) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  kspd::perf::csv_args(argc, argv);  // --csv FILE: every result row as CSV too
   Kokkos::ScopeGuard guard(argc, argv);
   Config c;
   constexpr bool host = kspd::compat::is_host_exec_v<Exec>;
@@ -235,14 +231,6 @@ int main(int argc, char* argv[]) {
       c.opt.algo = a == "vendor" ? kspd::Algo::Vendor : a == "recursive" ? kspd::Algo::Recursive
                    : a == "native"  ? kspd::Algo::Native : kspd::Algo::Auto;
     } else if (arg("--leaf")) c.opt.leaf_size = std::stol(argv[++i]);
-    else if (arg("--csv")) {
-      csv = std::fopen(argv[++i], "w");
-      if (!csv) {
-        std::fprintf(stderr, "perf_rfp_sweep: cannot write %s\n", argv[i]);
-        return 2;
-      }
-      std::fprintf(csv, "prec,op,variant,n,nrhs,batch,impl,ms,gflops\n");
-    }
     else if (argv[i][0] >= '0' && argv[i][0] <= '9') c.ns = parse_list(argv[i]);
     else {
       std::fprintf(stderr, "perf_rfp_sweep: unknown argument %s\n", argv[i]);
@@ -258,6 +246,5 @@ int main(int argc, char* argv[]) {
     if (p == "s") run<float>(c, "s");
     if (p == "d") run<double>(c, "d");
   }
-  if (csv) std::fclose(csv);
   return 0;
 }

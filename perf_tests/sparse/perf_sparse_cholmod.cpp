@@ -23,6 +23,7 @@
 #include "kspd_sparse_generate.hpp"
 #include "kspd_sparse_io.hpp"
 #include "kspd_sparse_supernodal_cholesky.hpp"
+#include "kspd_perf_csv.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
 #include <cuda_runtime.h>
@@ -181,6 +182,7 @@ double dense_potrf_rate(size_type n) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kspd::perf::csv_args(argc, argv);  // --csv FILE: every result row as CSV too
   Kokkos::ScopeGuard guard;
   bool smoke = false;
   int reps = 3;
@@ -268,6 +270,16 @@ int main(int argc, char** argv) {
                 ratio(k.analyse, c.analyse), ratio(k.factor, c.factor), ratio(k.solve, c.solve));
     std::printf("%-24s kspd refactorization (analysis and device setup reused) %.3f s, %.1f GF/s; %.2fx CHOLMOD's factor time\n",
                 name.c_str(), k.refactor, k.flops / k.refactor * 1e-9, ratio(k.refactor, c.factor));
+    namespace kp = kspd::perf;
+    kp::csv_row("d", "analyse", name, long(A.n), -1, -1, "kspd", k.analyse * 1e3);
+    kp::csv_row("d", "factor", name, long(A.n), -1, -1, "kspd", k.factor * 1e3, k.flops / k.factor * 1e-9);
+    kp::csv_row("d", "refactor", name, long(A.n), -1, -1, "kspd", k.refactor * 1e3, k.flops / k.refactor * 1e-9);
+    kp::csv_row("d", "solve", name, long(A.n), 1, -1, "kspd", k.solve * 1e3);
+    if (c.ok) {
+      kp::csv_row("d", "analyse", name, long(A.n), -1, -1, "CHOLMOD", c.analyse * 1e3);
+      kp::csv_row("d", "factor", name, long(A.n), -1, -1, "CHOLMOD", c.factor * 1e3, c.flops / c.factor * 1e-9);
+      kp::csv_row("d", "solve", name, long(A.n), 1, -1, "CHOLMOD", c.solve * 1e3);
+    }
     if (!(k.residual <= 1e-10)) ++bad;
   }
   std::printf("ratios are kspd time / CHOLMOD time (< 1: kspd faster); GF/s from each library's own flop count\n");

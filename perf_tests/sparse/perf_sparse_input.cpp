@@ -18,6 +18,7 @@
 #include "kspd_sparse_generate.hpp"
 #include "kspd_sparse_input.hpp"
 #include "kspd_sparse_supernodal_cholesky.hpp"
+#include "kspd_perf_csv.hpp"
 
 namespace {
 
@@ -72,6 +73,7 @@ Csr to_csr(const ks::CscMatrix<double>& L, ks::Stored stored) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kspd::perf::csv_args(argc, argv);  // --csv FILE: every result row as CSV too
   Kokkos::ScopeGuard guard;  // our flags are not Kokkos's (it rejects --threads T)
   size_type size = 40;
   int threads = 2, reps = 3;
@@ -104,6 +106,8 @@ int main(int argc, char** argv) {
   const double t_factor = median(tf);
   std::printf("analysis %.3f s, factorization %.3f s (nnz(L) %.1fM)\n", t_analyse, t_factor,
               double(chol.analysis_stats().nnz_l) * 1e-6);
+  const std::string variant = "elasticity" + std::to_string(long(size));
+  kspd::perf::csv_row("d", "factor", variant, long(ref.n), -1, -1, "kspd", t_factor * 1e3);
   std::printf("%-22s %10s %10s %12s %12s %10s\n", "input (CSR, int32)", "entries", "convert s", "% of factor",
               "update s", "% factor");
   bool ok = true;
@@ -126,6 +130,8 @@ int main(int argc, char** argv) {
     const double c = median(tc), u = median(tu);
     std::printf("%-22s %10zu %10.4f %11.2f%% %12.4f %9.2f%%\n", ks::to_string(stored), C.ind.size(), c,
                 100 * c / t_factor, u, 100 * u / t_factor);
+    kspd::perf::csv_row("d", std::string("convert ") + ks::to_string(stored), variant, long(ref.n), -1, -1, "kspd", c * 1e3);
+    kspd::perf::csv_row("d", std::string("update ") + ks::to_string(stored), variant, long(ref.n), -1, -1, "kspd", u * 1e3);
   }
   std::printf("converted matrices equal the generator's CscMatrix: %s\n", ok ? "yes" : "NO");
   return ok ? 0 : 1;

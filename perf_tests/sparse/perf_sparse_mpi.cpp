@@ -37,6 +37,7 @@
 #include "kspd_sparse_generate.hpp"
 #include "kspd_sparse_io.hpp"
 #include "kspd_sparse_mpi_driver.hpp"
+#include "kspd_perf_csv.hpp"
 #ifdef KSPD_HAVE_MUMPS
 #include <dmumps_c.h>
 #endif
@@ -235,6 +236,7 @@ ks::CscMatrix<double> make_case(const std::string& c, const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kspd::perf::csv_args(argc, argv);  // --csv FILE: every result row as CSV too
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int rank = 0, P = 1;
@@ -347,6 +349,14 @@ int main(int argc, char** argv) {
                         t.mumps_factor > 0 ? t.factor / t.mumps_factor : 0.0);
           lines.push_back(buf);
           if (t.resid > 1e-8) rc = 4;
+          const std::string who = "kspd P=" + std::to_string(P);
+          kspd::perf::csv_row("d", "factor", c, long(A.n), -1, -1, who, t.factor * 1e3, t.flops / t.factor * 1e-9);
+          kspd::perf::csv_row("d", "solve", c, long(A.n), long(nrhs), -1, who, t.solve * 1e3);
+          if (t.mumps_factor > 0) {
+            kspd::perf::csv_row("d", "factor", c, long(A.n), -1, -1, "MUMPS P=" + std::to_string(P), t.mumps_factor * 1e3,
+                                t.flops / t.mumps_factor * 1e-9);
+            kspd::perf::csv_row("d", "solve", c, long(A.n), long(nrhs), -1, "MUMPS P=" + std::to_string(P), t.mumps_solve * 1e3);
+          }
         }
       }
       if (rank == 0) {

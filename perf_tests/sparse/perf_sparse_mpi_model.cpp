@@ -23,6 +23,7 @@
 #include "kspd_sparse_io.hpp"
 #include "kspd_sparse_mpi_layout.hpp"
 #include "kspd_sparse_symbolic.hpp"
+#include "kspd_perf_csv.hpp"
 
 namespace {
 
@@ -107,6 +108,7 @@ std::vector<std::string> split(const std::string& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kspd::perf::csv_args(argc, argv);  // --csv FILE: every result row as CSV too
   Kokkos::ScopeGuard guard;
   std::string gen = "elasticity3d:30", input;
   std::vector<int> ranks = {1, 16, 64, 256, 1024, 4096};
@@ -160,6 +162,8 @@ int main(int argc, char** argv) {
                 m.avg_flops * 1e-9, m.avg_flops > 0 ? m.max_flops / m.avg_flops : 0, m.max_msgs, m.max_bytes * 1e-6,
                 m.tot_bytes * 1e-9, m.critical * 1e-9, tcomp, tcomm, t, t1 / t, t1 / t / P);
     std::fflush(stdout);
+    // The projected time at P ranks (batch = P: the sweep runs over the rank count).
+    kspd::perf::csv_row("d", "factor (model)", input.empty() ? gen : input, long(A.n), -1, P, "kspd model", t * 1e3);
   }
   return 0;
 }

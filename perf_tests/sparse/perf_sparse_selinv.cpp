@@ -21,6 +21,7 @@
 
 #include "kspd_sparse.hpp"
 #include "kspd_sparse_mixed_cholesky.hpp"
+#include "kspd_perf_csv.hpp"
 
 namespace {
 
@@ -82,6 +83,8 @@ void bench_selinv(const ks::CscMatrix<double>& A, const Config& c, bool resident
               A.name.c_str(), long(A.n), double(chol.analysis_stats().nnz_l_stored) * 1e-6, chol.resident() ? "resident" : "host",
               f, s, s / f, A.n > 0 ? tr / double(A.n) - 1 : 0.0);
   std::fflush(stdout);
+  kspd::perf::csv_row("d", "factor", A.name, long(A.n), -1, -1, "kspd", f * 1e3);
+  kspd::perf::csv_row("d", "selinv", A.name, long(A.n), -1, -1, "kspd", s * 1e3);
 }
 
 void bench_mixed(const ks::CscMatrix<double>& A, const Config& c, bool resident) {
@@ -118,11 +121,14 @@ void bench_mixed(const ks::CscMatrix<double>& A, const Config& c, bool resident)
               A.name.c_str(), long(n), d.resident() ? "resident" : "host", t64, t32, t64 / t32, res.iterations, res.backward_error,
               res.fell_back ? " (FELL BACK to fp64)" : "", b64 * 1e-6, m.factor_bytes() * 1e-6);
   std::fflush(stdout);
+  kspd::perf::csv_row("d", "factor+solve", A.name, long(n), 1, -1, "kspd fp64", t64 * 1e3);
+  kspd::perf::csv_row("m", "factor+solve", A.name, long(n), 1, -1, "kspd mixed", t32 * 1e3);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  kspd::perf::csv_args(argc, argv);  // --csv FILE: every result row as CSV too
   Kokkos::ScopeGuard guard;  // our flags are not Kokkos's
   Config c;
 #ifdef KOKKOS_ENABLE_CUDA

@@ -23,6 +23,7 @@
 
 #include "kspd_sparse_generate.hpp"
 #include "kspd_sparse_supernodal_cholesky.hpp"
+#include "kspd_perf_csv.hpp"
 
 namespace {
 
@@ -69,6 +70,7 @@ double residual(const ks::SupernodalCholesky<double>& chol, const ks::CscMatrix<
 }  // namespace
 
 int main(int argc, char** argv) {
+  kspd::perf::csv_args(argc, argv);  // --csv FILE: every result row as CSV too
   Kokkos::ScopeGuard guard;  // our flags are not Kokkos's
   size_type size = 40, rank = 16;
   int threads = 2, reps = 3;
@@ -161,5 +163,12 @@ int main(int argc, char** argv) {
               median(t_refactor) / median(t_up), res_up);
   std::printf("  downdate - W W^T %.4f s  (refactor / downdate = %.1fx)  residual %.1e\n", median(t_down),
               median(t_refactor) / median(t_down), res_down);
+  {
+    namespace kp = kspd::perf;
+    const std::string v = "elasticity" + std::to_string((long long)size) + " " + placement;
+    kp::csv_row("d", "refactor", v, long(A.n), long(rank), -1, "kspd", median(t_refactor) * 1e3);
+    kp::csv_row("d", "update", v, long(A.n), long(rank), -1, "kspd", median(t_up) * 1e3);
+    kp::csv_row("d", "downdate", v, long(A.n), long(rank), -1, "kspd", median(t_down) * 1e3);
+  }
   return res_up < 1e-10 && res_down < 1e-10 ? 0 : 1;
 }

@@ -3,10 +3,10 @@
 /// \file Amesos2_Kspd_def.hpp
 /// Definitions of Amesos2::KspdCholesky (see Amesos2_Kspd_decl.hpp).
 
+#include <Teuchos_DefaultMpiComm.hpp>
 #include <Teuchos_ParameterList.hpp>
 #include <Teuchos_StandardParameterEntryValidators.hpp>
 
-#include <sstream>
 #include <stdexcept>
 
 #include "Amesos2_Kspd_decl.hpp"
@@ -25,7 +25,7 @@ KspdCholesky<Matrix, Vector>::~KspdCholesky() {}
 
 template <class Matrix, class Vector>
 std::string KspdCholesky<Matrix, Vector>::description() const {
-  return "kspd supernodal sparse Cholesky (SPD), factored on rank 0";
+  return "kspd supernodal sparse Cholesky (SPD), distributed over the matrix's ranks";
 }
 
 template <class Matrix, class Vector>
@@ -33,84 +33,97 @@ int KspdCholesky<Matrix, Vector>::preOrdering_impl() {
   return 0;  // kspd orders (Metis) inside its analysis
 }
 
-// Errors on rank 0 reach every rank: the message is broadcast and all ranks throw.
 namespace KspdDetail {
-template <class Comm>
-void throw_on_all_ranks(const Comm& comm, bool root, std::string msg) {
-  int len = root ? int(msg.size()) : 0;
-  Teuchos::broadcast(comm, 0, &len);
-  if (len == 0) return;
-  msg.resize(size_t(len));
-  Teuchos::broadcast(comm, 0, len, &msg[0]);
-  throw std::runtime_error(msg);
+/// The MPI communicator under a Teuchos one (MPI_COMM_SELF for a serial Teuchos::Comm).
+inline MPI_Comm raw_comm(const Teuchos::Comm<int>& comm) {
+  const auto* m = dynamic_cast<const Teuchos::MpiComm<int>*>(&comm);
+  return m ? (*m->getRawMpiComm())() : MPI_COMM_SELF;
+}
+/// kspd's errors are agreed by every rank (the engine's collectives): each rank rethrows
+/// them as the std::runtime_error Amesos2 users catch, naming the phase.
+template <class F>
+void in_phase(const char* phase, F&& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("Amesos2::KspdCholesky::") + phase + ": " + e.what());
+  }
 }
 }  // namespace KspdDetail
 
 template <class Matrix, class Vector>
 int KspdCholesky<Matrix, Vector>::symbolicFactorization_impl() {
-  std::string err;
-  if (this->root_) {
-    try {
-      engine_.analyze(kspd::size_type(this->globalNumRows_), kspd::size_type(host_cols_view_.extent(0)),
-                      host_row_ptr_view_.data(), host_cols_view_.data(), host_nzvals_view_.data(), settings_);
-    } catch (const std::exception& e) {
-      err = std::string("Amesos2::KspdCholesky::symbolicFactorization: ") + e.what();
-    }
-  }
-  KspdDetail::throw_on_all_ranks(*this->getComm(), this->root_, err);
+  KspdDetail::in_phase("symbolicFactorization", [&] {
+    engine_.analyze(KspdDetail::raw_comm(*this->getComm()), kspd::size_type(this->globalNumRows_),
+                    kspd::size_type(row_gids_.size()), row_gids_.data(), row_ptr_.data(), cols_.data(), nzvals_.data(),
+                    (long long)this->rowIndexBase_, settings_);
+  });
   return 0;
 }
 
 template <class Matrix, class Vector>
 int KspdCholesky<Matrix, Vector>::numericFactorization_impl() {
   int info = 0;
-  std::string err;
-  if (this->root_) {
-    try {
-      info = engine_.factorize(kspd::size_type(this->globalNumRows_), host_row_ptr_view_.data(), host_cols_view_.data(),
-                               host_nzvals_view_.data());
-    } catch (const std::exception& e) {
-      err = std::string("Amesos2::KspdCholesky::numericFactorization: ") + e.what();
-    }
-    if (info != 0) {
-      std::ostringstream os;
-      os << "Amesos2::KspdCholesky::numericFactorization: the matrix is not positive definite (column " << info
-         << "): " << engine_.message();
-      err = os.str();
-    }
-  }
-  KspdDetail::throw_on_all_ranks(*this->getComm(), this->root_, err);
+  KspdDetail::in_phase("numericFactorization", [&] {
+    info = engine_.factorize(kspd::size_type(row_gids_.size()), row_ptr_.data(), cols_.data(), nzvals_.data());
+  });
+  // info is the same on every rank: all of them throw.
+  TEUCHOS_TEST_FOR_EXCEPTION(info != 0, std::runtime_error,
+                             "Amesos2::KspdCholesky::numericFactorization: the matrix is not positive definite (column "
+                                 << info << "): " << engine_.message());
+  // The target of B's Export: the rows this rank holds in kspd's solve, by global index. A
+  // new Map only when some rank's rows changed (a new analysis).
+  std::vector<global_ordinal_type> gids(size_t(engine_.solve_rows()));
+  for (size_t l = 0; l < gids.size(); ++l)
+    gids[l] = global_ordinal_type(engine_.solve_gid(kspd::size_type(l))) + global_ordinal_type(this->rowIndexBase_);
+  int changed = solve_map_.is_null() || size_t(solve_map_->getNodeNumElements()) != gids.size();
+  for (size_t l = 0; !changed && l < gids.size(); ++l)
+    changed = solve_map_->getGlobalElement(local_ordinal_type(l)) != gids[l];
+  int any = 0;
+  Teuchos::reduceAll(*this->getComm(), Teuchos::REDUCE_MAX, changed, Teuchos::outArg(any));
+  if (any)
+    solve_map_ = Teuchos::rcp(new map_type(Tpetra::global_size_t(this->globalNumRows_),
+                                           Teuchos::ArrayView<const global_ordinal_type>(gids),
+                                           global_ordinal_type(this->rowIndexBase_), this->getComm()));
   return 0;
+}
+
+template <class Matrix, class Vector>
+std::vector<kspd::size_type> KspdCholesky<Matrix, Vector>::solve_rows_of(const map_type& order) const {
+  std::vector<kspd::size_type> idx(order.getNodeNumElements());
+  for (size_t k = 0; k < idx.size(); ++k) {
+    const auto g = order.getGlobalElement(local_ordinal_type(k)) - global_ordinal_type(this->rowIndexBase_);
+    idx[k] = engine_.solve_index(kspd::size_type(g));
+    TEUCHOS_TEST_FOR_EXCEPTION(idx[k] < 0 || size_t(idx[k]) >= idx.size(), std::logic_error,
+                               "Amesos2::KspdCholesky::solve: row " << g << " is not one of this rank's solve rows");
+  }
+  return idx;
 }
 
 template <class Matrix, class Vector>
 int KspdCholesky<Matrix, Vector>::solve_impl(const Teuchos::Ptr<MultiVecAdapter<Vector> > X,
                                              const Teuchos::Ptr<const MultiVecAdapter<Vector> > B) const {
-  using Teuchos::as;
-  const global_size_type ld_rhs = this->root_ ? X->getGlobalLength() : 0;
-  const EDistribution dist = is_contiguous_ ? ROOTED : CONTIGUOUS_AND_ROOTED;
-  bool bDidAssignX;
-  {
-    const bool initialize_data = true, do_not_initialize_data = false;
-    Util::get_1d_copy_helper_kokkos_view<MultiVecAdapter<Vector>, host_solve_array_t>::do_get(
-        initialize_data, B, bValues_, as<size_t>(ld_rhs), dist, this->rowIndexBase_);
-    bDidAssignX = Util::get_1d_copy_helper_kokkos_view<MultiVecAdapter<Vector>, host_solve_array_t>::do_get(
-        do_not_initialize_data, X, xValues_, as<size_t>(ld_rhs), dist, this->rowIndexBase_);
-  }
-  std::string err;
-  if (this->root_) {
-    try {
-      // B may be the caller's memory (assigned, not copied): solve in X.
-      if (xValues_.data() != bValues_.data()) Kokkos::deep_copy(xValues_, bValues_);
-      engine_.solve(xValues_);
-    } catch (const std::exception& e) {
-      err = std::string("Amesos2::KspdCholesky::solve: ") + e.what();
-    }
-  }
-  KspdDetail::throw_on_all_ranks(*this->getComm(), this->root_, err);
-  if (!bDidAssignX)
-    Util::put_1d_data_helper_kokkos_view<MultiVecAdapter<Vector>, host_solve_array_t>::do_put(
-        X, xValues_, as<size_t>(ld_rhs), dist, this->rowIndexBase_);
+  const size_t nrhs = X->getGlobalNumVectors();
+  const size_t m = size_t(engine_.solve_rows());
+  TEUCHOS_TEST_FOR_EXCEPTION(size_t(B->getGlobalNumVectors()) != nrhs, std::invalid_argument,
+                             "Amesos2::KspdCholesky::solve: B has " << B->getGlobalNumVectors() << " columns, X " << nrhs);
+  // B's rows -> the ranks that hold them in kspd's solve (Export to solve_map_). Amesos2's
+  // adapter skips the Export for one vector on one rank and delivers the rows in B's own
+  // order: the delivered order is looked up, not assumed.
+  const bool own_order = nrhs == 1 && this->getComm()->getSize() == 1;
+  B->get1dCopy_kokkos_view(true, bValues_, m, solve_map_.ptr(), DISTRIBUTED);
+  const auto in = solve_rows_of(own_order ? *B->getMap() : *solve_map_);
+  if (xValues_.extent(0) != m || xValues_.extent(1) != nrhs)
+    xValues_ = host_solve_array_t(Kokkos::ViewAllocateWithoutInitializing("kspd::amesos2::X"), m, nrhs);
+  for (size_t c = 0; c < nrhs; ++c)
+    for (size_t k = 0; k < m; ++k) xValues_(size_t(in[k]), c) = bValues_(k, c);
+  KspdDetail::in_phase("solve", [&] { engine_.solve(xValues_.data(), kspd::size_type(nrhs)); });
+  // And back (Import from solve_map_ into X's map), in the order the adapter expects.
+  const auto out = solve_rows_of(own_order ? *X->getMap() : *solve_map_);
+  host_solve_array_t Xout(Kokkos::ViewAllocateWithoutInitializing("kspd::amesos2::Xout"), m, nrhs);
+  for (size_t c = 0; c < nrhs; ++c)
+    for (size_t k = 0; k < m; ++k) Xout(k, c) = xValues_(size_t(out[k]), c);
+  X->put1dData_kokkos_view(Xout, m, solve_map_.ptr(), DISTRIBUTED);
   return 0;
 }
 
@@ -132,7 +145,7 @@ void KspdCholesky<Matrix, Vector>::setParameters_impl(const Teuchos::RCP<Teuchos
     settings_.options.ordering = o == "metis" ? kspd::sparse::Ordering::Metis : kspd::sparse::Ordering::Natural;
   }
   if (pl.isParameter("kspd: check symmetry")) settings_.check_symmetry = pl.get<bool>("kspd: check symmetry");
-  if (pl.isParameter("IsContiguous")) is_contiguous_ = pl.get<bool>("IsContiguous");
+  // "IsContiguous" is accepted and not needed: any row map works.
 }
 
 template <class Matrix, class Vector>
@@ -143,7 +156,7 @@ Teuchos::RCP<const Teuchos::ParameterList> KspdCholesky<Matrix, Vector>::getVali
     pl->set("kspd: threads", 1, "workers of the task-parallel factorization (0: all cores)");
     pl->set("kspd: ordering", std::string("metis"), "fill-reducing ordering: metis or natural");
     pl->set("kspd: check symmetry", false, "verify that the two triangles of A agree");
-    pl->set("IsContiguous", true, "whether the global indices are contiguous (0..n-1)");
+    pl->set("IsContiguous", true, "accepted for compatibility, not needed: any row map works");
     valid_params = pl;
   }
   return valid_params;
@@ -152,33 +165,26 @@ Teuchos::RCP<const Teuchos::ParameterList> KspdCholesky<Matrix, Vector>::getVali
 template <class Matrix, class Vector>
 bool KspdCholesky<Matrix, Vector>::loadA_impl(EPhase current_phase) {
   if (current_phase == SOLVE) return false;
-  if (this->root_) {
-    // Allocate once: a refactorization gathers into the same arrays.
-    if (host_nzvals_view_.extent(0) != size_t(this->globalNumNonZeros_))
-      host_nzvals_view_ = host_value_type_array(Kokkos::ViewAllocateWithoutInitializing("kspd::amesos2::values"),
-                                                this->globalNumNonZeros_);
-    if (host_cols_view_.extent(0) != size_t(this->globalNumNonZeros_))
-      host_cols_view_ = host_ordinal_type_array(Kokkos::ViewAllocateWithoutInitializing("kspd::amesos2::colind"),
-                                                this->globalNumNonZeros_);
-    if (host_row_ptr_view_.extent(0) != size_t(this->globalNumRows_ + 1))
-      host_row_ptr_view_ = host_size_type_array(Kokkos::ViewAllocateWithoutInitializing("kspd::amesos2::rowptr"),
-                                                this->globalNumRows_ + 1);
-  } else if (host_row_ptr_view_.extent(0) != 1) {
-    // Amesos2 writes rowptr[0] = 0 on every rank: the other ranks need one entry.
-    host_row_ptr_view_ = host_size_type_array("kspd::amesos2::rowptr", 1);
-  }
-  typename host_size_type_array::value_type nnz_ret = 0;
   TEUCHOS_TEST_FOR_EXCEPTION(this->rowIndexBase_ != this->columnIndexBase_, std::runtime_error,
                              "Amesos2::KspdCholesky: row and column maps have different index bases");
-  Util::get_crs_helper_kokkos_view<MatrixAdapter<Matrix>, host_value_type_array, host_ordinal_type_array,
-                                   host_size_type_array>::do_get(this->matrixA_.ptr(), host_nzvals_view_,
-                                                                 host_cols_view_, host_row_ptr_view_, nnz_ret,
-                                                                 is_contiguous_ ? ROOTED : CONTIGUOUS_AND_ROOTED,
-                                                                 ARBITRARY, this->rowIndexBase_);
-  if (this->root_)
-    TEUCHOS_TEST_FOR_EXCEPTION(nnz_ret != size_t(this->globalNumNonZeros_), std::runtime_error,
-                               "Amesos2::KspdCholesky: gathered " << nnz_ret << " entries, expected "
-                                                                  << this->globalNumNonZeros_);
+  // This rank's rows as they are (the row map itself: no redistribution). Allocated once: a
+  // refactorization reads into the same arrays.
+  const auto row_map = this->matrixA_->getRowMap();
+  const size_t nloc = this->matrixA_->getLocalNumRows(), nnz = this->matrixA_->getLocalNNZ();
+  if (nzvals_.extent(0) != nnz)
+    nzvals_ = host_value_type_array(Kokkos::ViewAllocateWithoutInitializing("kspd::amesos2::values"), nnz);
+  if (cols_.extent(0) != nnz)
+    cols_ = host_ordinal_type_array(Kokkos::ViewAllocateWithoutInitializing("kspd::amesos2::colind"), nnz);
+  if (row_ptr_.extent(0) != nloc + 1)
+    row_ptr_ = host_size_type_array(Kokkos::ViewAllocateWithoutInitializing("kspd::amesos2::rowptr"), nloc + 1);
+  global_size_type nnz_ret = 0;
+  this->matrixA_->getCrs_kokkos_view(nzvals_, cols_, row_ptr_, nnz_ret, Teuchos::ptrInArg(*row_map), ARBITRARY,
+                                     DISTRIBUTED);
+  TEUCHOS_TEST_FOR_EXCEPTION(nnz_ret != nnz, std::runtime_error,
+                             "Amesos2::KspdCholesky: read " << nnz_ret << " local entries, expected " << nnz);
+  row_gids_.resize(nloc);  // less the index base, as getCrs does for the column indices
+  for (size_t l = 0; l < nloc; ++l)
+    row_gids_[l] = row_map->getGlobalElement(local_ordinal_type(l)) - row_map->getIndexBase();
   return true;
 }
 

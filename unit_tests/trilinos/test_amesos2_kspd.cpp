@@ -2,9 +2,12 @@
 // Laplacian distributed over the ranks by contiguous rows (full symmetric storage), solved
 // with three right-hand sides through kspd::amesos2::create("kspd"), checked by residual and
 // against KLU2; then refactored with new values of the same pattern (the analysis reused), and
-// a matrix that is not positive definite reported on every rank.
+// a matrix that is not positive definite reported on every rank. Row maps that are not
+// contiguous (1-based, gaps, rows dealt round-robin) and vectors on another map than the
+// matrix's rows. The adapter factors distributed (no gather on one rank) at np 1-4.
 
 #include <gtest/gtest.h>
+#include <mpi.h>
 
 #include <Tpetra_Core.hpp>
 #include <Tpetra_CrsMatrix.hpp>
@@ -129,6 +132,10 @@ void solve_and_refactor(const ks::CscMatrix<double>& L, int threads) {
   solver->symbolicFactorization().numericFactorization().solve();
   EXPECT_LT(residual(*A, *X, *B), 1e-14);
   EXPECT_LT(max_diff(*X, *Xtrue), 1e-9);
+  // The factor holds at least A's lower triangle (its pattern), the same count on every rank.
+  const auto* kspd_solver = dynamic_cast<const Amesos2::KspdCholesky<crs_t, mv_t>*>(solver.get());
+  ASSERT_NE(kspd_solver, nullptr);
+  EXPECT_GE(kspd_solver->nnz_l(), L.nnz());
 
   // KLU2 (LU, Amesos2's own) on the same system gives the same solution. Only in one
   // process: Debian's Amesos2 13.2 KLU2 returns residuals of 1e-2 for these matrices once they
@@ -191,15 +198,19 @@ void solve_and_refactor(const ks::CscMatrix<double>& L, int threads) {
 TEST(Amesos2Kspd, Elasticity3dSolveRefactor) { solve_and_refactor(ks::elasticity_3d<double>(5, 4, 4), 1); }
 TEST(Amesos2Kspd, Laplacian2dSolveRefactorTwoThreads) { solve_and_refactor(ks::laplacian_2d<double>(23, 17), 2); }
 
-// Global indices 1..n (a Fortran-style map) and non-contiguous GIDs (every index doubled):
-// the adapter compacts them (IsContiguous = false), as Amesos2's KLU2 does.
-void solve_with_gids(GO base, GO stride, bool contiguous) {
+// Global indices 1..n (a Fortran-style map), non-contiguous GIDs (every index doubled), and
+// rows dealt round-robin to the ranks (rank r owns rows r, r + p, ...), with B and X on a map
+// that differs from the matrix's rows (contiguous blocks) in the last case. The adapter
+// numbers rows by position in rank order, whatever the map.
+void solve_with_gids(GO base, GO stride, bool round_robin, bool contiguous_vectors) {
   const auto L = ks::elasticity_3d<double>(4, 3, 3);
   auto comm = Tpetra::getDefaultComm();
   std::vector<GO> mine;
-  // Contiguous row blocks per rank, as the default map would give, but with the chosen GIDs.
   const GO n = GO(L.n), p = comm->getSize(), r = comm->getRank();
-  for (GO g = n * r / p; g < n * (r + 1) / p; ++g) mine.push_back(base + stride * g);
+  if (round_robin)
+    for (GO g = r; g < n; g += p) mine.push_back(base + stride * g);
+  else  // contiguous row blocks per rank, as the default map would give, but with the chosen GIDs
+    for (GO g = n * r / p; g < n * (r + 1) / p; ++g) mine.push_back(base + stride * g);
   Teuchos::RCP<const map_t> map = Teuchos::rcp(
       new map_t(Tpetra::global_size_t(n), Teuchos::ArrayView<const GO>(mine), base, comm));
   const auto rows = full_rows(L);
@@ -211,20 +222,32 @@ void solve_with_gids(GO base, GO stride, bool contiguous) {
     for (auto& e : rows[size_t(g)]) cols.push_back(base + stride * e.first), vals.push_back(e.second);
     A->insertGlobalValues(base + stride * g, Teuchos::ArrayView<const GO>(cols), Teuchos::ArrayView<const double>(vals));
   }
-  A->fillComplete();
-  auto [Xtrue, B] = known_solution(*A, 2);
-  auto X = Teuchos::rcp(new mv_t(A->getDomainMap(), 2));
-  auto solver = kspd::amesos2::create<crs_t, mv_t>("kspd", A, X, B);
-  Teuchos::ParameterList pl("Amesos2");
-  pl.sublist("kspd").set("IsContiguous", contiguous);
-  solver->setParameters(Teuchos::rcpFromRef(pl));
-  solver->symbolicFactorization().numericFactorization().solve();
-  EXPECT_LT(residual(*A, *X, *B), 1e-14);
-  EXPECT_LT(max_diff(*X, *Xtrue), 1e-9);
+  Teuchos::RCP<const map_t> vmap = map;
+  if (contiguous_vectors) {
+    std::vector<GO> blocks;
+    for (GO g = n * r / p; g < n * (r + 1) / p; ++g) blocks.push_back(base + stride * g);
+    vmap = Teuchos::rcp(new map_t(Tpetra::global_size_t(n), Teuchos::ArrayView<const GO>(blocks), base, comm));
+  }
+  A->fillComplete(vmap, vmap);  // domain and range maps: the vectors' map
+  for (size_t nrhs : {size_t(1), size_t(2)}) {
+    auto [Xtrue, B] = known_solution(*A, nrhs);
+    auto X = Teuchos::rcp(new mv_t(A->getDomainMap(), nrhs));
+    X->putScalar(std::nan(""));  // poisoned: every entry must be written
+    auto solver = kspd::amesos2::create<crs_t, mv_t>("kspd", A, X, B);
+    Teuchos::ParameterList pl("Amesos2");
+    pl.sublist("kspd").set("IsContiguous", !(stride != 1 || round_robin));  // accepted, not needed
+    pl.sublist("kspd").set("kspd: check symmetry", true);
+    solver->setParameters(Teuchos::rcpFromRef(pl));
+    solver->symbolicFactorization().numericFactorization().solve();
+    EXPECT_LT(residual(*A, *X, *B), 1e-14) << "nrhs " << nrhs;
+    EXPECT_LT(max_diff(*X, *Xtrue), 1e-9) << "nrhs " << nrhs;
+  }
 }
 
-TEST(Amesos2Kspd, IndexBaseOne) { solve_with_gids(1, 1, true); }
-TEST(Amesos2Kspd, NonContiguousGlobalIndices) { solve_with_gids(0, 2, false); }
+TEST(Amesos2Kspd, IndexBaseOne) { solve_with_gids(1, 1, false, false); }
+TEST(Amesos2Kspd, NonContiguousGlobalIndices) { solve_with_gids(0, 2, false, false); }
+TEST(Amesos2Kspd, RoundRobinRows) { solve_with_gids(0, 1, true, false); }
+TEST(Amesos2Kspd, RoundRobinRowsVectorsInBlocks) { solve_with_gids(1, 3, true, true); }
 
 TEST(Amesos2Kspd, AsymmetricMatrixIsReported) {
   auto L = ks::laplacian_2d<double>(6, 5);
@@ -256,16 +279,23 @@ TEST(Amesos2Kspd, AsymmetricMatrixIsReported) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Tpetra::ScopeGuard tpetra(&argc, &argv);  // MPI and Kokkos
-  ::testing::InitGoogleTest(&argc, argv);
-  // Only rank 0 prints the GoogleTest report.
-  if (Tpetra::getDefaultComm()->getRank() != 0) {
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
-  int rc = RUN_ALL_TESTS();
-  // A failure on any rank fails the run.
+  // A threaded factorization ("kspd: threads" > 1) needs MPI_THREAD_FUNNELED: initialize MPI
+  // here; Tpetra's guard then leaves MPI to us.
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int global = 0;
-  Teuchos::reduceAll(*Tpetra::getDefaultComm(), Teuchos::REDUCE_MAX, rc, Teuchos::outArg(global));
+  {
+    Tpetra::ScopeGuard tpetra(&argc, &argv);  // Kokkos
+    ::testing::InitGoogleTest(&argc, argv);
+    // Only rank 0 prints the GoogleTest report.
+    if (Tpetra::getDefaultComm()->getRank() != 0) {
+      auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+      delete listeners.Release(listeners.default_result_printer());
+    }
+    int rc = RUN_ALL_TESTS();
+    // A failure on any rank fails the run.
+    Teuchos::reduceAll(*Tpetra::getDefaultComm(), Teuchos::REDUCE_MAX, rc, Teuchos::outArg(global));
+  }
+  MPI_Finalize();
   return global;
 }

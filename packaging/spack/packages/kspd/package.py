@@ -4,7 +4,8 @@
 #   spack repo add packaging/spack            # (the directory holding repo.yaml)
 #   spack info kspd && spack spec kspd +cuda cuda_arch=90
 #   spack develop --path $PWD kspd@main && spack install kspd +cuda cuda_arch=90
-# Not yet checked with a Spack checkout (the development machine has no network).
+# Checked with `spack info kspd` on Spack 0.23.0.dev0 (perf_tests/results/spack-check-2026-11-24.md);
+# `spack spec` needs the clingo concretizer, which could not be bootstrapped offline.
 
 from spack.package import *
 
@@ -14,12 +15,10 @@ class Kspd(CMakePackage, CudaPackage):
     Rectangular Full Packed matrices, batched tiny problems and a supernodal sparse Cholesky
     (single process, MPI, and an Amesos2 adapter)."""
 
-    homepage = "https://github.com/kspd/kspd"  # FIXME: the public repository once there is one
-    git = "https://github.com/kspd/kspd.git"
-
-    license("BSD-3-Clause")  # FIXME: confirm with the project's LICENSE
-
-    version("main", branch="main")
+    # kspd has no public repository and no LICENSE file yet, so the recipe names neither a
+    # homepage, a download address nor a license (none is invented here). Until it has them,
+    # it builds from a checkout: `spack develop --path /path/to/kspd kspd@=main`. Once there
+    # is a repository: git = "<its address>" and version("main", branch="main").
 
     variant("mpi", default=True, description="Distributed sparse Cholesky over MPI")
     variant("metis", default=True, description="Metis nested-dissection ordering")
@@ -48,9 +47,12 @@ class Kspd(CMakePackage, CudaPackage):
     depends_on("kokkos+cuda+cuda_lambda+wrapper", when="+cuda")
     depends_on("kokkos-kernels+cuda+cublas+cusolver", when="+cuda")
     depends_on("kokkos~cuda", when="~cuda")
+    # Kokkos Kernels is a CudaPackage of its own and shares the kokkos node: both get kspd's
+    # cuda_arch (a nested "kokkos-kernels ^kokkos cuda_arch=..." is rejected by `spack audit`).
     for _arch in CudaPackage.cuda_arch_values:
         depends_on(f"kokkos cuda_arch={_arch}", when=f"+cuda cuda_arch={_arch}")
-        depends_on(f"kokkos-kernels ^kokkos cuda_arch={_arch}", when=f"+cuda cuda_arch={_arch}")
+        depends_on(f"kokkos-kernels cuda_arch={_arch}", when=f"+cuda cuda_arch={_arch}")
+    conflicts("+cuda", when="cuda_arch=none", msg="give the GPU architecture: +cuda cuda_arch=90")
     # CUDA 13 needs Kokkos >= 4.7.01 (top README).
     conflicts("^cuda@13:", when="+cuda ^kokkos@:4.7.00")
 
