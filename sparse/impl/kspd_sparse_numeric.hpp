@@ -14,11 +14,13 @@
 ///    Offload::placement asks for it.
 /// Generic over the offload execution space: on CPU builds the "device" is a host space, so
 /// every placement is exercised there too.
-/// A SnodeSubset (a forest of whole subtrees) restricts the factorization to its supernodes:
-/// the panels of the other supernodes start at zero (plus A's entries given for them) and
-/// receive the subset's updates. The distributed solver runs each rank's local subtrees so
-/// (kspd_sparse_distributed.hpp): with one rank the subset is the whole tree, and the
-/// distributed factorization is this one.
+/// A SnodeSubset restricts the factorization to its supernodes: the panels of the other
+/// supernodes start at zero (plus A's entries given for them) and receive the subset's
+/// updates. The distributed solver runs each rank's supernodes so (host placement), with a
+/// Transport that sends those accumulated panels to their owners and credits the ones that
+/// arrive (kspd_sparse_scheduler.hpp, kspd_sparse_distributed.hpp); with one rank the
+/// subset is the whole tree, there is no transport, and the distributed factorization is
+/// this one, in any placement.
 
 #include <Kokkos_Core.hpp>
 
@@ -107,6 +109,25 @@ class Numeric {
     return vals_;
   }
   const FactorStats& stats() const { return stats_; }
+
+  /// The distributed run's transport (host placement; nullptr: one process).
+  void set_transport(Transport* t) {
+    KSPD_REQUIRE(t == nullptr || placement_ == Placement::Host, Error,
+                 "kspd::sparse: internal error: a transport needs the host placement");
+    transport_ = t;
+  }
+  /// The transport's access to the host panels: f(panel of s) with s's scatter locks held
+  /// (an arriving contribution is added while local updates into s may still run).
+  template <class F>
+  void with_panel_locked(size_type s, F&& f) {
+    std::vector<std::unique_lock<std::mutex>> held;
+    for (size_type l = lock_base_[size_t(s)]; l < lock_base_[size_t(s + 1)]; ++l) held.emplace_back(locks_[size_t(l)]);
+    f(vals_ + S_.snodes[size_t(s)].value_offset);
+  }
+  /// The host panels (a worker reading a finished supernode's panel).
+  Scalar* host_panels() { return vals_; }
+  /// The last run stopped because another rank stopped (its failure is agreed after).
+  bool stopped_by_remote() const { return stopped_by_remote_; }
   /// The last resident solve's timeline (empty unless Offload::timeline).
   SolveTimeline solve_timeline() const { return rsolve_ ? rsolve_->timeline() : SolveTimeline{}; }
   /// The factor's values where they live, for a modification in place (update/downdate):
@@ -197,6 +218,7 @@ class Numeric {
   void factorize_host(const Scalar* avalues) {
     const auto t0 = std::chrono::steady_clock::now();
     stats_ = FactorStats{};
+    stopped_by_remote_ = false;
     Scalar* v = vals_;
     if (subset_.empty()) {
       std::fill(v, v + S_.nvalues, Scalar(0));
@@ -231,6 +253,7 @@ class Numeric {
     for (size_type s = 0; s < ns; ++s)
       if (gathered_[size_t(s)]) shared_[size_t(s)] = std::make_unique<Gathered>();
     sched.gather_updates(gathered_);
+    sched.set_transport(transport_);
     stats_.threads = sched.run(  // fewer when the system refused a thread
         nthreads, [&](size_type t, int w) { run_task(S_.tasks[size_t(t)], work_[size_t(w)], w); },
         [&](size_type) {
@@ -242,6 +265,7 @@ class Numeric {
             opt_.progress(ndiag, size_type(S_.snodes.size()), el);
           }
         });
+    stopped_by_remote_ = sched.stopped_by_remote();
     dev_.finish(vals_, subset_);
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     stats_.flops = S_.stats.flops;
@@ -432,6 +456,8 @@ class Numeric {
   bool resident_fallback_ = false;
   mutable bool host_current_ = false;
   PivotFailure failure_;
+  Transport* transport_ = nullptr;
+  bool stopped_by_remote_ = false;
   Kokkos::View<Scalar*, Kokkos::HostSpace> host_;
   Kokkos::View<Scalar*, StagingSpace> pinned_;
   Scalar* vals_ = nullptr;
