@@ -12,7 +12,8 @@
 //   run_perf_sparse_mpi.sh loops P = 1 2 4 8 16.
 // GPU: one rank per GPU (node-local rank % GPUs); --gpu on = Offload::gpu_defaults(), force =
 // every supernode and update on the device (thresholds 0), as kspd-solve's --gpu (with one
-// rank; with more the ranks' engines run on host workers); --gpu-direct is reported only.
+// rank; with more, each rank's local subtrees on its GPU, the separators on host workers);
+// --gpu-direct is reported only.
 // Per case: factor / solve time (median of R, the slowest rank), GFLOP/s from kspd's exact
 // flop count, T1 = the same factorization by rank 0 alone in this run, speed-up T1/TP and
 // parallel efficiency T1/(P TP), MB of fan-in contributions and their number over all ranks,

@@ -32,9 +32,12 @@
 /// reads them there.
 /// With one rank there is no transport and no MPI call in the factorization: the engine
 /// factors the whole tree in any placement (host workers, resident on the GPU, top of the
-/// tree) and solves (on the device for the resident placement). With more ranks the
-/// engines run on host workers (DistributedOptions::engine.offload is not used: the
-/// transport reads and writes host panels).
+/// tree) and solves (on the device for the resident placement). With more ranks and
+/// DistributedOptions::engine.offload on, each rank first factors its local subtrees alone
+/// in the engine's device placement (resident, or top of the tree; a subset closed
+/// downwards, no transport), then the engine goes on from those panels (Numeric::
+/// continue_from) on host workers with the transport for the separators; without offload
+/// one host run does both. The separators' tasks always run the engine's host task bodies.
 /// All member functions except the accessors are collective over the communicator, which
 /// is duplicated so the library's messages never meet the application's.
 /// A matrix that is not positive definite makes every rank throw the same
@@ -396,10 +399,12 @@ class DistributedCholesky {
       }
     plan_.build(S, layout_);
     entry_owner_.resize(S.a_rowind.size());
+    entry_snode_.resize(S.a_rowind.size());
     for (size_type j = 0; j < S.n; ++j)
       for (size_type p = S.a_colptr[size_t(j)]; p < S.a_colptr[size_t(j + 1)]; ++p) {
         const size_type ni = S.iperm[size_t(S.a_rowind[size_t(p)])], nj = S.iperm[size_t(j)];
-        entry_owner_[size_t(p)] = layout_.owner[size_t(S.col_snode[size_t(std::min(ni, nj))])];
+        entry_snode_[size_t(p)] = S.col_snode[size_t(std::min(ni, nj))];
+        entry_owner_[size_t(p)] = layout_.owner[size_t(entry_snode_[size_t(p)])];
       }
     engine_.reset();
     stats_ = DistributedStats{};
@@ -432,7 +437,12 @@ class DistributedCholesky {
     const int threads = Impl::rank_threads(comm_, opt_.engine.threads);
     engine_opt_ = opt_.engine;
     engine_opt_.threads = threads;
-    if (nranks_ > 1) {  // host workers (file comment)
+    // More ranks with offload: the local subtrees first in the engine's device placement
+    // (a subset closed downwards), then the rest on host workers with the transport, going
+    // on from those panels (file comment).
+    const bool device_first = nranks_ > 1 && opt_.engine.offload.any() && stats_local_subtrees() > 0;
+    device_opt_ = engine_opt_;
+    if (nranks_ > 1) {
       Offload host;
       host.timeline = opt_.engine.offload.timeline;
       engine_opt_.offload = host;
@@ -441,12 +451,29 @@ class DistributedCholesky {
     engine_.reset();
     std::unique_ptr<Impl::MpiTransport<Scalar, Engine>> transport;
     Impl::PivotFailure f;
+    FactorStats device_stats;
     stats_.fanin_bytes = 0;
     stats_.fanin_messages = 0;
     Impl::LocalError err = Impl::LocalError::capture([&] {
       // every rank gets a transport first: one whose engine fails still tells the others
       if (nranks_ > 1) transport = std::make_unique<Impl::MpiTransport<Scalar, Engine>>(S, layout_, plan_, comm_, stats_);
-      engine_ = std::make_unique<Engine>(S, engine_opt_, nranks_ > 1 ? layout_.subset_of(rank_) : Impl::SnodeSubset{});
+      std::unique_ptr<Engine> local;
+      Impl::SnodeSubset mine = nranks_ > 1 ? layout_.subset_of(rank_) : Impl::SnodeSubset{};
+      if (device_first) {
+        const Impl::SnodeSubset sub = layout_.subtrees_of(rank_);
+        std::vector<Scalar> a(engine_a_.size(), Scalar(0));  // the subtrees' entries only
+        for (size_t p = 0; p < a.size(); ++p)
+          if (layout_.home[size_t(entry_snode_[p])] == rank_) a[p] = engine_a_[p];
+        local = std::make_unique<Engine>(S, device_opt_, sub);
+        f = local->factorize(DevExec(), a.data());
+        device_stats = local->stats();
+        if (f.failed()) return;
+        for (size_t s = 0; s < mine.size(); ++s) mine[s] = mine[s] && !sub[s];
+        engine_ = std::make_unique<Engine>(S, engine_opt_, mine);
+        engine_->continue_from(sub, local->values());
+      } else {
+        engine_ = std::make_unique<Engine>(S, engine_opt_, mine);
+      }
       if (transport) {
         transport->attach(*engine_);
         engine_->set_transport(transport.get());
@@ -466,15 +493,15 @@ class DistributedCholesky {
     if (f.failed()) col = std::int64_t(S.perm[size_t(S.snodes[size_t(f.snode)].first_col + f.col)]);
     const Impl::MpiFactorResult res =
         nranks_ > 1 ? Impl::agree_pivot_failure(comm_, col >= 0, col, f.pivot, rank_) : one_rank_result(col, f.pivot);
-    const FactorStats& es = engine_->stats();
-    stats_.local_seconds = es.seconds;
+    const FactorStats es = engine_ ? engine_->stats() : FactorStats{};  // (none: the device run failed)
+    stats_.local_seconds = es.seconds + device_stats.seconds;
     for (int i = 0; i < 3; ++i) {
-      stats_.host_ops[i] = es.host_ops[i];
-      stats_.device_ops[i] = es.device_ops[i];
+      stats_.host_ops[i] = es.host_ops[i] + device_stats.host_ops[i];
+      stats_.device_ops[i] = es.device_ops[i] + device_stats.device_ops[i];
     }
     stats_.offload = opt_.engine.offload.any();
-    stats_.device_fallback = es.fallbacks > 0;
-    stats_.local_resident = es.resident;
+    stats_.device_fallback = es.fallbacks > 0 || device_stats.fallbacks > 0;
+    stats_.local_resident = es.resident || device_stats.resident;
     stats_.host_threads = es.resident ? 1 : es.threads;
     stats_.local_supernodes = stats_.owned_separators = 0;
     stats_.local_values = 0;
@@ -488,6 +515,12 @@ class DistributedCholesky {
     fail_message_ = res.message;
     factored_ = res.info == 0;
     return res.info;
+  }
+  /// Supernodes of this rank's local subtrees.
+  size_type stats_local_subtrees() const {
+    size_type k = 0;
+    for (int h : layout_.home) k += h == rank_;
+    return k;
   }
   /// One rank: the engine's failure as the agreed result (no MPI call).
   Impl::MpiFactorResult one_rank_result(std::int64_t col, double pivot) const {
@@ -535,6 +568,8 @@ class DistributedCholesky {
 
   DistributedOptions opt_;
   Options engine_opt_;  ///< opt_.engine with this rank's threads and placement (the engine keeps a reference)
+  Options device_opt_;  ///< more ranks with offload: the local subtrees' run (the engine's device placement)
+  std::vector<size_type> entry_snode_;  ///< per entry of A: the supernode whose panel holds it
   std::vector<int> entry_owner_;        ///< per entry of A: its owner rank
   std::vector<Scalar> engine_a_;        ///< this rank's entries of A (the engine's input, entry order; zero elsewhere)
   std::unique_ptr<Impl::Numeric<Scalar, DevExec>> engine_;  ///< this rank's engine: its panels are its part of L

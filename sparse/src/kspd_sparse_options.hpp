@@ -97,8 +97,8 @@ struct DistributedOptions {
   /// The single-process engine: ordering, relaxation, max_supernode, max_trsm_rows must be
   /// the same on every rank; threads are each rank's (threads = 0: the node's cores shared
   /// among the ranks on it; more than 1 needs MPI_THREAD_FUNNELED). offload: with one rank,
-  /// the engine's placement as in one process; with more, the ranks' engines run on host
-  /// workers (the transport needs the host placement).
+  /// the engine's placement as in one process; with more, each rank's local subtrees in that
+  /// placement, the separators on host workers (the transport needs host panels).
   Options engine;
   /// false: no local subtrees, every supernode is a separator placed by the map (tests of
   /// the transport: almost every update crosses ranks).

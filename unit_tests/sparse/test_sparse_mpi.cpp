@@ -183,7 +183,7 @@ TEST(SparseMpi, ChunkedTransfersAtSmallChunkSizes) {
 /// Device offload settings: everything on the device (thresholds 0: resident), or mixed:
 /// supernodes of >= 16 columns or with an update of >= 4096 multiply-adds on the device
 /// beside host workers (top-of-tree placement). One rank: the engine runs in that placement;
-/// more: the ranks' engines run on host workers (DistributedOptions::engine).
+/// more: each rank's local subtrees in it, the separators on host workers.
 ks::DistributedOptions offload_options(bool force) {
   ks::DistributedOptions opt;
   if (force) {
@@ -205,10 +205,9 @@ TEST(SparseMpi, DeviceOffloadMatchesOneRankHostSolve) {
     Check ck = run_case(ks::elasticity_3d<double>(4, 4, 3), 2, opt, false);
     EXPECT_LE(ck.max_resid, 1e-10) << mode;
     EXPECT_LE(ck.max_diff, 1e-11) << mode;
-    if (one) EXPECT_GT(ck.device_tasks, 0) << mode;
-    else EXPECT_EQ(ck.device_tasks, 0) << mode << ": the transport runs host workers";
+    EXPECT_GT(ck.device_tasks, 0) << mode;
     if (one && force) EXPECT_EQ(ck.host_tasks, 0) << mode;
-    else EXPECT_GT(ck.host_tasks, 0) << mode;
+    else EXPECT_GT(ck.host_tasks, 0) << mode;  // (more ranks: the separators on host workers)
     opt.local_subtrees = false;
     ck = run_case(ks::laplacian_3d<double>(6, 5, 7), 3, opt, true);
     EXPECT_LE(ck.max_resid, 1e-10) << mode;
@@ -253,9 +252,9 @@ TEST(SparseMpi, DeviceOffloadNotPositiveDefiniteIsTheSameOnEveryRank) {
   }
 }
 
-// One rank: a resident factor over the device budget throws OutOfDeviceMemory with
-// fallback fail, and falls back to the host with fallback cpu. More ranks run host workers
-// (no device budget to exceed).
+// A resident factor over the device budget (one rank: the whole tree; more: each rank's
+// local subtrees) throws OutOfDeviceMemory on every rank with fallback fail, and falls back
+// to the host with fallback cpu.
 TEST(SparseMpi, DeviceMemoryLimitFailsOnEveryRankOrFallsBack) {
   const auto A = ks::elasticity_3d<double>(4, 4, 3);
   ks::DistributedOptions opt = offload_options(true);
@@ -270,14 +269,14 @@ TEST(SparseMpi, DeviceMemoryLimitFailsOnEveryRankOrFallsBack) {
       threw = 1;
       EXPECT_NE(std::string(e.what()).find("bytes of device memory"), std::string::npos) << e.what();
     }
-    EXPECT_EQ(sum_all(threw), world_size() == 1 ? 1.0 : 0.0);
+    EXPECT_EQ(sum_all(threw), double(world_size()));
   }
   opt.engine.offload.fallback = ks::OffloadFallback::Cpu;
   const Check ck = run_case(A, 2, opt, false);
   EXPECT_LE(ck.max_resid, 1e-10);
   EXPECT_LE(ck.max_diff, 1e-11);
   EXPECT_EQ(ck.device_tasks, 0);
-  if (world_size() == 1) EXPECT_GT(ck.fallbacks, 0);
+  EXPECT_GT(ck.fallbacks, 0);
 }
 
 }  // namespace
