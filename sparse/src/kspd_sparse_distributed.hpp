@@ -153,6 +153,11 @@ class DistributedCholesky {
     if (!symbolic_) analyze(A);
     const auto t0 = MPI_Wtime();
     const Impl::Symbolic& S = *symbolic_;
+    if (nranks_ == 1) {  // the engine reads A's values in place, as the single-process solver does
+      Impl::agree(comm_, [&] { check_values(A); });
+      stats_.distribute_seconds = MPI_Wtime() - t0;
+      return factor(A.values.data());
+    }
     std::vector<std::int64_t> counts(size_t(nranks_), 0), displs(size_t(nranks_), 0);
     std::vector<Scalar> sendbuf, mine;
     Impl::agree(comm_, [&] {
@@ -160,11 +165,7 @@ class DistributedCholesky {
       for (int r = 1; r < nranks_; ++r) displs[size_t(r)] = displs[size_t(r - 1)] + counts[size_t(r - 1)];
       mine.resize(size_t(counts[size_t(rank_)]));
       if (rank_ != 0) return;
-      KSPD_REQUIRE(S.same_pattern(A.n, A.colptr, A.rowind), InvalidArgument,
-                   "kspd::sparse::DistributedCholesky::factorize: A's pattern differs from the analysed one");
-      KSPD_REQUIRE(A.values.size() == A.rowind.size(), InvalidArgument,
-                   "kspd::sparse::DistributedCholesky::factorize: A has " << A.values.size() << " values for "
-                                                                          << A.rowind.size() << " entries");
+      check_values(A);
       sendbuf.resize(A.values.size());
       std::vector<std::int64_t> pos(displs);
       for_each_entry(0, S.n, [&](size_type p, int r) {
@@ -175,6 +176,15 @@ class DistributedCholesky {
     assemble(0, S.n, mine);
     stats_.distribute_seconds = MPI_Wtime() - t0;
     return factor();
+  }
+
+  /// Rank 0's A against the analysis: the same pattern, one value per entry.
+  void check_values(const CscMatrix<Scalar>& A) const {
+    KSPD_REQUIRE(symbolic_->same_pattern(A.n, A.colptr, A.rowind), InvalidArgument,
+                 "kspd::sparse::DistributedCholesky::factorize: A's pattern differs from the analysed one");
+    KSPD_REQUIRE(A.values.size() == A.rowind.size(), InvalidArgument,
+                 "kspd::sparse::DistributedCholesky::factorize: A has " << A.values.size() << " values for "
+                                                                        << A.rowind.size() << " entries");
   }
 
   /// factorize_info for A distributed by columns. The ranks' column ranges must be
@@ -355,6 +365,7 @@ class DistributedCholesky {
   /// leaves no analysis.
   void analyse_pattern(size_type n, const std::vector<size_type>& colptr, const std::vector<size_type>& rowind) {
     const auto t0 = MPI_Wtime();
+    engine_.reset();  // (it refers to the analysis)
     symbolic_.reset();
     factored_ = false;
     Impl::check_options_agree(opt_, comm_);
@@ -430,7 +441,8 @@ class DistributedCholesky {
   }
 
   /// The factorization (file comment); returns the agreed info (0: success).
-  size_type factor() {
+  size_type factor(const Scalar* avalues = nullptr) {
+    if (!avalues) avalues = engine_a_.data();
     const Impl::Symbolic& S = *symbolic_;
     factored_ = false;
     const double t0 = MPI_Wtime();
@@ -448,7 +460,10 @@ class DistributedCholesky {
       engine_opt_.offload = host;
     }
     using Engine = Impl::Numeric<Scalar, DevExec>;
-    engine_.reset();
+    // The engine of the last successful factorization is reused (same analysis, options
+    // and subset: its storage is already in memory, as in the single-process refactorization);
+    // the device-first path builds its engine from the device run's panels each time.
+    if (device_first) engine_.reset();
     std::unique_ptr<Impl::MpiTransport<Scalar, Engine>> transport;
     Impl::PivotFailure f;
     FactorStats device_stats;
@@ -471,14 +486,14 @@ class DistributedCholesky {
         for (size_t s = 0; s < mine.size(); ++s) mine[s] = mine[s] && !sub[s];
         engine_ = std::make_unique<Engine>(S, engine_opt_, mine);
         engine_->continue_from(sub, local->values());
-      } else {
+      } else if (!engine_) {
         engine_ = std::make_unique<Engine>(S, engine_opt_, mine);
       }
       if (transport) {
         transport->attach(*engine_);
         engine_->set_transport(transport.get());
       }
-      f = engine_->factorize(DevExec(), engine_a_.data());
+      f = engine_->factorize(DevExec(), avalues);
     });
     if (nranks_ > 1) {
       Impl::LocalError late = Impl::LocalError::capture([&] {
@@ -488,12 +503,13 @@ class DistributedCholesky {
       if (!err) err = late;
       if (transport) transport->finish(err || f.failed());  // collective
     }
+    const FactorStats es = engine_ ? engine_->stats() : FactorStats{};  // (none: the device run failed)
+    if (err || f.failed()) engine_.reset();  // a failed run's engine is not reused
     Impl::agree_error(comm_, err);
     std::int64_t col = -1;
     if (f.failed()) col = std::int64_t(S.perm[size_t(S.snodes[size_t(f.snode)].first_col + f.col)]);
     const Impl::MpiFactorResult res =
         nranks_ > 1 ? Impl::agree_pivot_failure(comm_, col >= 0, col, f.pivot, rank_) : one_rank_result(col, f.pivot);
-    const FactorStats es = engine_ ? engine_->stats() : FactorStats{};  // (none: the device run failed)
     stats_.local_seconds = es.seconds + device_stats.seconds;
     for (int i = 0; i < 3; ++i) {
       stats_.host_ops[i] = es.host_ops[i] + device_stats.host_ops[i];

@@ -36,6 +36,41 @@ TEST(SparseMpi, GeneratedProblemsMatchOneRankSolve) {
       }
 }
 
+// Refactorization with new values (the same pattern) reuses the rank's engine and its
+// storage: the second factor is the new matrix's (residual against it), also after a
+// failed factorization in between (not positive definite: the engine is rebuilt).
+TEST(SparseMpi, RefactorizationWithNewValues) {
+  const auto A = ks::elasticity_3d<double>(4, 4, 3);
+  auto A2 = A;  // diagonal + 1: another SPD matrix of the same pattern
+  auto Abad = A;  // a negative pivot
+  for (size_type j = 0; j < A.n; ++j)
+    for (size_type p = A.colptr[size_t(j)]; p < A.colptr[size_t(j + 1)]; ++p)
+      if (A.rowind[size_t(p)] == j) {
+        A2.values[size_t(p)] += 1.0;
+        if (j == 17) Abad.values[size_t(p)] = -3.0;
+      }
+  const auto on0 = [](const ks::CscMatrix<double>& M) { return world_rank() == 0 ? M : ks::CscMatrix<double>{}; };
+  for (bool subtrees : {true, false})
+    for (int threads : {1, 3}) {
+      SCOPED_TRACE(::testing::Message() << "subtrees " << subtrees << ", threads " << threads);
+      ks::DistributedOptions opt;
+      opt.local_subtrees = subtrees;
+      opt.engine.threads = threads;
+      opt.engine.max_supernode = 8;
+      ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+      for (int round = 0; round < 4; ++round) {
+        const ks::CscMatrix<double>& M = round % 2 == 0 ? A : A2;
+        if (round == 2) EXPECT_EQ(dist.factorize_info(on0(Abad)), size_type(18));
+        dist.factorize(on0(M));
+        std::vector<double> X;
+        const auto B = make_rhs(M, 1, X);
+        auto Xd = B;
+        dist.solve(Xd, 1);
+        if (world_rank() == 0) EXPECT_LE(relative_residual(M, std::vector<double>(Xd), std::vector<double>(B)), 1e-10) << "round " << round;
+      }
+    }
+}
+
 /// Threads = 0: the node's cores shared among its ranks (at least one thread each).
 TEST(SparseMpi, AutomaticThreadsPerRank) {
   ks::DistributedOptions opt;
