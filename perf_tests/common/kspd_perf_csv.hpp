@@ -7,8 +7,7 @@
 /// which scripts/plot_results.py draws (rate vs n, kspd beside the peer, one PNG per sweep).
 ///  - prec: s d c z (m: mixed precision); op: the operation (potrf, pftrf, factor, solve, ...)
 ///  - variant: what else names the sweep (LLN, transr/uplo, the sparse matrix's name)
-///  - n, nrhs, batch: -1 where they do not apply (perf_sparse_mpi_model: batch = the ranks P
-///    of its projection); ms: the time of one call
+///  - n, nrhs, batch: -1 where they do not apply; ms: the time of one call
 ///  - gflops: the rate, empty where the benchmark has no flop count (the plot then draws time)
 /// Usage: kspd::perf::csv_args(argc, argv) first thing in main (it removes the option, so the
 /// benchmark's own parser, Kokkos and MPI never see it), then kspd::perf::csv_row(...) beside

@@ -4,22 +4,22 @@
 //
 //   mpiexec -n P perf_sparse_mpi [--smoke] [--reps R] [--gen elasticity3d:N[,laplace3d:N]]
 //           [--input A.mtx[,B.mtx]] [--nrhs K] [--no-mumps] [--no-t1] [--max-supernode W]
-//           [--two-sided] (request/reply instead of MPI_Get) [--pure-2d] (no subtree mapping)
+//           [--no-subtrees] (every supernode placed by the cyclic map: most updates cross ranks)
 //           [--gpu on|off|force] [--gpu-threshold-potrf W] [--gpu-threshold-trsm M*W]
 //           [--gpu-threshold-update M*N*K] [--gpu-mem-limit MiB] [--fallback cpu|fail] [--gpu-direct on|off]
-//           [--threads T] (host threads per rank: main + T-1 task workers; 0: the node's cores
+//           [--threads T] (task workers per rank, beside the main thread that drives MPI; 0: the node's cores
 //           shared among its ranks; default 1, as MUMPS runs here)
 //   run_perf_sparse_mpi.sh loops P = 1 2 4 8 16.
 // GPU: one rank per GPU (node-local rank % GPUs); --gpu on = Offload::gpu_defaults(), force =
-// every supernode and update on the device (thresholds 0), as kspd-solve's --gpu; blocks
-// move between ranks through host memory (--gpu-direct is reported only).
+// every supernode and update on the device (thresholds 0), as kspd-solve's --gpu (with one
+// rank; with more, each rank's local subtrees on its GPU, the separators on host workers);
+// --gpu-direct is reported only.
 // Per case: factor / solve time (median of R, the slowest rank), GFLOP/s from kspd's exact
 // flop count, T1 = the same factorization by rank 0 alone in this run, speed-up T1/TP and
-// parallel efficiency T1/(P TP), MB pulled and notices over all ranks, the largest time a
-// rank waited for data, the share of tasks run on the GPUs; MUMPS factor/solve time and the
-// ratio kspd/MUMPS (< 1: kspd faster). Per rank (last run): blocks, tasks, MB pulled, wait
-// time, and with --gpu the device/host split per task kind, MB to/from the device, device
-// peak memory and time in device tasks.
+// parallel efficiency T1/(P TP), MB of fan-in contributions and their number over all ranks,
+// the slowest rank's engine time, the share of tasks run on the GPUs; MUMPS factor/solve
+// time and the ratio kspd/MUMPS (< 1: kspd faster). Per rank (last run): the table of
+// Impl::print_rank_stats.
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
@@ -120,9 +120,9 @@ Times run_kspd(const ks::CscMatrix<double>& A, const ks::DistributedOptions& opt
   t.factor = median(tf);
   t.solve = median(ts);
   const auto& st = chol.stats();
-  t.mb = sum_all(st.bytes_get + st.bytes_sent) * 1e-6;
-  t.notices = sum_all(double(st.messages_sent));
-  t.wait = max_all(st.wait_seconds);
+  t.mb = sum_all(st.fanin_bytes) * 1e-6;
+  t.notices = sum_all(double(st.fanin_messages));
+  t.wait = max_all(st.local_seconds);
   const double dev = sum_all(double(st.device_tasks())), all = dev + sum_all(double(st.host_tasks()));
   t.gpu_share = all > 0 ? dev / all : 0;
   ks::Impl::print_rank_stats(MPI_COMM_WORLD, st, "    ");
@@ -261,9 +261,8 @@ int main(int argc, char** argv) {
       else if (a == "--nrhs") nrhs = std::atoll(val().c_str());
       else if (a == "--no-mumps") mumps = false;
       else if (a == "--no-t1") t1 = false;
-      else if (a == "--two-sided") opt.one_sided = false;
       else if (a == "--threads") opt.engine.threads = std::atoi(val().c_str());
-      else if (a == "--pure-2d") opt.local_subtrees = false;
+      else if (a == "--no-subtrees") opt.local_subtrees = false;
       else if (a == "--max-supernode") opt.engine.max_supernode = std::atoll(val().c_str()), max_supernode_given = true;
       else if (a == "--gpu") {
         const std::string g = val();
@@ -297,12 +296,10 @@ int main(int argc, char** argv) {
         for (const char* m : {"bcsstk13.mtx", "bodyy5.mtx.gz", "cvxbqp1.mtx.gz"}) cases.push_back(m);
     }
     if (rc == 0) {
-      int pr = 1, pc = 1;
-      ks::process_grid(P, pr, pc);
       if (rank == 0) {
-        std::printf("perf_sparse_mpi: kspd %s, %d ranks (grid %dx%d), threads per rank %d%s, host %s, offload %s, reps %d, "
+        std::printf("perf_sparse_mpi: kspd %s, %d ranks (fan-in), threads per rank %d%s, host %s, offload %s, reps %d, "
                     "nrhs %ld, MUMPS %s\n",
-                    KSPD_GIT_HASH, P, pr, pc, opt.engine.threads, opt.engine.threads == 0 ? " (node cores / ranks)" : "",
+                    KSPD_GIT_HASH, P, opt.engine.threads, opt.engine.threads == 0 ? " (node cores / ranks)" : "",
                     Kokkos::DefaultHostExecutionSpace::name(), opt.engine.offload.any() ? "on" : "off", reps, long(nrhs),
 #ifdef KSPD_HAVE_MUMPS
                     mumps ? MUMPS_VERSION : "off"
@@ -361,10 +358,10 @@ int main(int argc, char** argv) {
       }
       if (rank == 0) {
         std::printf("\n%-20s %3s %9s %11s %8s %7s %8s %6s %5s %8s %8s %9s %8s %7s %5s | %8s %8s %7s\n", "case", "P", "n",
-                    "nnz(L)", "factor s", "GF/s", "T1 s", "speedup", "eff", "solve s", "resid", "MB moved", "notices",
-                    "maxwait", "gpu%", "MUMPS f", "MUMPS s", "ratio");
+                    "nnz(L)", "factor s", "GF/s", "T1 s", "speedup", "eff", "solve s", "resid", "fan-in MB", "msgs",
+                    "engine s", "gpu%", "MUMPS f", "MUMPS s", "ratio");
         for (auto& l : lines) std::printf("%s\n", l.c_str());
-        std::printf("ratio = kspd factor / MUMPS factor (< 1: kspd faster); MB moved = MPI_Get + messages, all ranks; "
+        std::printf("ratio = kspd factor / MUMPS factor (< 1: kspd faster); fan-in MB, msgs: contributions sent, all ranks; "
                     "gpu%% = factorization tasks run on the GPUs\n");
       }
     }

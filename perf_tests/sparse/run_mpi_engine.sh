@@ -72,4 +72,4 @@ for n in ${SIZES_C-40 56}; do
   c2=$(run "C-2ranks-gpu-$n" 2 --size "$n" --threads 8 --gpu on)
   row C "$n" "1 rank x 16, gpu on" "$c1" "2 ranks x 8, 1 GPU" "$c2" "target <= 1.0"
 done
-echo "logs: $out/*.log; the distributed runs' factor lines give the local-subtree and fan-in seconds of rank 0" | tee -a "$table"
+echo "logs: $out/*.log; the distributed runs' per-rank tables give each rank's engine seconds and fan-in bytes" | tee -a "$table"

@@ -8,7 +8,7 @@
 /// same 64-bit count, and the pieces of one point-to-point transfer are sent in order on
 /// one (source, tag): MPI's non-overtaking rule matches them in order.
 ///
-/// Patterns: bcast_n, isend_n / irecv_n (requests appended), get_n (MPI_Get),
+/// Patterns: bcast_n, isend_n / irecv_n (requests appended), recv_n,
 /// scatterv_n / gatherv_n (rooted, 64-bit counts and displacements, point to point),
 /// allgatherv_n (a chunked broadcast per rank), alltoallv_n (pairwise point to point).
 /// Collectives are entered by every rank of the communicator with consistent counts.
@@ -37,7 +37,7 @@ inline std::int64_t& mpi_chunk_elements() {
 
 /// How many transfers were split into more than one piece, per pattern (tests read it).
 struct MpiChunkStats {
-  enum Pattern { Bcast, Send, Recv, Get, Scatter, Gather, Allgather, Alltoall, Count };
+  enum Pattern { Bcast, Send, Recv, Scatter, Gather, Allgather, Alltoall, Count };
   std::atomic<std::int64_t> split[Count] = {};
   void reset() {
     for (auto& s : split) s = 0;
@@ -107,15 +107,6 @@ void recv_n(T* buf, std::int64_t count, int src, int tag, MPI_Comm comm) {
     KSPD_MPI_SAFE_CALL(MPI_Recv(buf + o, n, mpi_datatype<T>(), src, tag, comm, MPI_STATUS_IGNORE));
   });
 }
-/// count elements from the window of rank src at element displacement disp (the window's
-/// displacement unit is sizeof(T)).
-template <class T>
-void get_n(T* buf, std::int64_t count, int src, std::int64_t disp, MPI_Win win) {
-  for_each_chunk(count, MpiChunkStats::Get, [&](std::int64_t o, int n) {
-    KSPD_MPI_SAFE_CALL(MPI_Get(buf + o, n, mpi_datatype<T>(), src, MPI_Aint(disp + o), n, mpi_datatype<T>(), win));
-  });
-}
-
 template <class Reqs>
 void wait_all(Reqs& reqs) {
   for (auto& r : reqs) KSPD_MPI_SAFE_CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));

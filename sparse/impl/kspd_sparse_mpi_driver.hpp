@@ -104,74 +104,37 @@ inline void print_rank_devices(MPI_Comm comm, const char* prefix = "") {
   KSPD_MPI_SAFE_CALL(MPI_Gather(mine, 160, MPI_CHAR, all.data(), 160, MPI_CHAR, 0, comm));
   if (rank != 0) return;
   for (int r = 0; r < P; ++r) std::printf("%srank %d: %s\n", prefix, r, all.data() + 160 * r);
-  std::printf("%sCUDA-aware MPI: %s (blocks are staged through host memory)\n", prefix, cuda_aware_mpi() ? "yes" : "no");
 }
 
-/// The device part of the per-rank report (collective; nothing when offload is off):
-/// device supernodes and resident blocks, the device/host split of each task kind,
-/// transfers, the device memory peak and the time in device tasks.
-inline void print_rank_device_stats(MPI_Comm comm, const DistributedStats& st, const char* prefix = "") {
-  if (!st.offload) return;
-  int rank = 0, P = 1;
-  KSPD_MPI_SAFE_CALL(MPI_Comm_rank(comm, &rank));
-  KSPD_MPI_SAFE_CALL(MPI_Comm_size(comm, &P));
-  const int K = 13;
-  const double mine[K] = {double(st.device_blocks),  double(st.device_ops[0]), double(st.host_ops[0]),
-                          double(st.device_ops[1]), double(st.host_ops[1]),   double(st.device_ops[2]),
-                          double(st.host_ops[2]),   st.bytes_to_device,       st.bytes_from_device,
-                          double(st.device_peak_bytes), st.device_seconds,    double(st.device_fallback),
-                          double(st.device_evictions)};
-  std::vector<double> all(size_t(K * P));
-  KSPD_MPI_SAFE_CALL(MPI_Gather(mine, K, MPI_DOUBLE, all.data(), K, MPI_DOUBLE, 0, comm));
-  if (rank != 0) return;
-  std::printf("%sdevice offload (separators): %ld device supernodes; tasks device/host per kind; fallback 1: the rank ran on the host\n",
-              prefix, long(st.device_supernodes));
-  std::printf("%s%4s %7s %11s %11s %13s %6s %9s %9s %8s %8s %8s\n", prefix, "rank", "dblocks", "potrf d/h", "trsm d/h",
-              "update d/h", "gpu%", "to dev MB", "from MB", "peak MB", "dev s", "fallback");
-  double tot[K] = {0};
-  auto line = [&](const std::string& who, const double* x) {
-    const double ops = x[1] + x[2] + x[3] + x[4] + x[5] + x[6];
-    char d[3][48];
-    for (int k = 0; k < 3; ++k) std::snprintf(d[k], sizeof d[k], "%.0f/%.0f", x[1 + 2 * k], x[2 + 2 * k]);
-    std::printf("%s%4s %7.0f %11s %11s %13s %5.1f%% %9.2f %9.2f %8.2f %8.4f %8.0f\n", prefix, who.c_str(), x[0], d[0], d[1],
-                d[2], ops > 0 ? 100.0 * (x[1] + x[3] + x[5]) / ops : 0.0, x[7] * 1e-6, x[8] * 1e-6, x[9] * 1e-6, x[10], x[11]);
-  };
-  for (int r = 0; r < P; ++r) {
-    const double* x = all.data() + K * r;
-    for (int k = 0; k < K; ++k) tot[k] = k == 9 ? std::max(tot[k], x[k]) : tot[k] + x[k];
-    line(std::to_string(r), x);
-  }
-  line("all", tot);  // peak: the largest rank's
-}
-
-/// Prints one line per rank on rank 0 (collective): blocks, storage, tasks, data pulled,
-/// notices, time waiting, and the totals; then the device table when offload is on.
+/// Prints one line per rank on rank 0 (collective): the supernodes it owns (in local
+/// subtrees, separators), its part of L, the engine's tasks and time, the fan-in sent, the
+/// solve's messages, and the totals.
 inline void print_rank_stats(MPI_Comm comm, const DistributedStats& st, const char* prefix = "", int scalar_bytes = 8) {
   const double mb = scalar_bytes * 1e-6;
   int rank = 0, P = 1;
   KSPD_MPI_SAFE_CALL(MPI_Comm_rank(comm, &rank));
   KSPD_MPI_SAFE_CALL(MPI_Comm_size(comm, &P));
-  const int K = 13;
-  const double mine[K] = {double(st.local_blocks), st.local_values, double(st.local_tasks), st.flops, double(st.gets),
-                          st.bytes_get,           double(st.messages_sent), st.wait_seconds, st.factor_seconds,
-                          double(st.solve_messages_sent), st.solve_wait_seconds, st.local_seconds, st.fanin_bytes};
+  const int K = 10;
+  const double mine[K] = {double(st.local_supernodes), double(st.owned_separators), st.local_values,
+                          double(st.host_tasks() + st.device_tasks()), st.local_seconds, st.fanin_bytes,
+                          double(st.fanin_messages), double(st.solve_messages_sent), st.solve_wait_seconds,
+                          double(st.host_threads)};
   std::vector<double> all(size_t(K * P));
   KSPD_MPI_SAFE_CALL(MPI_Gather(mine, K, MPI_DOUBLE, all.data(), K, MPI_DOUBLE, 0, comm));
-  if (rank != 0) return print_rank_device_stats(comm, st, prefix);
-  // tasks, GFLOP, gets, notices, wait: the separators' fan-out; local s: the local subtrees
-  // by the engine; fan-in MB: their updates sent to the separators' owners
-  std::printf("%s%4s %7s %9s %7s %9s %7s %10s %7s %8s %8s %7s %8s %8s %9s\n", prefix, "rank", "blocks", "L MB", "tasks",
-              "GFLOP", "gets", "pulled MB", "notices", "wait s", "factor s", "solvmsg", "swait s", "local s", "fan-in MB");
+  if (rank != 0) return;
+  std::printf("%s%4s %8s %8s %9s %8s %8s %9s %7s %8s %8s %7s\n", prefix, "rank", "subtree", "sep", "L MB", "tasks",
+              "engine s", "fan-in MB", "fan-in", "solvmsg", "swait s", "threads");
   double tot[K] = {0};
+  auto line = [&](const char* who, const double* x) {
+    std::printf("%s%4s %8.0f %8.0f %9.2f %8.0f %8.4f %9.3f %7.0f %8.0f %8.4f %7.0f\n", prefix, who, x[0], x[1], x[2] * mb,
+                x[3], x[4], x[5] * 1e-6, x[6], x[7], x[8], x[9]);
+  };
   for (int r = 0; r < P; ++r) {
     const double* x = all.data() + K * r;
-    for (int k = 0; k < K; ++k) tot[k] += x[k];
-    std::printf("%s%4d %7.0f %9.2f %7.0f %9.3f %7.0f %10.3f %7.0f %8.4f %8.4f %7.0f %8.4f %8.4f %9.3f\n", prefix, r, x[0],
-                x[1] * mb, x[2], x[3] * 1e-9, x[4], x[5] * 1e-6, x[6], x[7], x[8], x[9], x[10], x[11], x[12] * 1e-6);
+    for (int k = 0; k < K; ++k) tot[k] = (k == 4 || k == 8) ? std::max(tot[k], x[k]) : tot[k] + x[k];
+    line(std::to_string(r).c_str(), x);
   }
-  std::printf("%s%4s %7.0f %9.2f %7.0f %9.3f %7.0f %10.3f %7.0f %8.4f %8s %7.0f %8.4f %8s %9.3f\n", prefix, "all", tot[0],
-              tot[1] * mb, tot[2], tot[3] * 1e-9, tot[4], tot[5] * 1e-6, tot[6], tot[7], "", tot[9], tot[10], "", tot[12] * 1e-6);
-  print_rank_device_stats(comm, st, prefix);
+  line("all", tot);  // engine s, swait s: the slowest rank's
 }
 
 struct MpiDriverProblem {
@@ -201,8 +164,8 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
       bad = 1;
     }
     if (!bad)
-      std::printf("kspd-solve (distributed, %d ranks, grid %s): %s n = %ld, nnz(A, lower) = %ld, precision %s, offload %s\n",
-                  P, "2D block-cyclic", A.name.c_str(), long(A.n), long(A.nnz()), sizeof(Scalar) == 4 ? "float" : "double",
+      std::printf("kspd-solve (distributed, %d ranks, %s): %s n = %ld, nnz(A, lower) = %ld, precision %s, offload %s\n",
+                  P, "fan-in", A.name.c_str(), long(A.n), long(A.nnz()), sizeof(Scalar) == 4 ? "float" : "double",
                   opt.offload.any() ? "on" : "off");
   }
   KSPD_MPI_SAFE_CALL(MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD));
@@ -233,10 +196,10 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
     double tf = MPI_Wtime() - t, tmax = 0;
     KSPD_MPI_SAFE_CALL(MPI_Allreduce(&tf, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
     if (rank == 0)
-      std::printf("%-8s %8.3f s  %.3e flops, %.2f GFLOP/s on %d ranks x %d threads (distribute %.3f s; rank 0: local "
-                  "subtrees %.3f s, fan-in %.3f s)\n",
+      std::printf("%-8s %8.3f s  %.3e flops, %.2f GFLOP/s on %d ranks x %d threads (distribute %.3f s; rank 0: engine "
+                  "%.3f s)\n",
                   round ? "refactor" : "factor", tmax, as.flops, as.flops / tmax * 1e-9, P, chol.stats().host_threads,
-                  chol.stats().distribute_seconds, chol.stats().local_seconds, chol.stats().fanin_seconds);
+                  chol.stats().distribute_seconds, chol.stats().local_seconds);
   }
   const size_type n = chol.n(), k = pb.nrhs;
   std::vector<Scalar> X, B, W;

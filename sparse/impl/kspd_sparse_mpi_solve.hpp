@@ -1,9 +1,11 @@
 #ifndef KSPD_SPARSE_MPI_SOLVE_HPP
 #define KSPD_SPARSE_MPI_SOLVE_HPP
 /// \file kspd_sparse_mpi_solve.hpp
-/// Distributed forward/backward supernodal solve on the 2D-mapped factor. The right-hand
-/// side and the solution are distributed by rows: a rank holds the rows of the supernodes
-/// whose diagonal blocks it owns (ascending supernodes, column-major, ld = local rows).
+/// Distributed forward/backward supernodal solve on the factor the ranks' engines computed:
+/// each rank reads the panels of the supernodes it owns (MpiLayout::owner) in its engine's
+/// storage (panel s: nrows x ncols, ld = nrows), no copy. The right-hand side and the
+/// solution are distributed by rows: a rank holds the rows of the supernodes it owns
+/// (ascending supernodes, column-major, ld = local rows).
 ///
 /// Forward (L Y = B): the owner of diag(s) waits for the contributions L(b) y_{s'} of every
 /// off-diagonal block b targeting s, solves with L(s, s), and sends the segment y_s to the
@@ -31,9 +33,9 @@ namespace kspd::sparse::Impl {
 template <class Scalar>
 class MpiSolve {
  public:
-  MpiSolve(const Symbolic& S, const MpiLayout& L, MPI_Comm comm, const std::vector<Scalar>& values,
+  MpiSolve(const Symbolic& S, const MpiLayout& L, MPI_Comm comm, const Scalar* panels,
            const std::vector<size_type>& loc_off, DistributedStats& st)
-      : S_(S), L_(L), comm_(comm), v_(values), loc_(loc_off), st_(st) {
+      : S_(S), L_(L), comm_(comm), v_(panels), loc_(loc_off), st_(st) {
     const size_type ns = size_type(S.snodes.size());
     in_.assign(size_t(ns), {});
     for (size_type b = 0; b < size_type(S.blocks.size()); ++b)
@@ -50,7 +52,13 @@ class MpiSolve {
   }
 
  private:
-  const Scalar* blk(size_type b) const { return v_.data() + L_.offset[size_t(b)]; }
+  /// Block b in its supernode's panel (ld: ld(b)).
+  const Scalar* blk(size_type b) const {
+    const Block& B = S_.blocks[size_t(b)];
+    return v_ + S_.snodes[size_t(B.snode)].value_offset + B.row_offset;
+  }
+  size_type ld(size_type b) const { return S_.snodes[size_t(S_.blocks[size_t(b)].snode)].nrows(); }
+  bool local(size_type b) const { return L_.local_block(S_, b); }
   Scalar* seg(size_type s) { return X_ + loc_[size_t(s)]; }
 
   void phase(bool forward) {
@@ -61,8 +69,8 @@ class MpiSolve {
     std::vector<size_type> ready;
     for (size_type s = 0; s < ns; ++s) {
       const Supernode& sn = S_.snodes[size_t(s)];
-      for (size_type b = sn.block_begin + 1; b < sn.block_end; ++b) items += L_.local(b);
-      if (!L_.local(sn.block_begin)) continue;
+      for (size_type b = sn.block_begin + 1; b < sn.block_end; ++b) items += local(b);
+      if (!local(sn.block_begin)) continue;
       ++items;
       count_[size_t(s)] = forward ? int(in_[size_t(s)].size()) : int(sn.block_end - sn.block_begin - 1);
       if (count_[size_t(s)] == 0) ready.push_back(s);
@@ -111,7 +119,7 @@ class MpiSolve {
   size_type diag_solve(size_type s, bool forward, int tag, std::vector<size_type>& ready) {
     const Supernode& sn = S_.snodes[size_t(s)];
     const size_type k = sn.ncols;
-    kspd::Impl::host::trsm('L', 'L', forward ? 'N' : 'T', 'N', k, nrhs_, Scalar(1), blk(sn.block_begin), k, seg(s), ld_);
+    kspd::Impl::host::trsm('L', 'L', forward ? 'N' : 'T', 'N', k, nrhs_, Scalar(1), blk(sn.block_begin), sn.nrows(), seg(s), ld_);
     std::vector<Scalar> y(size_t(k * nrhs_));
     for (size_type r = 0; r < nrhs_; ++r)
       for (size_type i = 0; i < k; ++i) y[size_t(i + r * k)] = seg(s)[i + r * ld_];
@@ -119,7 +127,7 @@ class MpiSolve {
     // targeting s.
     std::vector<char> mark(size_t(L_.nranks), 0);
     auto consider = [&](size_type b) {
-      const int r = L_.owner[size_t(b)];
+      const int r = L_.block_owner(S_, b);
       if (r != L_.rank && !mark[size_t(r)]) {
         mark[size_t(r)] = 1;
         send(r, tag, 0, s, y.data(), k * nrhs_);
@@ -140,17 +148,17 @@ class MpiSolve {
     const Supernode& sn = S_.snodes[size_t(s)];
     if (forward) {
       for (size_type b = sn.block_begin + 1; b < sn.block_end; ++b) {
-        if (!L_.local(b)) continue;
+        if (!local(b)) continue;
         const Block& B = S_.blocks[size_t(b)];
         c_.assign(size_t(B.nrows * nrhs_), Scalar(0));
-        kspd::Impl::host::gemm('N', 'N', B.nrows, nrhs_, sn.ncols, Scalar(1), blk(b), B.nrows, y.data(), sn.ncols, Scalar(0),
+        kspd::Impl::host::gemm('N', 'N', B.nrows, nrhs_, sn.ncols, Scalar(1), blk(b), ld(b), y.data(), sn.ncols, Scalar(0),
                    c_.data(), B.nrows);
         deliver(b, B.target, tag, ready, forward);
         ++n;
       }
     } else {
       for (size_type b : in_[size_t(s)]) {
-        if (!L_.local(b)) continue;
+        if (!local(b)) continue;
         const Block& B = S_.blocks[size_t(b)];
         const size_type k = S_.snodes[size_t(B.snode)].ncols;
         const size_type* rows = S_.rows.data() + S_.snodes[size_t(B.snode)].row_begin + B.row_offset;
@@ -158,7 +166,7 @@ class MpiSolve {
         for (size_type r = 0; r < nrhs_; ++r)
           for (size_type i = 0; i < B.nrows; ++i) g_[size_t(i + r * B.nrows)] = y[size_t(rows[i] - sn.first_col + r * sn.ncols)];
         c_.assign(size_t(k * nrhs_), Scalar(0));
-        kspd::Impl::host::gemm('T', 'N', k, nrhs_, B.nrows, Scalar(1), blk(b), B.nrows, g_.data(), B.nrows, Scalar(0), c_.data(), k);
+        kspd::Impl::host::gemm('T', 'N', k, nrhs_, B.nrows, Scalar(1), blk(b), ld(b), g_.data(), B.nrows, Scalar(0), c_.data(), k);
         deliver(b, B.snode, tag, ready, forward);
         ++n;
       }
@@ -168,7 +176,7 @@ class MpiSolve {
 
   /// The product c_ of block b goes to the owner of diag(dest).
   void deliver(size_type b, size_type dest, int tag, std::vector<size_type>& ready, bool forward) {
-    const int r = L_.diag_owner(S_, dest);
+    const int r = L_.owner[size_t(dest)];
     if (r == L_.rank) apply(b, c_.data(), forward, ready);
     else send(r, tag, 1, b, c_.data(), size_type(c_.size()));
   }
@@ -208,7 +216,7 @@ class MpiSolve {
   const Symbolic& S_;
   const MpiLayout& L_;
   MPI_Comm comm_;
-  const std::vector<Scalar>& v_;
+  const Scalar* v_;
   const std::vector<size_type>& loc_;
   DistributedStats& st_;
   std::vector<std::vector<size_type>> in_;

@@ -14,11 +14,13 @@
 ///    Offload::placement asks for it.
 /// Generic over the offload execution space: on CPU builds the "device" is a host space, so
 /// every placement is exercised there too.
-/// A SnodeSubset (a forest of whole subtrees) restricts the factorization to its supernodes:
-/// the panels of the other supernodes start at zero (plus A's entries given for them) and
-/// receive the subset's updates. The distributed solver runs each rank's local subtrees so
-/// (kspd_sparse_distributed.hpp): with one rank the subset is the whole tree, and the
-/// distributed factorization is this one.
+/// A SnodeSubset restricts the factorization to its supernodes: the panels of the other
+/// supernodes start at zero (plus A's entries given for them) and receive the subset's
+/// updates. The distributed solver runs each rank's supernodes so (host placement), with a
+/// Transport that sends those accumulated panels to their owners and credits the ones that
+/// arrive (kspd_sparse_scheduler.hpp, kspd_sparse_distributed.hpp); with one rank the
+/// subset is the whole tree, there is no transport, and the distributed factorization is
+/// this one, in any placement.
 
 #include <Kokkos_Core.hpp>
 
@@ -108,6 +110,35 @@ class Numeric {
     return vals_;
   }
   const FactorStats& stats() const { return stats_; }
+
+  /// The distributed run's transport (host placement; nullptr: one process).
+  void set_transport(Transport* t) {
+    KSPD_REQUIRE(t == nullptr || placement_ == Placement::Host, Error,
+                 "kspd::sparse: internal error: a transport needs the host placement");
+    transport_ = t;
+  }
+  /// The transport's access to the host panels: f(panel of s) with s's scatter locks held
+  /// (an arriving contribution is added while local updates into s may still run).
+  template <class F>
+  void with_panel_locked(size_type s, F&& f) {
+    std::vector<std::unique_lock<std::mutex>> held;
+    for (size_type l = lock_base_[size_t(s)]; l < lock_base_[size_t(s + 1)]; ++l) held.emplace_back(locks_[size_t(l)]);
+    f(vals_ + S_.snodes[size_t(s)].value_offset);
+  }
+  /// The host panels (a worker reading a finished supernode's panel).
+  Scalar* host_panels() { return vals_; }
+  /// The last run stopped because another rank stopped (its failure is agreed after).
+  bool stopped_by_remote() const { return stopped_by_remote_; }
+  /// A run that goes on from an earlier one (host placement): `done` (supernodes outside
+  /// the subset, closed downwards) were factored by it from their entries of A alone; the
+  /// next factorize assembles its A as usual, then takes the done panels from `panels` (the
+  /// earlier run's host values, the same layout) and adds the earlier run's updates into
+  /// their ancestors from there.
+  void continue_from(SnodeSubset done, const Scalar* panels) {
+    KSPD_REQUIRE(placement_ == Placement::Host, Error, "kspd::sparse: internal error: continue_from needs the host placement");
+    done_ = std::move(done);
+    start_panels_ = panels;
+  }
   /// The last resident solve's timeline (empty unless Offload::timeline).
   SolveTimeline solve_timeline() const { return rsolve_ ? rsolve_->timeline() : SolveTimeline{}; }
   /// The factor's values where they live, for a modification in place (update/downdate):
@@ -183,7 +214,7 @@ class Numeric {
     if (subset_.empty()) return {};
     std::vector<char> used(S_.snodes.size(), 0);
     for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) {  // postorder: children first
-      used[size_t(s)] = used[size_t(s)] || in_subset(subset_, s);
+      used[size_t(s)] = used[size_t(s)] || in_subset(subset_, s) || (!done_.empty() && done_[size_t(s)]);
       const size_type p = S_.snodes[size_t(s)].parent;
       if (used[size_t(s)] && p >= 0) used[size_t(p)] = 1;
     }
@@ -198,6 +229,7 @@ class Numeric {
   void factorize_host(const Scalar* avalues) {
     const auto t0 = std::chrono::steady_clock::now();
     stats_ = FactorStats{};
+    stopped_by_remote_ = false;
     Scalar* v = vals_;
     int nthreads = opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency());
     if (nthreads < 1) nthreads = 1;
@@ -223,6 +255,22 @@ class Numeric {
       for (size_t p = 0; p < S_.value_map.size(); ++p)
         if (avalues[p] != Scalar(0)) v[S_.value_map[p]] = avalues[p];
     }
+    if (start_panels_) {  // continue_from: the done panels and their updates into the ancestors
+      std::vector<char> from(S_.snodes.size(), 0);
+      for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) {  // postorder: children first
+        const Supernode& sn = S_.snodes[size_t(s)];
+        from[size_t(s)] = from[size_t(s)] || done_[size_t(s)];
+        if (from[size_t(s)] && sn.parent >= 0) from[size_t(sn.parent)] = 1;
+        if (!from[size_t(s)]) continue;
+        const Scalar* src = start_panels_ + sn.value_offset;
+        Scalar* dst = v + sn.value_offset;
+        const size_type len = sn.nrows() * sn.ncols;
+        if (done_[size_t(s)]) std::copy(src, src + len, dst);
+        else
+          for (size_type i = 0; i < len; ++i) dst[i] += src[i];
+      }
+      start_panels_ = nullptr;  // (the earlier run's storage may go)
+    }
     stats_.threads = nthreads;
     work_.assign(static_cast<size_t>(nthreads), Work{});
     size_type ndiag = 0;
@@ -239,6 +287,8 @@ class Numeric {
     for (size_type s = 0; s < ns; ++s)
       if (gathered_[size_t(s)]) shared_[size_t(s)] = std::make_unique<Gathered>();
     sched.gather_updates(gathered_);
+    sched.set_transport(transport_);
+    sched.set_done(done_);
     stats_.threads = sched.run(  // fewer when the system refused a thread
         nthreads, [&](size_type t, int w) { run_task(S_.tasks[size_t(t)], work_[size_t(w)], w); },
         [&](size_type) {
@@ -250,6 +300,7 @@ class Numeric {
             opt_.progress(ndiag, size_type(S_.snodes.size()), el);
           }
         });
+    stopped_by_remote_ = sched.stopped_by_remote();
     dev_.finish(vals_, subset_);
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     stats_.flops = S_.stats.flops;
@@ -440,6 +491,10 @@ class Numeric {
   bool resident_fallback_ = false;
   mutable bool host_current_ = false;
   PivotFailure failure_;
+  Transport* transport_ = nullptr;
+  bool stopped_by_remote_ = false;
+  SnodeSubset done_;                     ///< continue_from: supernodes factored by an earlier run
+  const Scalar* start_panels_ = nullptr;  ///< continue_from: its panels
   Kokkos::View<Scalar*, Kokkos::HostSpace> host_;
   Kokkos::View<Scalar*, StagingSpace> pinned_;
   Scalar* vals_ = nullptr;

@@ -5,8 +5,15 @@
 /// local task list is Symbolic::tasks, its LTQ), "block finished" events that decrement the
 /// counters of the consumers, and std::thread workers. In one process every event is
 /// delivered locally; a distributed scheduler sends the same events to the owner ranks.
-/// A SnodeSubset restricts the run to the tasks of its supernodes (a rank's local subtrees):
-/// events for tasks outside it are dropped.
+/// A SnodeSubset restricts the run to the tasks of its supernodes (the supernodes one rank
+/// owns). Without a Transport (one process) events for tasks outside it are dropped. With
+/// one (the distributed solver: MpiTransport, kspd_sparse_mpi_factor.hpp) the scheduler
+/// counts this rank's updates into each supernode outside the subset and hands the
+/// supernode to the transport once the last one is done (fan-in: the accumulated panel
+/// travels once to its owner); the transport credits the DiagFactor counters of the
+/// subset's supernodes with the updates that other ranks' aggregates carry (credit), as if
+/// those updates had run here. The main thread then drives the transport (all MPI calls,
+/// MPI_THREAD_FUNNELED) while `nthreads` workers run the tasks.
 
 #include <atomic>
 #include <chrono>
@@ -20,12 +27,34 @@
 #include <vector>
 
 #include <string>
+#include <system_error>
 
 #include "kspd_error.hpp"
 #include "kspd_runtime.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
 namespace kspd::sparse::Impl {
+
+class Scheduler;
+
+/// How the ranks' schedulers meet (MpiTransport in kspd_sparse_mpi_factor.hpp). None (a
+/// null pointer): one process, every event local, no cost.
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  /// Worker thread: this rank's last update into supernode t, owned by another rank, is
+  /// done (called once per such t).
+  virtual void contribution_done(size_type t) = 0;
+  /// Worker thread, before each task (fault injection of tests); may throw.
+  virtual void task_started() {}
+  /// Main thread: moves messages, credits arrived contributions (Scheduler::credit), stops
+  /// the run on another rank's abort (Scheduler::remote_abort). True when it did something.
+  virtual bool progress(Scheduler& sched) = 0;
+  /// Main thread: every message this rank has to send is handed to MPI.
+  virtual bool idle() const = 0;
+  /// Main thread, once: this rank stopped on an error; tell the others.
+  virtual void notify_abort() = 0;
+};
 
 class Scheduler {
  public:
@@ -36,6 +65,30 @@ class Scheduler {
   /// (the device computes L_below L_below^T at once): each of their Update tasks then waits
   /// for every TRSM task of the supernode, not only those at or below its block.
   void gather_updates(std::vector<char> flags) { gather_ = std::move(flags); }
+  /// The distributed run (file comment); nullptr: one process.
+  void set_transport(Transport* t) { transport_ = t; }
+  /// Supernodes (outside the subset) whose tasks ran before this run (a rank's local
+  /// subtrees, factored on its device first): their updates are delivered at the start.
+  void set_done(SnodeSubset done) { done_before_ = std::move(done); }
+
+  /// Main thread (Transport::progress): n updates into supernode s arrived from another rank.
+  void credit(size_type s, int n) {
+    if (deps_[size_t(s)].fetch_sub(n, std::memory_order_acq_rel) != n) return;
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      ready_.push(entry(s));
+    }
+    cv_.notify_one();
+  }
+  /// Main thread (Transport::progress): another rank stopped; this one stops too, quietly
+  /// (the failure is agreed after the run). stopped_by_remote() tells.
+  void remote_abort() {
+    std::lock_guard<std::mutex> lk(m_);
+    abort_ = true;
+    remote_abort_ = true;
+    cv_.notify_all();
+  }
+  bool stopped_by_remote() const { return remote_abort_; }
 
   /// Runs every task with `nthreads` workers; run_task(task, worker) executes one task.
   /// The first exception a task throws stops all workers and is rethrown here.
@@ -50,19 +103,50 @@ class Scheduler {
     running_ = 0;
     abort_ = false;
     error_ = nullptr;
+    remote_abort_ = wake_ = false;
     for (size_type t = 0; t < size_type(S_.tasks.size()); ++t) {
       deps_[size_t(t)].store(ndeps(t), std::memory_order_relaxed);
       if (!in_subset(subset_, S_.tasks[size_t(t)].snode)) continue;
       ++nt;
       if (ndeps(t) == 0) ready_.push(entry(t));
     }
+    const size_type ns = size_type(S_.snodes.size());
+    auto done_before = [&](size_type s) { return !done_before_.empty() && done_before_[size_t(s)]; };
+    std::vector<char> touched;  // supernodes outside the subset that this rank's updates reach
+    if (transport_) {  // a supernode outside the subset counts this rank's updates into it
+      touched.assign(size_t(ns), 0);
+      for (size_type s = 0; s < ns; ++s)
+        if (!in_subset(subset_, s)) deps_[size_t(s)].store(0, std::memory_order_relaxed);
+      for (size_type s = 0; s < ns; ++s) {
+        if (!in_subset(subset_, s) && !done_before(s)) continue;
+        const Supernode& sn = S_.snodes[size_t(s)];
+        for (size_type b = sn.block_begin + 1; b < sn.block_end; ++b) {
+          const size_type t = S_.blocks[size_t(b)].target;
+          if (in_subset(subset_, t) || done_before(t)) continue;  // (inside the earlier run: done)
+          touched[size_t(t)] = 1;
+          if (!done_before(s)) deps_[size_t(t)].fetch_add(1, std::memory_order_relaxed);
+        }
+      }
+    }
+    for (size_type s = 0; s < ns; ++s) {  // the updates of an earlier run into this one's supernodes
+      if (!done_before(s)) continue;
+      const Supernode& sn = S_.snodes[size_t(s)];
+      for (size_type b = sn.block_begin + 1; b < sn.block_end; ++b) {
+        const size_type t = S_.blocks[size_t(b)].target;
+        if (in_subset(subset_, t) && deps_[size_t(t)].fetch_sub(1, std::memory_order_relaxed) == 1) ready_.push(entry(t));
+      }
+    }
+    if (transport_)  // contributions made entirely by the earlier run travel at once
+      for (size_type t = 0; t < ns; ++t)
+        if (touched[size_t(t)] && deps_[size_t(t)].load(std::memory_order_relaxed) == 0) transport_->contribution_done(t);
     auto worker = [&](int w) {
       std::vector<size_type> newly;
       size_type t = -1;  // a task this worker kept from its last completion (no queue trip)
       for (;;) {
         if (t < 0) {
           std::unique_lock<std::mutex> lk(m_);
-          cv_.wait(lk, [&] { return abort_ || done_ == nt || !ready_.empty() || running_ == 0; });
+          // (with a transport, work may be left for another rank's contribution)
+          cv_.wait(lk, [&] { return abort_ || done_ == nt || !ready_.empty() || (running_ == 0 && !transport_); });
           if (abort_ || done_ == nt) return;
           if (ready_.empty()) {  // nothing ready, nothing running, work left: a broken graph
             if (!error_)
@@ -77,17 +161,19 @@ class Scheduler {
           ++running_;
         }
         try {
+          if (transport_) transport_->task_started();
           run_task(t, w);
+          newly.clear();
+          deliver(BlockEvent{S_.tasks[size_t(t)].kind, t}, newly);
         } catch (...) {
           std::lock_guard<std::mutex> lk(m_);
           --running_;
           if (!error_) error_ = std::current_exception();
           abort_ = true;
           cv_.notify_all();
+          main_cv_.notify_one();
           return;
         }
-        newly.clear();
-        deliver(BlockEvent{S_.tasks[size_t(t)].kind, t}, newly);
         // Keep the most urgent newly ready task; the others go to the shared queue.
         size_type keep = -1;
         if (!newly.empty()) {
@@ -109,12 +195,15 @@ class Scheduler {
         }
         if (finished || idle || newly.size() > 1) cv_.notify_all();
         else if (newly.size() == 1) cv_.notify_one();
+        if (finished && transport_) main_cv_.notify_one();
         if (stop) return;
         t = keep;
       }
     };
     int used = 1;
-    if (nthreads <= 1) {
+    if (transport_) {
+      used = run_distributed(nthreads, worker, nt);
+    } else if (nthreads <= 1) {
       worker(0);
     } else {
       std::vector<std::thread> pool;
@@ -138,7 +227,17 @@ class Scheduler {
     const Task& task = S_.tasks[size_t(ev.task)];
     const Supernode& sn = S_.snodes[size_t(task.snode)];
     auto dec = [&](size_type c) {
-      if (!in_subset(subset_, S_.tasks[size_t(c)].snode)) return;  // a separator's task: another phase's
+      if (!in_subset(subset_, S_.tasks[size_t(c)].snode)) {  // another rank's supernode (only DiagFactor: c = t)
+        if (transport_ && deps_[size_t(c)].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+          transport_->contribution_done(c);
+          {
+            std::lock_guard<std::mutex> lk(m_);
+            wake_ = true;
+          }
+          main_cv_.notify_one();
+        }
+        return;
+      }
       if (deps_[size_t(c)].fetch_sub(1, std::memory_order_acq_rel) == 1) newly.push_back(c);
     };
     switch (ev.producer) {
@@ -164,6 +263,57 @@ class Scheduler {
   }
 
  private:
+  /// The workers on threads, the main thread drives the transport until the tasks are
+  /// done and the messages handed to MPI, or the run stops (here or on another rank).
+  template <class Worker>
+  int run_distributed(int nthreads, Worker& worker, size_type nt) {
+    std::vector<std::thread> pool;
+    pool.reserve(size_t(std::max(nthreads, 1)));
+    try {
+      for (int w = 0; w < std::max(nthreads, 1); ++w) pool.push_back(kspd::Impl::start_thread(worker, w));
+    } catch (const std::system_error& e) {
+      if (pool.empty()) {
+        std::lock_guard<std::mutex> lk(m_);
+        error_ = std::make_exception_ptr(
+            Error(kspd::Impl::thread_start_failure("kspd::sparse::DistributedCholesky", nthreads, 0, e)));
+        abort_ = true;
+      }
+    }
+    bool told = false;
+    for (;;) {
+      bool did = false;
+      try {
+        did = transport_->progress(*this);
+      } catch (...) {
+        std::lock_guard<std::mutex> lk(m_);
+        if (!error_) error_ = std::current_exception();
+        abort_ = true;
+        cv_.notify_all();
+      }
+      bool stop = false, failed = false, finished = false;
+      {
+        std::lock_guard<std::mutex> lk(m_);
+        stop = abort_;
+        failed = error_ != nullptr;
+        finished = done_ == nt;
+      }
+      if (failed && !told) {
+        told = true;
+        try {
+          transport_->notify_abort();
+        } catch (...) {  // the local error is the one reported; the others learn it in the agreement
+        }
+      }
+      if (stop || (finished && transport_->idle())) break;
+      if (did) continue;
+      std::unique_lock<std::mutex> lk(m_);  // until a contribution is queued, the end, or the next poll
+      main_cv_.wait_for(lk, std::chrono::microseconds(200), [&] { return wake_ || abort_ || done_ == nt; });
+      wake_ = false;
+    }
+    for (auto& th : pool) th.join();
+    return int(pool.size());
+  }
+
   bool gathered(size_type s) const { return !gather_.empty() && gather_[size_t(s)]; }
   int ndeps(size_type t) const {
     const Task& task = S_.tasks[size_t(t)];
@@ -172,6 +322,7 @@ class Scheduler {
     return int(S_.blocks[size_t(sn.block_end - 1)].trsm_task - S_.blocks[size_t(sn.block_begin + 1)].trsm_task + 1);
   }
   std::vector<char> gather_;
+  SnodeSubset done_before_;
   using Entry = std::pair<size_type, size_type>;  // (priority key, task); smaller key first
   Entry entry(size_type t) const {
     const Task& task = S_.tasks[size_t(t)];
@@ -184,9 +335,10 @@ class Scheduler {
   std::unique_ptr<std::atomic<int>[]> deps_;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready_;
   std::mutex m_;
-  std::condition_variable cv_;
+  std::condition_variable cv_, main_cv_;
   size_type done_ = 0, running_ = 0;
-  bool abort_ = false;
+  bool abort_ = false, remote_abort_ = false, wake_ = false;
+  Transport* transport_ = nullptr;
   std::exception_ptr error_;
 };
 

@@ -1,8 +1,8 @@
 #ifndef KSPD_SPARSE_DISTRIBUTED_HPP
 #define KSPD_SPARSE_DISTRIBUTED_HPP
 /// \file kspd_sparse_distributed.hpp
-/// Distributed supernodal sparse Cholesky over MPI: the single-process engine on each
-/// rank's subtrees, symPACK's fan-out on the separators above them.
+/// Distributed supernodal sparse Cholesky over MPI: the one engine on every rank, on the
+/// supernodes it owns, with an MPI transport between the ranks' schedulers (fan-in).
 ///
 /// \code
 ///   kspd::sparse::DistributedCholesky<double> chol(MPI_COMM_WORLD);  // collective
@@ -12,25 +12,32 @@
 ///   chol.solve(B, nrhs);          // B (n x nrhs, col-major) on rank 0, overwritten by X
 ///   chol.solve_local(Xloc, nrhs); // or rows distributed: local_rows() says which
 /// \endcode
-/// Every rank runs the same analysis (rank 0 computes the ordering and broadcasts it). The
-/// 1-rank case is the single-process engine: the assembly tree is cut by proportional
-/// mapping (Impl::subtree_map, weights = the subtrees' flops) into whole subtrees per rank,
-/// its "local subtrees", and the "separator" supernodes above them. factorize then runs:
-///  1. each rank's local subtrees alone, with the single-process engine (Impl::Numeric on
-///     the SnodeSubset of the rank's supernodes: host workers of the Scheduler, or resident
-///     on the rank's GPU, as DistributedOptions::engine says). The separators' panels in the
-///     engine's storage start at zero and accumulate the subtrees' updates (fan-in);
-///  2. those accumulated updates go, aggregated, once to the owners of the separators'
-///     blocks (one MPI_Alltoallv) and are summed there;
-///  3. the separator supernodes by the fan-out among the ranks (Impl::MpiFactor restricted
-///     to them; their blocks are mapped 2D block-cyclically, or by DistributedOptions::map).
-/// A subset mask was chosen over a restricted Symbolic: the engine keeps the one analysis
-/// (tasks, value map, levels) and skips the tasks of the supernodes outside the subset, so
-/// no second numbering of supernodes exists. With one rank the subset is the whole tree,
-/// steps 2 and 3 have nothing to do, and the factorization is the single-process one.
-/// With one rank the engine keeps its factor and solves (on the device for the resident
-/// placement). With more, the local subtrees' panels are copied into the rank's block
-/// storage after step 1, where the distributed solve (Impl::MpiSolve) reads them.
+/// Every rank runs the same analysis (rank 0 computes the ordering and broadcasts it) and
+/// the same map (Impl::MpiLayout, one place): proportional mapping (Impl::subtree_map,
+/// weights = the subtrees' flops) cuts the assembly tree into whole subtrees per rank, its
+/// "local subtrees"; each "separator" supernode above them gets one owner, consecutive
+/// column chunks of a big separator (supernodes of at most Options::max_supernode columns)
+/// on consecutive ranks of its rank range (1D block-cyclic over the top chain).
+/// factorize runs the one engine (Impl::Numeric: the Scheduler's dependency counters,
+/// ready queue and workers, Numeric's task bodies: kspd::potrf with its NaN-pivot guard,
+/// trsm, the one update + scatter) on every rank, on the supernodes the rank owns, with an
+/// MPI transport (Impl::MpiTransport, kspd_sparse_mpi_factor.hpp): an update runs where
+/// its source supernode lives and is summed into this rank's copy of the target's panel;
+/// after this rank's last update into a target that another rank owns, the summed blocks
+/// travel once to the owner (fan-in), which adds them and credits the target's dependency
+/// counter as if the updates had run there. The rank's main thread makes every MPI call
+/// (MPI_THREAD_FUNNELED) while the workers run the tasks. There is no second task graph,
+/// pool or scatter, and no block storage beside the engine's: each rank's factor is its
+/// engine's panels of the supernodes it owns, and the distributed solve (Impl::MpiSolve)
+/// reads them there.
+/// With one rank there is no transport and no MPI call in the factorization: the engine
+/// factors the whole tree in any placement (host workers, resident on the GPU, top of the
+/// tree) and solves (on the device for the resident placement). With more ranks and
+/// DistributedOptions::engine.offload on, each rank first factors its local subtrees alone
+/// in the engine's device placement (resident, or top of the tree; a subset closed
+/// downwards, no transport), then the engine goes on from those panels (Numeric::
+/// continue_from) on host workers with the transport for the separators; without offload
+/// one host run does both. The separators' tasks always run the engine's host task bodies.
 /// All member functions except the accessors are collective over the communicator, which
 /// is duplicated so the library's messages never meet the application's.
 /// A matrix that is not positive definite makes every rank throw the same
@@ -44,18 +51,13 @@
 /// names the rank where it was found. Every MPI call is checked (KSPD_MPI_SAFE_CALL:
 /// kspd::sparse::MpiError), and counts past 2^31 travel in int-sized pieces
 /// (kspd_sparse_mpi_chunked.hpp).
-/// With DistributedOptions::engine.offload on (a GPU per rank, or shared), the local
-/// subtrees run on the engine's device placement (resident, or top of the tree), and the
-/// separators' big supernodes' blocks live on the rank's device (DevExec's memory) with
-/// their potrf/trsm/updates (kspd_sparse_mpi_device.hpp: the supernode is big by the
-/// offload thresholds, closed upwards). On host builds DevExec is a host space and the same
-/// paths run in host memory.
 
 #include <mpi.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -66,6 +68,7 @@
 #include "kspd_sparse_mpi_chunked.hpp"
 #include "kspd_sparse_mpi_error.hpp"
 #include "kspd_sparse_mpi_factor.hpp"
+#include "kspd_sparse_mpi_input.hpp"
 #include "kspd_sparse_mpi_layout.hpp"
 #include "kspd_sparse_mpi_solve.hpp"
 #include "kspd_sparse_numeric.hpp"
@@ -115,7 +118,7 @@ class DistributedCholesky {
     std::int64_t nn[2] = {0, 0};
     Impl::agree(comm_, [&] {
       if (rank_ != 0) return;
-      check_matrix(A);
+      Impl::check_matrix(A);
       nn[0] = A.n;
       nn[1] = A.nnz();
     });
@@ -150,21 +153,22 @@ class DistributedCholesky {
     if (!symbolic_) analyze(A);
     const auto t0 = MPI_Wtime();
     const Impl::Symbolic& S = *symbolic_;
+    if (nranks_ == 1) {  // the engine reads A's values in place, as the single-process solver does
+      Impl::agree(comm_, [&] { check_values(A); });
+      stats_.distribute_seconds = MPI_Wtime() - t0;
+      return factor(A.values.data());
+    }
     std::vector<std::int64_t> counts(size_t(nranks_), 0), displs(size_t(nranks_), 0);
     std::vector<Scalar> sendbuf, mine;
     Impl::agree(comm_, [&] {
-      for_each_entry(0, S.n, [&](size_type, int r, size_type) { ++counts[size_t(r)]; });
+      for_each_entry(0, S.n, [&](size_type, int r) { ++counts[size_t(r)]; });
       for (int r = 1; r < nranks_; ++r) displs[size_t(r)] = displs[size_t(r - 1)] + counts[size_t(r - 1)];
       mine.resize(size_t(counts[size_t(rank_)]));
       if (rank_ != 0) return;
-      KSPD_REQUIRE(S.same_pattern(A.n, A.colptr, A.rowind), InvalidArgument,
-                   "kspd::sparse::DistributedCholesky::factorize: A's pattern differs from the analysed one");
-      KSPD_REQUIRE(A.values.size() == A.rowind.size(), InvalidArgument,
-                   "kspd::sparse::DistributedCholesky::factorize: A has " << A.values.size() << " values for "
-                                                                          << A.rowind.size() << " entries");
+      check_values(A);
       sendbuf.resize(A.values.size());
       std::vector<std::int64_t> pos(displs);
-      for_each_entry(0, S.n, [&](size_type p, int r, size_type) {
+      for_each_entry(0, S.n, [&](size_type p, int r) {
         sendbuf[size_t(pos[size_t(r)]++)] = A.values[size_t(p)];
       });
     });
@@ -174,13 +178,22 @@ class DistributedCholesky {
     return factor();
   }
 
+  /// Rank 0's A against the analysis: the same pattern, one value per entry.
+  void check_values(const CscMatrix<Scalar>& A) const {
+    KSPD_REQUIRE(symbolic_->same_pattern(A.n, A.colptr, A.rowind), InvalidArgument,
+                 "kspd::sparse::DistributedCholesky::factorize: A's pattern differs from the analysed one");
+    KSPD_REQUIRE(A.values.size() == A.rowind.size(), InvalidArgument,
+                 "kspd::sparse::DistributedCholesky::factorize: A has " << A.values.size() << " values for "
+                                                                        << A.rowind.size() << " entries");
+  }
+
   /// factorize_info for A distributed by columns. The ranks' column ranges must be
   /// contiguous and ascending with the rank; an inconsistency found on one rank (ranges,
   /// sizes, rows out of range or above the diagonal) makes every rank throw the same
   /// InvalidArgument naming it and the rank.
   size_type factorize_info(const DistributedColumns<Scalar>& A) {
     factored_ = false;
-    Impl::agree(comm_, [&] { check_columns(A); });
+    Impl::agree(comm_, [&] { Impl::check_columns(A); });
     const size_type nloc = A.col_end - A.col_begin;
     // Gather the pattern on every rank (the checks below see the same data on every rank).
     std::int64_t mine[4] = {A.n, A.col_begin, A.col_end, A.colptr.back()};
@@ -223,12 +236,12 @@ class DistributedCholesky {
         rdispl(size_t(nranks_), 0);
     std::vector<Scalar> sendbuf;
     Impl::agree(comm_, [&] {
-      for_each_entry(A.col_begin, A.col_end, [&](size_type, int r, size_type) { ++scount[size_t(r)]; });
+      for_each_entry(A.col_begin, A.col_end, [&](size_type, int r) { ++scount[size_t(r)]; });
       for (int r = 1; r < nranks_; ++r) sdispl[size_t(r)] = sdispl[size_t(r - 1)] + scount[size_t(r - 1)];
       sendbuf.resize(A.values.size());
       std::vector<std::int64_t> pos(sdispl);
       const size_type base = colptr[size_t(A.col_begin)];
-      for_each_entry(A.col_begin, A.col_end, [&](size_type p, int r, size_type) {
+      for_each_entry(A.col_begin, A.col_end, [&](size_type p, int r) {
         sendbuf[size_t(pos[size_t(r)]++)] = A.values[size_t(p - base)];
       });
     });
@@ -269,7 +282,7 @@ class DistributedCholesky {
   /// Solves with the right-hand side distributed by rows: X holds local_rows().size() x
   /// nrhs values (column-major), B's rows in, X's rows out. nrhs must be the same on every rank.
   /// With one rank the engine solves (its factor stays where it was computed: on the device
-  /// for the resident placement); with more, Impl::MpiSolve on the block storage.
+  /// for the resident placement); with more, Impl::MpiSolve on the engines' panels.
   void solve_local(Scalar* X, size_type nrhs) {
     KSPD_REQUIRE(factored_, InvalidArgument, "kspd::sparse::DistributedCholesky::solve: call factorize first");
     std::int64_t mm[2] = {-nrhs, nrhs}, g[2] = {0, 0};
@@ -282,8 +295,10 @@ class DistributedCholesky {
                    "kspd::sparse::DistributedCholesky::solve_local: X is null with " << local_rows_.size() << " local rows");
     });
     const auto t0 = MPI_Wtime();
-    if (engine_) engine_solve(X, nrhs);
-    else Impl::MpiSolve<Scalar>(*symbolic_, layout_, comm_, values_, loc_off_, stats_).solve(X, size_type(local_rows_.size()), nrhs);
+    if (nranks_ == 1) engine_solve(X, nrhs);
+    else
+      Impl::MpiSolve<Scalar>(*symbolic_, layout_, comm_, engine_->values(), loc_off_, stats_)
+          .solve(X, size_type(local_rows_.size()), nrhs);
     stats_.solve_seconds = MPI_Wtime() - t0;
   }
 
@@ -345,88 +360,15 @@ class DistributedCholesky {
     exec.fence();
   }
 
-  /// Rank 0's whole matrix: sizes, column pointers, rows (lower triangle, sorted, unique).
-  static void check_matrix(const CscMatrix<Scalar>& A) {
-    const size_type n = A.n;
-    KSPD_REQUIRE(n >= 0 && size_type(A.colptr.size()) == n + 1 && A.colptr[0] == 0, InvalidArgument,
-                 "kspd::sparse::DistributedCholesky: A is inconsistent: n = " << n << " needs n + 1 colptr entries "
-                 "starting at 0, colptr has " << A.colptr.size());
-    for (size_type j = 0; j < n; ++j)
-      KSPD_REQUIRE(A.colptr[size_t(j)] <= A.colptr[size_t(j + 1)], InvalidArgument,
-                   "kspd::sparse::DistributedCholesky: A's colptr decreases at column " << j);
-    KSPD_REQUIRE(size_type(A.rowind.size()) == A.colptr.back() && A.values.size() == A.rowind.size(), InvalidArgument,
-                 "kspd::sparse::DistributedCholesky: A is inconsistent: colptr ends at " << A.colptr.back() << ", rowind has "
-                                                                                        << A.rowind.size() << " entries, values "
-                                                                                        << A.values.size());
-    check_rows(n, 0, n, A.colptr.data(), A.rowind.data());
-  }
-  /// Rows of columns [c0, c1) (local colptr, starting at 0) within [j, n), ascending.
-  static void check_rows(size_type n, size_type c0, size_type c1, const size_type* colptr, const size_type* rowind) {
-    for (size_type j = c0; j < c1; ++j)
-      for (size_type p = colptr[size_t(j - c0)]; p < colptr[size_t(j - c0 + 1)]; ++p) {
-        const size_type i = rowind[size_t(p)];
-        KSPD_REQUIRE(i >= j && i < n, InvalidArgument,
-                     "kspd::sparse::DistributedCholesky: row " << i << " in column " << j
-                                                              << " is outside the lower triangle [column, n = " << n << ")");
-        KSPD_REQUIRE(p == colptr[size_t(j - c0)] || i > rowind[size_t(p - 1)], InvalidArgument,
-                     "kspd::sparse::DistributedCholesky: the rows of column " << j << " are not sorted and unique (row "
-                                                                              << i << ")");
-      }
-  }
-  /// One rank's DistributedColumns, by themselves (the ranges together are checked after
-  /// they are gathered).
-  static void check_columns(const DistributedColumns<Scalar>& A) {
-    const char* who = "kspd::sparse::DistributedCholesky::factorize: the local columns";
-    KSPD_REQUIRE(A.n >= 0 && 0 <= A.col_begin && A.col_begin <= A.col_end && A.col_end <= A.n, InvalidArgument,
-                 who << " [" << A.col_begin << ", " << A.col_end << ") are not a column range of [0, n = " << A.n << ")");
-    const size_type nloc = A.col_end - A.col_begin;
-    KSPD_REQUIRE(size_type(A.colptr.size()) == nloc + 1 && A.colptr[0] == 0, InvalidArgument,
-                 who << " [" << A.col_begin << ", " << A.col_end << ") need " << nloc + 1
-                     << " colptr entries starting at 0, colptr has " << A.colptr.size());
-    for (size_type j = 0; j < nloc; ++j)
-      KSPD_REQUIRE(A.colptr[size_t(j)] <= A.colptr[size_t(j + 1)], InvalidArgument,
-                   who << ": colptr decreases at column " << A.col_begin + j);
-    KSPD_REQUIRE(size_type(A.rowind.size()) == A.colptr.back() && A.values.size() == A.rowind.size(), InvalidArgument,
-                 who << ": colptr ends at " << A.colptr.back() << ", rowind has " << A.rowind.size() << " entries, values "
-                     << A.values.size());
-    check_rows(A.n, A.col_begin, A.col_end, A.colptr.data(), A.rowind.data());
-  }
-
-  /// The options that shape the analysis and the block map are the same on every rank
-  /// (rank 0's ordering is the one used); else every rank throws, naming the option and
-  /// the lowest rank whose value differs from rank 0's.
-  void check_options_agree() const {
-    const char* names[] = {"engine.relax.nrelax[0]", "engine.relax.nrelax[1]", "engine.relax.nrelax[2]",
-                           "engine.relax.zrelax[0]", "engine.relax.zrelax[1]", "engine.relax.zrelax[2]",
-                           "engine.relax.enabled",   "engine.max_supernode",   "engine.max_trsm_rows",
-                           "local_subtrees",         "map (given or not)"};
-    constexpr int K = 11;
-    const Options& e = opt_.engine;
-    const Relaxation& r = e.relax;
-    const double mine[K] = {double(r.nrelax[0]),       double(r.nrelax[1]),          double(r.nrelax[2]),
-                            r.zrelax[0],               r.zrelax[1],                  r.zrelax[2],
-                            double(r.enabled),         double(e.max_supernode),      double(e.max_trsm_rows),
-                            double(opt_.local_subtrees), double(bool(opt_.map))};
-    double root[K];
-    std::copy(mine, mine + K, root);
-    KSPD_MPI_SAFE_CALL(MPI_Bcast(root, K, MPI_DOUBLE, 0, comm_));
-    Impl::agree(comm_, [&] {
-      for (int k = 0; k < K; ++k)
-        KSPD_REQUIRE(mine[k] == root[k] || (mine[k] != mine[k] && root[k] != root[k]), InvalidArgument,
-                     "kspd::sparse::DistributedCholesky: DistributedOptions::" << names[k] << " = " << mine[k]
-                                                                               << " differs from rank 0's " << root[k]
-                                                                               << " (it must be the same on every rank)");
-    });
-  }
-
   /// Rank 0 orders, every rank runs the same analysis with that ordering. A failure on any
   /// rank (ordering, user permutation, analysis, block map) throws on every rank and
   /// leaves no analysis.
   void analyse_pattern(size_type n, const std::vector<size_type>& colptr, const std::vector<size_type>& rowind) {
     const auto t0 = MPI_Wtime();
+    engine_.reset();  // (it refers to the analysis)
     symbolic_.reset();
     factored_ = false;
-    check_options_agree();
+    Impl::check_options_agree(opt_, comm_);
     Impl::PatternRef P{n, colptr.data(), rowind.data()};
     std::vector<size_type> perm;
     Impl::agree(comm_, [&] {
@@ -451,227 +393,162 @@ class DistributedCholesky {
     KSPD_MPI_SAFE_CALL(MPI_Bcast(&h0, 1, MPI_UINT64_T, 0, comm_));
     Impl::agree(comm_, [&] {
       KSPD_REQUIRE(h == h0, InvalidArgument,
-                   "kspd::sparse::DistributedCholesky: the block map gives other owners here than on rank 0 (a "
-                   "DistributedOptions::map must give the same rank for a block on every rank)");
+                   "kspd::sparse::DistributedCholesky: the supernode map gives other owners here than on rank 0 (a "
+                   "DistributedOptions::map must give the same rank for a supernode on every rank)");
     });
     symbolic_ = std::move(sym);
     layout_ = std::move(layout);
     Impl::Symbolic& S = *symbolic_;
-    for (size_t b = 0; b < S.blocks.size(); ++b) S.blocks[b].owner = layout_.owner[b];
+    for (auto& blk : S.blocks) blk.owner = layout_.owner[size_t(blk.snode)];
     loc_off_.assign(S.snodes.size(), -1);
     local_rows_ = rows_of(rank_);
     size_type q = 0;
     for (size_t s = 0; s < S.snodes.size(); ++s)
-      if (layout_.diag_owner(S, size_type(s)) == rank_) {
+      if (layout_.owner[s] == rank_) {
         loc_off_[s] = q;
         q += S.snodes[s].ncols;
       }
-    fanin_ = fanin_blocks(S, layout_);
-    map_entries();
+    plan_.build(S, layout_);
+    entry_owner_.resize(S.a_rowind.size());
+    entry_snode_.resize(S.a_rowind.size());
+    for (size_type j = 0; j < S.n; ++j)
+      for (size_type p = S.a_colptr[size_t(j)]; p < S.a_colptr[size_t(j + 1)]; ++p) {
+        const size_type ni = S.iperm[size_t(S.a_rowind[size_t(p)])], nj = S.iperm[size_t(j)];
+        entry_snode_[size_t(p)] = S.col_snode[size_t(std::min(ni, nj))];
+        entry_owner_[size_t(p)] = layout_.owner[size_t(entry_snode_[size_t(p)])];
+      }
+    engine_.reset();
     stats_ = DistributedStats{};
     stats_.analyse_seconds = MPI_Wtime() - t0;
   }
 
-  /// Per entry p of A (analysed order): its owner rank and where it goes there (Impl::
-  /// MpiLayout::locate, once per analysis): an offset in the block storage, or -1 - p for an
-  /// entry of a local subtree (the engine's input, in entry order).
-  void map_entries() {
-    const Impl::Symbolic& S = *symbolic_;
-    const size_t nnz = S.a_rowind.size();
-    entry_owner_.resize(nnz);
-    entry_pos_.resize(nnz);
-    for (size_type j = 0; j < S.n; ++j)
-      for (size_type p = S.a_colptr[size_t(j)]; p < S.a_colptr[size_t(j + 1)]; ++p) {
-        size_type b = 0, off = 0;
-        Impl::MpiLayout::locate(S, S.a_rowind[size_t(p)], j, p, b, off);
-        entry_owner_[size_t(p)] = layout_.owner[size_t(b)];
-        entry_pos_[size_t(p)] = layout_.separator(S.blocks[size_t(b)].snode) ? layout_.offset[size_t(b)] + off : -1 - p;
-      }
-  }
-  /// f(p, owner rank, position: map_entries) for the entries of columns [c0, c1).
+  /// f(p, owner rank) for the entries of A (analysed order) in columns [c0, c1): an entry
+  /// goes to the owner of the supernode whose panel holds it.
   template <class F>
   void for_each_entry(size_type c0, size_type c1, F&& f) const {
     const Impl::Symbolic& S = *symbolic_;
-    for (size_type p = S.a_colptr[size_t(c0)]; p < S.a_colptr[size_t(c1)]; ++p)
-      f(p, entry_owner_[size_t(p)], entry_pos_[size_t(p)]);
+    for (size_type p = S.a_colptr[size_t(c0)]; p < S.a_colptr[size_t(c1)]; ++p) f(p, entry_owner_[size_t(p)]);
   }
 
-  /// This rank's values, given in entry order: the separators' entries into the block
-  /// storage, the local subtrees' into the engine's input (zero elsewhere: the separators'
-  /// panels in the engine start at zero and collect the fan-in).
+  /// This rank's values, given in entry order, into the engine's input (zero elsewhere: the
+  /// panels of other ranks' supernodes collect this rank's updates into them).
   void assemble(size_type c0, size_type c1, const std::vector<Scalar>& mine) {
-    values_.assign(size_t(layout_.local_size[size_t(rank_)]), Scalar(0));
     engine_a_.assign(symbolic_->a_rowind.size(), Scalar(0));
     size_t q = 0;
-    for_each_entry(c0, c1, [&](size_type, int r, size_type pos) {
-      if (r != rank_) return;
-      if (pos >= 0) values_[size_t(pos)] = mine[q++];
-      else engine_a_[size_t(-1 - pos)] = mine[q++];
+    for_each_entry(c0, c1, [&](size_type p, int r) {
+      if (r == rank_) engine_a_[size_t(p)] = mine[q++];
     });
   }
 
-  /// Per rank h: the separator blocks that h's local subtrees update (ascending), the
-  /// fan-in h sends to their owners after its local factorization. Every rank computes
-  /// every rank's list, so no list travels.
-  static std::vector<std::vector<size_type>> fanin_blocks(const Impl::Symbolic& S, const Impl::MpiLayout& L) {
-    std::vector<std::vector<size_type>> out(size_t(L.nranks));
-    for (size_type u = 0; u < size_type(S.snodes.size()); ++u) {
-      const int h = L.home[size_t(u)];
-      if (h < 0) continue;
-      const Impl::Supernode& sn = S.snodes[size_t(u)];
-      for (size_type b1 = sn.block_begin + 1; b1 < sn.block_end; ++b1) {
-        const size_type t = S.blocks[size_t(b1)].target;
-        if (!L.separator(t)) continue;  // inside the subtree (its ancestors above are separators)
-        for (size_type b2 = b1; b2 < sn.block_end; ++b2) {
-          out[size_t(h)].push_back(Impl::MpiLayout::find_block(S, t, S.blocks[size_t(b2)].target));
-        }
-      }
-    }
-    for (auto& v : out) {
-      std::sort(v.begin(), v.end());
-      v.erase(std::unique(v.begin(), v.end()), v.end());
-    }
-    return out;
-  }
-
-  /// Block b's rows of its supernode's panel (engine storage, ld = the panel's rows) ->
-  /// f(i, j, value) for each entry (i within the block, j the column).
-  template <class F>
-  void for_each_panel_entry(const Scalar* panels, size_type b, F&& f) const {
-    const Impl::Symbolic& S = *symbolic_;
-    const Impl::Block& blk = S.blocks[size_t(b)];
-    const Impl::Supernode& sn = S.snodes[size_t(blk.snode)];
-    const Scalar* p = panels + sn.value_offset + blk.row_offset;
-    for (size_type j = 0; j < sn.ncols; ++j)
-      for (size_type i = 0; i < blk.nrows; ++i) f(i, j, p[i + j * sn.nrows()]);
-  }
-
-  /// Step 1 (file comment): this rank's local subtrees by the engine, their panels into
-  /// the block storage, and the separators' accumulated updates into `send` (by owner rank,
-  /// fanin_ order). Returns the local pivot failure's column (input's numbering, 0-based;
-  /// -1: none) and its pivot. Collective only through agree (an exception on any rank).
-  std::int64_t factor_local(int threads, double& pivot, std::vector<Scalar>& send) {
-    const Impl::Symbolic& S = *symbolic_;
-    const double t0 = MPI_Wtime();
-    engine_opt_ = opt_.engine;
-    engine_opt_.threads = threads;
-    std::int64_t col = -1;
-    send.clear();
-    engine_stats_ = FactorStats{};
-    engine_.reset();
-    Impl::agree(comm_, [&] {
-      if (stats_.local_supernodes == 0) return;
-      auto engine = std::make_unique<Impl::Numeric<Scalar, DevExec>>(S, engine_opt_, layout_.subset_of(rank_));
-      const Impl::PivotFailure f = engine->factorize(DevExec(), engine_a_.data());
-      engine_stats_ = engine->stats();
-      if (f.failed()) {
-        col = std::int64_t(S.perm[size_t(S.snodes[size_t(f.snode)].first_col + f.col)]);
-        pivot = f.pivot;
-        return;
-      }
-      if (nranks_ == 1) {  // the whole tree: the engine's factor is the factor (and solves)
-        engine_ = std::move(engine);
-        stats_.local_seconds = MPI_Wtime() - t0;
-        return;
-      }
-      const Scalar* pv = engine->values();
-      for (size_type s = 0; s < size_type(S.snodes.size()); ++s) {
-        if (layout_.home[size_t(s)] != rank_) continue;
-        const Impl::Supernode& sn = S.snodes[size_t(s)];
-        for (size_type b = sn.block_begin; b < sn.block_end; ++b) {
-          Scalar* dst = values_.data() + layout_.offset[size_t(b)];
-          const size_type m = S.blocks[size_t(b)].nrows;
-          for_each_panel_entry(pv, b, [&](size_type i, size_type j, Scalar x) { dst[i + j * m] = x; });
-        }
-      }
-      const auto& mine = fanin_[size_t(rank_)];
-      size_type words = 0;
-      for (size_type b : mine) words += layout_.block_size(S, b);
-      send.reserve(size_t(words));
-      for (int d = 0; d < nranks_; ++d)
-        for (size_type b : mine)
-          if (layout_.owner[size_t(b)] == d)
-            for_each_panel_entry(pv, b, [&](size_type, size_type, Scalar x) { send.push_back(x); });
-      stats_.local_seconds = MPI_Wtime() - t0;  // (before agree's collective: this rank's time)
-    });
-    return col;
-  }
-
-  /// Step 2: the accumulated updates to the separators' owners (one MPI_Alltoallv), summed
-  /// into their blocks (the engine's panels hold minus the sum of the updates).
-  void fan_in(const std::vector<Scalar>& send) {
-    const Impl::Symbolic& S = *symbolic_;
-    const double t0 = MPI_Wtime();
-    std::vector<std::int64_t> sc(size_t(nranks_), 0), sd(size_t(nranks_), 0), rc(size_t(nranks_), 0),
-        rd(size_t(nranks_), 0);
-    for (size_type b : fanin_[size_t(rank_)]) sc[size_t(layout_.owner[size_t(b)])] += layout_.block_size(S, b);
-    for (int h = 0; h < nranks_; ++h)
-      for (size_type b : fanin_[size_t(h)])
-        if (layout_.owner[size_t(b)] == rank_) rc[size_t(h)] += layout_.block_size(S, b);
-    for (int r = 1; r < nranks_; ++r) {
-      sd[size_t(r)] = sd[size_t(r - 1)] + sc[size_t(r - 1)];
-      rd[size_t(r)] = rd[size_t(r - 1)] + rc[size_t(r - 1)];
-    }
-    std::vector<Scalar> recv;
-    Impl::agree(comm_, [&] { recv.resize(size_t(rd.back() + rc.back())); });
-    Impl::alltoallv_n(send.data(), sc, sd, recv.data(), rc, rd, comm_);
-    size_t q = 0;
-    for (int h = 0; h < nranks_; ++h)
-      for (size_type b : fanin_[size_t(h)]) {
-        if (layout_.owner[size_t(b)] != rank_) continue;
-        Scalar* dst = values_.data() + layout_.offset[size_t(b)];
-        const size_type sz = layout_.block_size(S, b);
-        for (size_type i = 0; i < sz; ++i) dst[i] += recv[q + size_t(i)];
-        q += size_t(sz);
-      }
-    stats_.fanin_seconds = MPI_Wtime() - t0;
-    stats_.fanin_bytes = double(send.size()) * sizeof(Scalar);
-  }
-
-  /// The factorization of the assembled blocks; returns the agreed info (0: success).
-  size_type factor() {
+  /// The factorization (file comment); returns the agreed info (0: success).
+  size_type factor(const Scalar* avalues = nullptr) {
+    if (!avalues) avalues = engine_a_.data();
     const Impl::Symbolic& S = *symbolic_;
     factored_ = false;
     const double t0 = MPI_Wtime();
-    stats_.local_values = double(values_.size());
-    stats_.local_blocks = 0;
-    for (size_t b = 0; b < S.blocks.size(); ++b) stats_.local_blocks += layout_.owner[b] == rank_;
-    stats_.wait_seconds = stats_.bytes_get = stats_.bytes_sent = stats_.flops = 0;
-    stats_.gets = stats_.messages_sent = 0;
-    stats_.local_seconds = stats_.fanin_seconds = stats_.fanin_bytes = 0;
-    stats_.local_supernodes = 0;
-    for (int h : layout_.home) stats_.local_supernodes += h == rank_;
     const int threads = Impl::rank_threads(comm_, opt_.engine.threads);
-    double pivot = 0;
-    std::vector<Scalar> send;
-    const std::int64_t col = factor_local(threads, pivot, send);
-    // A pivot failure in a local subtree: agreed (the smallest column); the separators are
-    // not factored then.
-    Impl::MpiFactorResult f = Impl::agree_pivot_failure(comm_, col >= 0, col, pivot, rank_);
-    if (f.info == 0) {
-      fan_in(send);
-      send = {};
-      f = Impl::MpiFactor<Scalar, DevExec>(S, layout_, comm_, values_, stats_, opt_.one_sided, opt_.engine.offload,
-                                           threads)
-              .run();
+    engine_opt_ = opt_.engine;
+    engine_opt_.threads = threads;
+    // More ranks with offload: the local subtrees first in the engine's device placement
+    // (a subset closed downwards), then the rest on host workers with the transport, going
+    // on from those panels (file comment).
+    const bool device_first = nranks_ > 1 && opt_.engine.offload.any() && stats_local_subtrees() > 0;
+    device_opt_ = engine_opt_;
+    if (nranks_ > 1) {
+      Offload host;
+      host.timeline = opt_.engine.offload.timeline;
+      engine_opt_.offload = host;
     }
-    // The engine's work on the local subtrees (MpiFactor counts the separators').
+    using Engine = Impl::Numeric<Scalar, DevExec>;
+    // The engine of the last successful factorization is reused (same analysis, options
+    // and subset: its storage is already in memory, as in the single-process refactorization);
+    // the device-first path builds its engine from the device run's panels each time.
+    if (device_first) engine_.reset();
+    std::unique_ptr<Impl::MpiTransport<Scalar, Engine>> transport;
+    Impl::PivotFailure f;
+    FactorStats device_stats;
+    stats_.fanin_bytes = 0;
+    stats_.fanin_messages = 0;
+    Impl::LocalError err = Impl::LocalError::capture([&] {
+      // every rank gets a transport first: one whose engine fails still tells the others
+      if (nranks_ > 1) transport = std::make_unique<Impl::MpiTransport<Scalar, Engine>>(S, layout_, plan_, comm_, stats_);
+      std::unique_ptr<Engine> local;
+      Impl::SnodeSubset mine = nranks_ > 1 ? layout_.subset_of(rank_) : Impl::SnodeSubset{};
+      if (device_first) {
+        const Impl::SnodeSubset sub = layout_.subtrees_of(rank_);
+        std::vector<Scalar> a(engine_a_.size(), Scalar(0));  // the subtrees' entries only
+        for (size_t p = 0; p < a.size(); ++p)
+          if (layout_.home[size_t(entry_snode_[p])] == rank_) a[p] = engine_a_[p];
+        local = std::make_unique<Engine>(S, device_opt_, sub);
+        f = local->factorize(DevExec(), a.data());
+        device_stats = local->stats();
+        if (f.failed()) return;
+        for (size_t s = 0; s < mine.size(); ++s) mine[s] = mine[s] && !sub[s];
+        engine_ = std::make_unique<Engine>(S, engine_opt_, mine);
+        engine_->continue_from(sub, local->values());
+      } else if (!engine_) {
+        engine_ = std::make_unique<Engine>(S, engine_opt_, mine);
+      }
+      if (transport) {
+        transport->attach(*engine_);
+        engine_->set_transport(transport.get());
+      }
+      f = engine_->factorize(DevExec(), avalues);
+    });
+    if (nranks_ > 1) {
+      Impl::LocalError late = Impl::LocalError::capture([&] {
+        KSPD_REQUIRE(transport != nullptr, Error, "kspd::sparse (MPI): the transport could not be created");
+        if (err || f.failed()) transport->notify_abort();  // (once: a failing scheduler told already)
+      });
+      if (!err) err = late;
+      if (transport) transport->finish(err || f.failed());  // collective
+    }
+    const FactorStats es = engine_ ? engine_->stats() : FactorStats{};  // (none: the device run failed)
+    if (err || f.failed()) engine_.reset();  // a failed run's engine is not reused
+    Impl::agree_error(comm_, err);
+    std::int64_t col = -1;
+    if (f.failed()) col = std::int64_t(S.perm[size_t(S.snodes[size_t(f.snode)].first_col + f.col)]);
+    const Impl::MpiFactorResult res =
+        nranks_ > 1 ? Impl::agree_pivot_failure(comm_, col >= 0, col, f.pivot, rank_) : one_rank_result(col, f.pivot);
+    stats_.local_seconds = es.seconds + device_stats.seconds;
     for (int i = 0; i < 3; ++i) {
-      stats_.host_ops[i] += engine_stats_.host_ops[i];
-      stats_.device_ops[i] += engine_stats_.device_ops[i];
+      stats_.host_ops[i] = es.host_ops[i] + device_stats.host_ops[i];
+      stats_.device_ops[i] = es.device_ops[i] + device_stats.device_ops[i];
     }
     stats_.offload = opt_.engine.offload.any();
-    stats_.device_fallback = stats_.device_fallback || engine_stats_.fallbacks > 0;
-    stats_.local_resident = engine_stats_.resident;
-    // the threads that ran: the engine's workers on the local subtrees, or the fan-out's
-    if (stats_.local_supernodes > 0 && !engine_stats_.resident)
-      stats_.host_threads = std::max(stats_.host_threads, engine_stats_.threads);
-    if (engine_) stats_.local_values = double(S.nvalues);  // one rank: the engine's storage is L
+    stats_.device_fallback = es.fallbacks > 0 || device_stats.fallbacks > 0;
+    stats_.local_resident = es.resident || device_stats.resident;
+    stats_.host_threads = es.resident ? 1 : es.threads;
+    stats_.local_supernodes = stats_.owned_separators = 0;
+    stats_.local_values = 0;
+    for (size_t s = 0; s < S.snodes.size(); ++s) {
+      if (layout_.owner[s] != rank_) continue;
+      ++(layout_.home[s] == rank_ ? stats_.local_supernodes : stats_.owned_separators);
+      stats_.local_values += double(S.snodes[s].nrows() * S.snodes[s].ncols);
+    }
     stats_.factor_seconds = MPI_Wtime() - t0;
-    fail_pivot_ = f.pivot;
-    fail_message_ = f.message;
-    factored_ = f.info == 0;
-    return f.info;
+    fail_pivot_ = res.pivot;
+    fail_message_ = res.message;
+    factored_ = res.info == 0;
+    return res.info;
+  }
+  /// Supernodes of this rank's local subtrees.
+  size_type stats_local_subtrees() const {
+    size_type k = 0;
+    for (int h : layout_.home) k += h == rank_;
+    return k;
+  }
+  /// One rank: the engine's failure as the agreed result (no MPI call).
+  Impl::MpiFactorResult one_rank_result(std::int64_t col, double pivot) const {
+    Impl::MpiFactorResult r;
+    if (col < 0) return r;
+    std::ostringstream os;
+    os << "kspd::sparse::DistributedCholesky::factorize: the matrix is not positive definite: pivot " << pivot
+       << " at column " << col << " (0-based, the input's numbering), found on rank 0 of 1";
+    r.info = size_type(col + 1);
+    r.pivot = pivot;
+    r.message = os.str();
+    return r;
   }
   void require_spd_on_every_rank(size_type info) const {
     if (info != 0) throw NotPositiveDefinite(fail_message_, info, fail_pivot_);
@@ -681,7 +558,7 @@ class DistributedCholesky {
     const Impl::Symbolic& S = *symbolic_;
     std::vector<size_type> rows;
     for (size_t s = 0; s < S.snodes.size(); ++s)
-      if (layout_.diag_owner(S, size_type(s)) == r)
+      if (layout_.owner[s] == r)
         for (size_type i = 0; i < S.snodes[s].ncols; ++i) rows.push_back(S.perm[size_t(S.snodes[s].first_col + i)]);
     return rows;
   }
@@ -706,18 +583,17 @@ class DistributedCholesky {
   }
 
   DistributedOptions opt_;
-  Options engine_opt_;  ///< opt_.engine with this rank's threads (the engine keeps a reference)
-  FactorStats engine_stats_;
-  std::vector<std::vector<size_type>> fanin_;
-  std::vector<int> entry_owner_;        ///< per entry of A: its owner rank (map_entries)
-  std::vector<size_type> entry_pos_;    ///< per entry of A: block storage offset, or -1 - p (local subtree)
-  std::vector<Scalar> engine_a_;        ///< A's entries of this rank's local subtrees (the engine's input)
-  std::unique_ptr<Impl::Numeric<Scalar, DevExec>> engine_;  ///< one rank: the factor
+  Options engine_opt_;  ///< opt_.engine with this rank's threads and placement (the engine keeps a reference)
+  Options device_opt_;  ///< more ranks with offload: the local subtrees' run (the engine's device placement)
+  std::vector<size_type> entry_snode_;  ///< per entry of A: the supernode whose panel holds it
+  std::vector<int> entry_owner_;        ///< per entry of A: its owner rank
+  std::vector<Scalar> engine_a_;        ///< this rank's entries of A (the engine's input, entry order; zero elsewhere)
+  std::unique_ptr<Impl::Numeric<Scalar, DevExec>> engine_;  ///< this rank's engine: its panels are its part of L
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, nranks_ = 1;
   std::unique_ptr<Impl::Symbolic> symbolic_;
   Impl::MpiLayout layout_;
-  std::vector<Scalar> values_;
+  Impl::FanInPlan plan_;
   std::vector<size_type> loc_off_, local_rows_;
   DistributedStats stats_;
   bool factored_ = false;

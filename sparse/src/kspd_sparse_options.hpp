@@ -81,29 +81,30 @@ struct Options {
   double progress_interval = 2.0;
 };
 
-/// Maps a block to a rank: (source supernode, target supernode of the block's rows, number
-/// of ranks) -> rank in [0, nranks). symPACK's map(i, j) with i = target, j = source; the
-/// diagonal block of s is (s, s).
-using BlockMap = std::function<int(size_type snode, size_type target, int nranks)>;
+/// Maps a separator supernode to the rank that owns it: (supernode, number of ranks) ->
+/// rank in [0, nranks). It must give the same rank on every rank.
+using SupernodeMap = std::function<int(size_type snode, int nranks)>;
 
 /// Options of the distributed solver (DistributedCholesky): the engine's options, composed,
 /// plus what only the MPI path uses. The assembly tree is cut by proportional mapping
-/// (weights: the subtrees' flops): each rank gets whole subtrees, its "local subtrees",
-/// which it factors alone with the single-process engine (engine.offload picks the
-/// placement: host workers, or resident on the rank's GPU); the supernodes above them, the
-/// "separators", are factored by the fan-out among the ranks.
+/// (weights: the subtrees' flops): each rank gets whole subtrees, its "local subtrees";
+/// the supernodes above them, the "separators", get one owner each (consecutive supernodes
+/// of a chain, the column chunks of a big separator split by engine.max_supernode, on
+/// consecutive ranks of the separator's rank range). Every rank runs the one engine on the
+/// supernodes it owns; updates into another rank's supernode are summed locally and travel
+/// once (fan-in).
 struct DistributedOptions {
   /// The single-process engine: ordering, relaxation, max_supernode, max_trsm_rows must be
-  /// the same on every rank; offload and threads are each rank's (threads = 0: the node's
-  /// cores shared among the ranks on it; more than 1 needs MPI_THREAD_FUNNELED).
+  /// the same on every rank; threads are each rank's (threads = 0: the node's cores shared
+  /// among the ranks on it; more than 1 needs MPI_THREAD_FUNNELED). offload: with one rank,
+  /// the engine's placement as in one process; with more, each rank's local subtrees in that
+  /// placement, the separators on host workers (the transport needs host panels).
   Options engine;
-  /// false: no local subtrees, every supernode goes through the fan-out (tests of the fan-out).
+  /// false: no local subtrees, every supernode is a separator placed by the map (tests of
+  /// the transport: almost every update crosses ranks).
   bool local_subtrees = true;
-  /// The owners of the separators' blocks; default: symPACK's 2D block-cyclic map.
-  BlockMap map;
-  /// The fan-out pulls factor blocks with MPI_Get (passive target); false, or a window that
-  /// cannot be created: request/reply messages (the owner serves requests while it polls).
-  bool one_sided = true;
+  /// The owners of the separator supernodes; default: cyclic over each separator's ranks.
+  SupernodeMap map;
 };
 
 /// What the numeric factorization did.

@@ -189,8 +189,8 @@ TEST(ReliabilityThreads, DistributedWorkersDegradeOnEveryRank) {
     ThreadBudget one(1);
     dist.factorize(A);
   }
-  // One process is one rank: the whole tree is its local subtree, factored by the engine's
-  // scheduler with the one worker that started (the fan-out, with nothing to do, starts none).
+  // One process is one rank: the engine factors the whole tree (no transport), with the one
+  // worker that started.
   EXPECT_EQ(dist.stats().host_threads, 1);
   std::vector<double> b(size_t(A.n), 1.0), x = b;
   dist.solve(x, 1);

@@ -91,6 +91,62 @@ TEST(SparseMpiEngine, SubtreeMapGivesEachRankWholeSubtrees) {
     }
 }
 
+// The map (MpiLayout::build): local subtrees whole on their rank; every separator on a rank
+// of the range proportional mapping gave it; the column chunks of a big separator (a chain
+// of supernodes of at most max_supernode columns) on consecutive ranks of that range, so the
+// top chain spreads over every rank; a given map places the separators; no local subtrees:
+// every supernode cyclic over all ranks.
+TEST(SparseMpiEngine, MapSpreadsTheTopChainsChunksOverTheRanks) {
+  const ks::CscMatrix<double> mats[] = {ks::laplacian_3d<double>(9, 8, 7), ks::elasticity_3d<double>(7, 6, 5)};
+  for (const auto& A : mats)
+    for (int P = 1; P <= 6; ++P) {
+      const auto S = analyse(A, 8);  // narrow: the top separator is a chain of many chunks
+      ks::DistributedOptions opt;
+      ks::Impl::MpiLayout L;
+      L.build(S, opt, 0, P);
+      std::vector<std::pair<int, int>> range;
+      const auto home = ks::Impl::subtree_map(S, P, &range);
+      ASSERT_EQ(L.home, home);
+      const size_type ns = size_type(S.snodes.size());
+      for (size_type s = 0; s < ns; ++s) {
+        const int o = L.owner[size_t(s)];
+        if (home[size_t(s)] >= 0) {
+          EXPECT_EQ(o, home[size_t(s)]) << A.name << " P=" << P << ": local subtree supernode " << s;
+          continue;
+        }
+        const auto rg = range[size_t(s)];
+        EXPECT_GE(o, rg.first) << A.name << " P=" << P << ": separator " << s;
+        EXPECT_LT(o, rg.first + rg.second) << A.name << " P=" << P << ": separator " << s;
+        // a chunk whose parent is the next chunk of the same separator range: another rank
+        const size_type p = S.snodes[size_t(s)].parent;
+        if (p == s + 1 && home[size_t(p)] < 0 && range[size_t(p)] == rg && rg.second > 1)
+          EXPECT_NE(L.owner[size_t(p)], o) << A.name << " P=" << P << ": consecutive chunks " << s << ", " << p << " on one rank";
+      }
+      // the top chain (the root and its single-child ancestors' chain) spreads over every rank
+      std::vector<int> kids(size_t(ns), 0);
+      for (size_type s = 0; s < ns; ++s)
+        if (S.snodes[size_t(s)].parent >= 0) ++kids[size_t(S.snodes[size_t(s)].parent)];
+      std::vector<char> used(size_t(P), 0);
+      size_type chain = 0;
+      for (size_type s = ns - 1; s >= 0 && home[size_t(s)] < 0; --s) {
+        used[size_t(L.owner[size_t(s)])] = 1;
+        ++chain;
+        if (kids[size_t(s)] != 1) break;
+      }
+      if (P > 1 && chain >= size_type(P))
+        for (int r = 0; r < P; ++r) EXPECT_TRUE(used[size_t(r)]) << A.name << " P=" << P << ": rank " << r << " owns no chunk of the top chain of " << chain;
+      // a given map places the separators only; no local subtrees: every supernode cyclic
+      opt.map = [](size_type s, int np) { return int((s * 7) % size_type(np)); };
+      L.build(S, opt, 0, P);
+      for (size_type s = 0; s < ns; ++s)
+        EXPECT_EQ(L.owner[size_t(s)], home[size_t(s)] >= 0 ? home[size_t(s)] : int((s * 7) % size_type(P)));
+      opt.map = nullptr;
+      opt.local_subtrees = false;
+      L.build(S, opt, 0, P);
+      for (size_type s = 0; s < ns; ++s) EXPECT_EQ(L.owner[size_t(s)], int(s % size_type(P)));
+    }
+}
+
 /// The engine placements a rank's local subtrees run on: host workers (1 and 3 threads),
 /// resident on the offload space (every supernode, thresholds 0), and the top of the tree on
 /// it beside host workers.
@@ -213,7 +269,8 @@ ks::CscMatrix<Scalar> break_column(ks::CscMatrix<Scalar> A, size_type c) {
 /// for the failing column c.
 template <class Scalar>
 void expect_same_failing_column(const ks::CscMatrix<Scalar>& A, size_type c, Placement pl, const char* where) {
-  const ks::DistributedOptions opt = options_for(pl);
+  ks::DistributedOptions opt = options_for(pl);
+  opt.engine.max_supernode = 16;  // the top separator in chunks on several ranks
   const auto bad = break_column(A, c);
   ks::DistributedCholesky<Scalar> dist(MPI_COMM_WORLD, opt);
   const std::int64_t info = dist.factorize_info(rank_of_world() == 0 ? bad : ks::CscMatrix<Scalar>{});
@@ -230,21 +287,26 @@ void expect_same_failing_column(const ks::CscMatrix<Scalar>& A, size_type c, Pla
 }
 
 // The failing pivot in a local subtree of rank 2 (the last rank with fewer ranks), and in a
-// separator supernode: the same 1-based column on every rank as the single-process solver.
+// separator supernode owned by that rank (any separator with one rank): the same 1-based
+// column on every rank as the single-process solver.
 TEST(SparseMpiEngine, NotPositiveDefiniteInALocalSubtreeAndInASeparator) {
   const int P = size_of_world(), target = std::min(2, P - 1);
   const auto Ad = ks::laplacian_3d<double>(9, 8, 7);
-  ks::DistributedCholesky<double> probe(MPI_COMM_WORLD, options_for(Placement::Host1));
+  ks::DistributedOptions popt = options_for(Placement::Host1);
+  popt.engine.max_supernode = 16;  // as expect_same_failing_column
+  ks::DistributedCholesky<double> probe(MPI_COMM_WORLD, popt);
   probe.analyze(rank_of_world() == 0 ? Ad : ks::CscMatrix<double>{});
   const auto& S = probe.symbolic();
   const auto& home = probe.layout().home;
+  const auto& owner = probe.layout().owner;
   size_type in_subtree = -1, in_separator = -1;
   for (size_type s = 0; s < size_type(S.snodes.size()); ++s) {
     if (home[size_t(s)] == target && in_subtree < 0) in_subtree = S.perm[size_t(S.snodes[size_t(s)].first_col)];
-    if (home[size_t(s)] == -1 && in_separator < 0) in_separator = S.perm[size_t(S.snodes[size_t(s)].first_col)];
+    if (home[size_t(s)] == -1 && owner[size_t(s)] == target && in_separator < 0)
+      in_separator = S.perm[size_t(S.snodes[size_t(s)].first_col)];
   }
   ASSERT_GE(in_subtree, 0) << "rank " << target << " has no local subtree";
-  if (P > 1) ASSERT_GE(in_separator, 0) << "no separator with " << P << " ranks";
+  if (P > 1) ASSERT_GE(in_separator, 0) << "no separator on rank " << target << " with " << P << " ranks";
   for (Placement pl : {Placement::Host1, Placement::Host3, Placement::Resident}) {
     expect_same_failing_column(Ad, in_subtree, pl, "local subtree");
     expect_same_failing_column(cast<float>(Ad), in_subtree, pl, "local subtree (float)");
