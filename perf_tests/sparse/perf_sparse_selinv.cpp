@@ -1,7 +1,9 @@
 // perf_sparse_selinv: selected inversion (A^-1 on the pattern of L) against the numeric
 // factorization of the same matrix, and the mixed-precision solve (fp32 factor + fp64
-// refinement) against the fp64 factor + solve, end to end after the (shared) analysis, with
-// the factors' memory. Every timing is the median of --reps runs in this process.
+// refinement, forced with MixedFactor::Fp32, and the default MixedFactor::Auto, with the
+// path it chose) against the fp64 factor + solve, end to end after the (shared) analysis,
+// with the factorization's flops and nnz(L) (fp32_pays' inputs) and the factors' memory.
+// Every timing is the median of --reps runs in this process.
 //
 //   perf_sparse_selinv [--smoke] [--sizes 30,40] [--data DIR] [--max-n N] [--threads T]
 //                      [--reps R] [--placement host|resident|both] [--no-mixed] [--no-selinv]
@@ -96,11 +98,14 @@ void bench_mixed(const ks::CscMatrix<double>& A, const Config& c, bool resident)
   Kokkos::deep_copy(b, Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(bh.data(), bh.size()));
   ks::SupernodalCholesky<double> d(options(c, resident));
   d.analyze(A);
-  kspd::MixedOptions mo;
-  ks::MixedCholesky<Exec> m(options(c, resident), mo);
+  // the fp32 path forced (MixedFactor::Fp32) and the default (Auto), against fp64
+  kspd::MixedOptions fp32, autom;
+  fp32.factor = kspd::MixedFactor::Fp32;
+  ks::MixedCholesky<Exec> m(options(c, resident), fp32), ma(options(c, resident), autom);
   m.analyze(A);
-  std::vector<double> td, tm;
-  kspd::MixedResult res;
+  ma.analyze(A);
+  std::vector<double> td, tm, ta;
+  kspd::MixedResult res, resa;
   for (int r = 0; r < c.reps; ++r) {
     double t = now();
     if (d.factorize(exec, A) != 0) return;
@@ -110,13 +115,20 @@ void bench_mixed(const ks::CscMatrix<double>& A, const Config& c, bool resident)
     if (m.factorize(exec, A) != 0) return;
     res = m.solve(exec, b, X);
     tm.push_back(now() - t);
+    t = now();
+    if (ma.factorize(exec, A) != 0) return;
+    resa = ma.solve(exec, b, X);
+    ta.push_back(now() - t);
   }
-  const double t64 = median(td), t32 = median(tm);
+  const double t64 = median(td), t32 = median(tm), tau = median(ta);
+  const auto& as = d.analysis_stats();
   const double b64 = double(d.symbolic().nvalues) * 8;
-  std::printf("mixed   %-22s n=%8ld %-8s fp64 factor+solve %8.3f s  mixed %8.3f s  speedup %5.2f (target >= 1.3 on CPU)  "
-              "iterations %d  backward error %.1e%s  factor memory %.1f MB -> %.1f MB\n",
-              A.name.c_str(), long(n), d.resident() ? "resident" : "host", t64, t32, t64 / t32, res.iterations, res.backward_error,
-              res.fell_back ? " (FELL BACK to fp64)" : "", b64 * 1e-6, m.factor_bytes() * 1e-6);
+  std::printf("mixed   %-22s n=%8ld %-8s flops %.2e nnz(L) %.2e flops/nnz(L) %6.0f  fp64 %8.4f s  fp32+refine %8.4f s "
+              "(%5.2fx, %d it%s)  auto %8.4f s (%5.2fx, %s)  backward error %.1e  factor memory %.1f MB -> %.1f MB\n",
+              A.name.c_str(), long(n), d.resident() ? "resident" : "host", as.flops_stored, double(as.nnz_l_stored),
+              as.flops_stored / std::max(1.0, double(as.nnz_l_stored)), t64, t32, t64 / t32, res.iterations,
+              res.fell_back ? ", FELL BACK" : "", tau, t64 / tau, resa.fp64_chosen ? "fp64 chosen" : resa.fell_back ? "fell back" : "fp32",
+              resa.backward_error, b64 * 1e-6, m.factor_bytes() * 1e-6);
   std::fflush(stdout);
 }
 

@@ -11,6 +11,11 @@
 /// factorization fails or refinement stalls, it falls back to an fp64 factor (the analysis
 /// reused) and says so in the result; later solves use that factor.
 ///
+/// By default (MixedFactor::Auto) a factorization too small for the fp32 factor to pay for
+/// its refinement is done in fp64 at once (fp32_pays: a rule on the analysis' flops and
+/// nnz(L), measured on the CPU, results/sparse_mixed_auto.md); the result's fp64_chosen
+/// says so. MixedFactor::Fp32 always starts in fp32, for the memory saving.
+///
 /// \code
 ///   kspd::sparse::MixedCholesky<> mc(opts);        // Options as SupernodalCholesky's
 ///   int info = mc.factorize(exec, A);              // CscMatrix<double>; fp32 factor
@@ -56,7 +61,10 @@ class MixedCholesky {
       if (f64_) f32_->analyze_like(*f64_);
     }
     f64_.reset();
-    fp32_info_ = f32_->factorize(exec, demote(A));
+    const CscMatrix<float> A32 = demote(A);
+    if (!f32_->analyzed()) f32_->analyze(A32);
+    chosen_ = mopt_.factor == MixedFactor::Auto && !fp32_pays(f32_->analysis_stats());
+    fp32_info_ = chosen_ ? 0 : f32_->factorize(exec, A32);
     A_ = A;
     anrm_ = 0;
     std::vector<double> rs(static_cast<size_t>(A.n), 0.0);
@@ -71,8 +79,21 @@ class MixedCholesky {
     rowind_ = upload(A.rowind, "rowind");
     values_ = upload(A.values, "values");
     info_ = 0;
-    if (fp32_info_ != 0) fall_back(exec);
+    if (chosen_ || fp32_info_ != 0) fall_back(exec);
     return info_;
+  }
+
+  /// The rule of MixedFactor::Auto: true where the fp32 factor + refinement is expected to
+  /// beat the fp64 factor + solve end to end. The fp32 factor saves about half of the
+  /// factorization (flops), refinement costs two to four extra solves (about 4 nnz(L)
+  /// flops each, memory-bound) and fixed per-solve costs, so fp32 pays only for enough
+  /// factorization work per factor entry and enough work in all. Measured on the CPU (the
+  /// collection and 3-D elasticity, results/sparse_mixed_auto.md): every matrix below
+  /// kMinFlops or kMinFlopsPerEntry ran at 0.4-1.0x in fp32; the 3-D problems above both
+  /// at 1.4-1.7x.
+  static bool fp32_pays(const Impl::AnalysisStats& s) {
+    constexpr double kMinFlops = 2e9, kMinFlopsPerEntry = 300;
+    return s.flops_stored >= kMinFlops && s.flops_stored >= kMinFlopsPerEntry * double(s.nnz_l_stored);
   }
 
   /// Solves A X = B (fp64 B and X, rank 1 or 2, any layout and memory space; X may be B)
@@ -159,7 +180,8 @@ class MixedCholesky {
       }
     }
     if (f64_) {
-      res.fell_back = true;
+      res.fell_back = !chosen_;
+      res.fp64_chosen = chosen_;
       f64_->solve(exec, Bd, Xd);
       residual(exec, Bd, Xd, R);
       res.backward_error = kspd::Impl::backward_error(exec, anrm_, R, Xd, Bd);
@@ -169,8 +191,12 @@ class MixedCholesky {
     return res;
   }
 
-  /// True once the fp64 factor is in use (fp32 factorization failed or refinement stalled).
-  bool fell_back() const { return f64_ != nullptr; }
+  /// True once the fp64 factor is in use because the fp32 one failed or stalled.
+  bool fell_back() const { return f64_ != nullptr && !chosen_; }
+  /// True when MixedFactor::Auto chose the fp64 factor up front (fp32_pays was false).
+  bool fp64_chosen() const { return f64_ != nullptr && chosen_; }
+  /// The analysis (shared by both factors).
+  const Impl::AnalysisStats& analysis_stats() const { return f64_ ? f64_->analysis_stats() : f32_->analysis_stats(); }
   /// Bytes of the factor in use: the stored entries of L times 4 (fp32) or 8 (fp64).
   double factor_bytes() const {
     const auto& S = f64_ ? f64_->symbolic() : f32_->symbolic();
@@ -300,6 +326,7 @@ class MixedCholesky {
   Kokkos::View<double*, Mem> values_;
   double anrm_ = 0;
   int fp32_info_ = 0, info_ = 0;
+  bool chosen_ = false;  ///< the fp64 factor was chosen up front (MixedFactor::Auto)
 };
 
 }  // namespace kspd::sparse

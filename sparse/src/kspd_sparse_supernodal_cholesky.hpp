@@ -318,6 +318,8 @@ class SupernodalCholesky {
   }
 
   const std::vector<size_type>& permutation() const { return symbolic().perm; }
+  /// True once analyze (or analyze_like, or factorize) has run.
+  bool analyzed() const { return symbolic_ != nullptr; }
   const Impl::Symbolic& symbolic() const {
     KSPD_REQUIRE(symbolic_ != nullptr, InvalidArgument, "kspd::sparse::SupernodalCholesky: call analyze first");
     return *symbolic_;
