@@ -6,7 +6,10 @@
 // Every timing is the median of --reps runs in this process.
 //
 //   perf_sparse_selinv [--smoke] [--sizes 30,40] [--data DIR] [--max-n N] [--threads T]
-//                      [--reps R] [--placement host|resident|both] [--no-mixed] [--no-selinv]
+//                      [--reps R] [--placement host|resident|both] [--no-mixed] [--no-selinv] [--cpu-time]
+// --cpu-time: the process's CPU time (all its threads) instead of wall-clock time: on a
+// loaded machine, with --threads 1 and OPENBLAS_NUM_THREADS=1, the work's own time without
+// the other processes' preemption (host placement only: a device's time is not CPU time).
 // Default: 3-D elasticity 30^3 and 40^3 (n = 81,000 and 192,000), the host placement on CPU
 // builds and the resident one where the default execution space is a device.
 
@@ -15,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -30,7 +34,9 @@ namespace ks = kspd::sparse;
 using kspd::size_type;
 using Exec = Kokkos::DefaultExecutionSpace;
 
+bool cpu_time = false;  // --cpu-time
 double now() {
+  if (cpu_time) return double(std::clock()) / CLOCKS_PER_SEC;
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 double median(std::vector<double> v) {
@@ -163,15 +169,16 @@ int main(int argc, char** argv) {
       c.resident = p == "resident" || p == "both";
     } else if (s == "--no-mixed") c.mixed = false;
     else if (s == "--no-selinv") c.selinv = false;
+    else if (s == "--cpu-time") cpu_time = true;
     else {
       std::fprintf(stderr,
                    "usage: perf_sparse_selinv [--smoke] [--sizes 30,40] [--data DIR] [--max-n N] [--threads T] [--reps R]\n"
-                   "                          [--placement host|resident|both] [--no-mixed] [--no-selinv]\n");
+                   "                          [--placement host|resident|both] [--no-mixed] [--no-selinv] [--cpu-time]\n");
       return 2;
     }
   }
-  std::printf("perf_sparse_selinv: exec %s, host %s, threads %d, median of %d\n", Exec::name(),
-              Kokkos::DefaultHostExecutionSpace::name(), c.threads, c.reps);
+  std::printf("perf_sparse_selinv: exec %s, host %s, threads %d, median of %d, %s\n", Exec::name(),
+              Kokkos::DefaultHostExecutionSpace::name(), c.threads, c.reps, cpu_time ? "process CPU time" : "wall-clock time");
   std::vector<ks::CscMatrix<double>> probs;
   for (long s : sizes) probs.push_back(ks::elasticity_3d<double>(s, s, s));
   if (!data.empty()) {
