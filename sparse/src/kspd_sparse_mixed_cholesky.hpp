@@ -13,7 +13,7 @@
 ///
 /// By default (MixedFactor::Auto) a factorization too small for the fp32 factor to pay for
 /// its refinement is done in fp64 at once (fp32_pays: a rule on the analysis' flops and
-/// nnz(L), measured on the CPU, results/sparse_mixed_auto.md); the result's fp64_chosen
+/// nnz(L), measured on the CPU); the result's fp64_chosen
 /// says so. MixedFactor::Fp32 always starts in fp32, for the memory saving.
 ///
 /// \code
@@ -49,35 +49,29 @@ class MixedCholesky {
   void analyze(const CscMatrix<double>& A) {
     f32_ = std::make_unique<SupernodalCholesky<float, ExecSpace>>(opt_);
     f64_.reset();
+    chosen_ = false;
     f32_->analyze(demote(A));
   }
 
-  /// Factors A in fp32 (analyses first if needed) and keeps A (host and exec's memory) for
-  /// the residuals. An fp32 failure falls back to the fp64 factor at once.
+  /// Factors A in fp32 (analyses first if needed; in fp64 where MixedFactor::Auto finds that
+  /// fp32 cannot pay, and again on later calls) and keeps A (host and exec's memory) for the
+  /// residuals. An fp32 failure falls back to the fp64 factor at once.
   /// \return 0, or the fp64 factorization's info: A is not positive definite. Fences exec.
   [[nodiscard]] int factorize(const ExecSpace& exec, const CscMatrix<double>& A) {
+    if (f64_ && chosen_) {  // Auto chose fp64 on this analysis before: refactor that factor in place
+      keep(A);
+      info_ = f64_->factorize(exec, A);
+      return info_;
+    }
     if (!f32_) {  // fallen back before: the fp64 solver's analysis serves again
       f32_ = std::make_unique<SupernodalCholesky<float, ExecSpace>>(opt_);
       if (f64_) f32_->analyze_like(*f64_);
     }
     f64_.reset();
-    const CscMatrix<float> A32 = demote(A);
-    if (!f32_->analyzed()) f32_->analyze(A32);
+    if (!f32_->analyzed()) f32_->analyze(demote(A));
     chosen_ = mopt_.factor == MixedFactor::Auto && !fp32_pays(f32_->analysis_stats());
-    fp32_info_ = chosen_ ? 0 : f32_->factorize(exec, A32);
-    A_ = A;
-    anrm_ = 0;
-    std::vector<double> rs(static_cast<size_t>(A.n), 0.0);
-    for (size_type j = 0; j < A.n; ++j)
-      for (size_type p = A.colptr[size_t(j)]; p < A.colptr[size_t(j + 1)]; ++p) {
-        const size_type i = A.rowind[size_t(p)];
-        rs[size_t(i)] += std::fabs(A.values[size_t(p)]);
-        if (i != j) rs[size_t(j)] += std::fabs(A.values[size_t(p)]);
-      }
-    for (double r : rs) anrm_ = std::max(anrm_, r);
-    colptr_ = upload(A.colptr, "colptr");
-    rowind_ = upload(A.rowind, "rowind");
-    values_ = upload(A.values, "values");
+    fp32_info_ = chosen_ ? 0 : f32_->factorize(exec, demote(A));  // the fp32 copy only when it is factored
+    keep(A);
     info_ = 0;
     if (chosen_ || fp32_info_ != 0) fall_back(exec);
     return info_;
@@ -87,12 +81,13 @@ class MixedCholesky {
   /// beat the fp64 factor + solve end to end. The fp32 factor saves about half of the
   /// factorization (flops), refinement costs two to four extra solves (about 4 nnz(L)
   /// flops each, memory-bound) and fixed per-solve costs, so fp32 pays only for enough
-  /// factorization work per factor entry and enough work in all. Measured on the CPU (the
-  /// collection and 3-D elasticity, results/sparse_mixed_auto.md): every matrix below
-  /// kMinFlops or kMinFlopsPerEntry ran at 0.4-1.0x in fp32; the 3-D problems above both
-  /// at 1.4-1.7x.
+  /// factorization work per factor entry and enough work in all. Measured on the CPU (one
+  /// thread, process CPU time; perf_tests/results/cpu-vm-sparse-issue15-upd-2026-11-24.md):
+  /// every collection matrix (all under 5e8 flops and 210 flops per entry) ran at 0.3-0.95x
+  /// in fp32; 3-D elasticity 10^3 (1.6e8 flops, 260 per entry) at 1.07x, 14^3-26^3
+  /// (1.2e9-5.2e10 flops, 460-1380 per entry) at 1.30-1.61x.
   static bool fp32_pays(const Impl::AnalysisStats& s) {
-    constexpr double kMinFlops = 2e9, kMinFlopsPerEntry = 300;
+    constexpr double kMinFlops = 1e9, kMinFlopsPerEntry = 300;
     return s.flops_stored >= kMinFlops && s.flops_stored >= kMinFlopsPerEntry * double(s.nnz_l_stored);
   }
 
@@ -308,6 +303,22 @@ class MixedCholesky {
       Kokkos::deep_copy(Kokkos::subview(d, Kokkos::make_pair(size_t(0), h.size())),
                         Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()));
     return d;
+  }
+  /// A for the residuals: a host copy, |A|_inf and the CSC arrays in exec's memory.
+  void keep(const CscMatrix<double>& A) {
+    A_ = A;
+    anrm_ = 0;
+    std::vector<double> rs(static_cast<size_t>(A.n), 0.0);
+    for (size_type j = 0; j < A.n; ++j)
+      for (size_type p = A.colptr[size_t(j)]; p < A.colptr[size_t(j + 1)]; ++p) {
+        const size_type i = A.rowind[size_t(p)];
+        rs[size_t(i)] += std::fabs(A.values[size_t(p)]);
+        if (i != j) rs[size_t(j)] += std::fabs(A.values[size_t(p)]);
+      }
+    for (double r : rs) anrm_ = std::max(anrm_, r);
+    colptr_ = upload(A.colptr, "colptr");
+    rowind_ = upload(A.rowind, "rowind");
+    values_ = upload(A.values, "values");
   }
   /// The fp64 factor on the fp32 solver's analysis; the fp32 factor is freed first.
   void fall_back(const ExecSpace& exec) {

@@ -269,7 +269,7 @@ TEST(SparseMixedAuto, SmallFactorizationsChooseFp64) {
   s.nnz_l_stored = 10'000'000;
   s.flops_stored = 1e11;  // 3-D elasticity 30^3 has 6.7e7 entries and about 1e11 flops
   EXPECT_TRUE(ks::MixedCholesky<Exec>::fp32_pays(s));
-  s.flops_stored = 1e9;  // too little work in all
+  s.flops_stored = 5e8;  // too little work in all
   EXPECT_FALSE(ks::MixedCholesky<Exec>::fp32_pays(s));
   s.nnz_l_stored = 1'000'000'000;
   s.flops_stored = 1e11;  // too little work per factor entry
