@@ -166,10 +166,13 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
 }
 
 /// Columns per panel for k active W columns: 2 (nb + k)^2 / nb flops per entry of L, least
-/// near nb = k: between 8 and 32 on host threads. `wide` (one pass per panel on exec, the
-/// device): 64, as a panel costs a few launches whatever its width.
+/// near nb = k: between 8 and 32 on host threads. `wide` (batched launches on exec, the
+/// device): 32. A panel there costs two launches plus panel_transform's dependent chains
+/// (the triangular solve and inverse: about nb^2 / 2 steps on one thread): on the H100 at
+/// nb = 64 a panel took about 190 us on the 40^3 path, so half the width halves the
+/// chains' total (nb^2 per panel, C / nb panels) for twice the launches.
 inline size_type update_panel_width(size_type k, bool wide) {
-  return wide ? 64 : std::min<size_type>(32, std::max<size_type>(8, k));
+  return wide ? 32 : std::min<size_type>(32, std::max<size_type>(8, k));
 }
 
 /// A team of one host thread: the panel's small matrices computed in place on a host worker
