@@ -127,8 +127,8 @@ int run_mixed(const Args& a) {
     return 3;
   }
   const double t_factor = now() - t;
-  const double bytes64 = double(as.nnz_l_stored) * sizeof(double);
   const bool fp64 = mc.fell_back() || mc.fp64_chosen();
+  const double bytes64 = fp64 ? mc.factor_bytes() : 2 * mc.factor_bytes();  // the stored factor (relaxation zeros too)
   std::printf("factor   %8.3f s  %s factor, %.1f MB (fp64: %.1f MB)%s\n", t_factor, fp64 ? "fp64" : "fp32", mc.factor_bytes() / 1e6,
               bytes64 / 1e6,
               mc.fp64_chosen() ? "; chosen up front: too small a factorization for fp32 + refinement to win (MixedFactor::Auto)"
