@@ -11,7 +11,16 @@
 
 namespace kspd {
 
+/// Which factor a sparse mixed solve starts with (kspd::sparse::MixedCholesky).
+enum class MixedFactor {
+  Auto,  ///< fp32 where it is measured to pay for its refinement, else fp64 at once
+  Fp32   ///< always fp32 first (half the factor's memory), fp64 only as the fallback
+};
+
 struct MixedOptions {
+  /// Sparse only (rfp::pfsv_mixed always starts in fp32): Auto chooses the fp64 factor up
+  /// front for factorizations too small for fp32 to win end to end (MixedCholesky::fp32_pays).
+  MixedFactor factor = MixedFactor::Auto;
   int max_iterations = 10;  ///< refinement steps with the fp32 factor before falling back
   /// Backward error to reach; <= 0: sqrt(n) eps(double) (dsposv's criterion).
   double tolerance = 0;
@@ -31,7 +40,8 @@ struct MixedResult {
   int fp32_info = 0;         ///< the fp32 factorization's info (> 0: fell back at once)
   int iterations = 0;        ///< refinement steps (fp32 solves after the first) with the fp32 factor
   double backward_error = -1;  ///< max_c |b_c - A x_c|_inf / (|A|_inf |x_c|_inf + |b_c|_inf)
-  bool fell_back = false;    ///< the solution came from the fp64 factor
+  bool fell_back = false;    ///< the fp32 path failed or stalled: the solution came from the fp64 factor
+  bool fp64_chosen = false;  ///< MixedFactor::Auto chose the fp64 factor up front (no refinement ran)
 };
 
 namespace Impl {

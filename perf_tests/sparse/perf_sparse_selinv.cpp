@@ -1,10 +1,15 @@
 // perf_sparse_selinv: selected inversion (A^-1 on the pattern of L) against the numeric
 // factorization of the same matrix, and the mixed-precision solve (fp32 factor + fp64
-// refinement) against the fp64 factor + solve, end to end after the (shared) analysis, with
-// the factors' memory. Every timing is the median of --reps runs in this process.
+// refinement, forced with MixedFactor::Fp32, and the default MixedFactor::Auto, with the
+// path it chose) against the fp64 factor + solve, end to end after the (shared) analysis,
+// with the factorization's flops and nnz(L) (fp32_pays' inputs) and the factors' memory.
+// Every timing is the median of --reps runs in this process.
 //
 //   perf_sparse_selinv [--smoke] [--sizes 30,40] [--data DIR] [--max-n N] [--threads T]
-//                      [--reps R] [--placement host|resident|both] [--no-mixed] [--no-selinv]
+//                      [--reps R] [--placement host|resident|both] [--no-mixed] [--no-selinv] [--cpu-time]
+// --cpu-time: the process's CPU time (all its threads) instead of wall-clock time: on a
+// loaded machine, with --threads 1 and OPENBLAS_NUM_THREADS=1, the work's own time without
+// the other processes' preemption (host placement only: a device's time is not CPU time).
 // Default: 3-D elasticity 30^3 and 40^3 (n = 81,000 and 192,000), the host placement on CPU
 // builds and the resident one where the default execution space is a device.
 
@@ -13,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -29,7 +35,9 @@ namespace ks = kspd::sparse;
 using kspd::size_type;
 using Exec = Kokkos::DefaultExecutionSpace;
 
+bool cpu_time = false;  // --cpu-time
 double now() {
+  if (cpu_time) return double(std::clock()) / CLOCKS_PER_SEC;
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 double median(std::vector<double> v) {
@@ -99,11 +107,14 @@ void bench_mixed(const ks::CscMatrix<double>& A, const Config& c, bool resident)
   Kokkos::deep_copy(b, Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(bh.data(), bh.size()));
   ks::SupernodalCholesky<double> d(options(c, resident));
   d.analyze(A);
-  kspd::MixedOptions mo;
-  ks::MixedCholesky<Exec> m(options(c, resident), mo);
+  // the fp32 path forced (MixedFactor::Fp32) and the default (Auto), against fp64
+  kspd::MixedOptions fp32, autom;
+  fp32.factor = kspd::MixedFactor::Fp32;
+  ks::MixedCholesky<Exec> m(options(c, resident), fp32), ma(options(c, resident), autom);
   m.analyze(A);
-  std::vector<double> td, tm;
-  kspd::MixedResult res;
+  ma.analyze(A);
+  std::vector<double> td, tm, ta;
+  kspd::MixedResult res, resa;
   for (int r = 0; r < c.reps; ++r) {
     double t = now();
     if (d.factorize(exec, A) != 0) return;
@@ -113,13 +124,20 @@ void bench_mixed(const ks::CscMatrix<double>& A, const Config& c, bool resident)
     if (m.factorize(exec, A) != 0) return;
     res = m.solve(exec, b, X);
     tm.push_back(now() - t);
+    t = now();
+    if (ma.factorize(exec, A) != 0) return;
+    resa = ma.solve(exec, b, X);
+    ta.push_back(now() - t);
   }
-  const double t64 = median(td), t32 = median(tm);
+  const double t64 = median(td), t32 = median(tm), tau = median(ta);
+  const auto& as = d.analysis_stats();
   const double b64 = double(d.symbolic().nvalues) * 8;
-  std::printf("mixed   %-22s n=%8ld %-8s fp64 factor+solve %8.3f s  mixed %8.3f s  speedup %5.2f (target >= 1.3 on CPU)  "
-              "iterations %d  backward error %.1e%s  factor memory %.1f MB -> %.1f MB\n",
-              A.name.c_str(), long(n), d.resident() ? "resident" : "host", t64, t32, t64 / t32, res.iterations, res.backward_error,
-              res.fell_back ? " (FELL BACK to fp64)" : "", b64 * 1e-6, m.factor_bytes() * 1e-6);
+  std::printf("mixed   %-22s n=%8ld %-8s flops %.2e nnz(L) %.2e flops/nnz(L) %6.0f  fp64 %8.4f s  fp32+refine %8.4f s "
+              "(%5.2fx, %d it%s)  auto %8.4f s (%5.2fx, %s)  backward error %.1e  factor memory %.1f MB -> %.1f MB\n",
+              A.name.c_str(), long(n), d.resident() ? "resident" : "host", as.flops_stored, double(as.nnz_l_stored),
+              as.flops_stored / std::max(1.0, double(as.nnz_l_stored)), t64, t32, t64 / t32, res.iterations,
+              res.fell_back ? ", FELL BACK" : "", tau, t64 / tau, resa.fp64_chosen ? "fp64 chosen" : resa.fell_back ? "fell back" : "fp32",
+              resa.backward_error, b64 * 1e-6, m.factor_bytes() * 1e-6);
   std::fflush(stdout);
   kspd::perf::csv_row("d", "factor+solve", A.name, long(n), 1, -1, "kspd fp64", t64 * 1e3);
   kspd::perf::csv_row("m", "factor+solve", A.name, long(n), 1, -1, "kspd mixed", t32 * 1e3);
@@ -157,15 +175,16 @@ int main(int argc, char** argv) {
       c.resident = p == "resident" || p == "both";
     } else if (s == "--no-mixed") c.mixed = false;
     else if (s == "--no-selinv") c.selinv = false;
+    else if (s == "--cpu-time") cpu_time = true;
     else {
       std::fprintf(stderr,
                    "usage: perf_sparse_selinv [--smoke] [--sizes 30,40] [--data DIR] [--max-n N] [--threads T] [--reps R]\n"
-                   "                          [--placement host|resident|both] [--no-mixed] [--no-selinv]\n");
+                   "                          [--placement host|resident|both] [--no-mixed] [--no-selinv] [--cpu-time]\n");
       return 2;
     }
   }
-  std::printf("perf_sparse_selinv: exec %s, host %s, threads %d, median of %d\n", Exec::name(),
-              Kokkos::DefaultHostExecutionSpace::name(), c.threads, c.reps);
+  std::printf("perf_sparse_selinv: exec %s, host %s, threads %d, median of %d, %s\n", Exec::name(),
+              Kokkos::DefaultHostExecutionSpace::name(), c.threads, c.reps, cpu_time ? "process CPU time" : "wall-clock time");
   std::vector<ks::CscMatrix<double>> probs;
   for (long s : sizes) probs.push_back(ks::elasticity_3d<double>(s, s, s));
   if (!data.empty()) {

@@ -3,7 +3,10 @@
 // the same analysis), in the same run; prints the ratio refactor / update.
 //
 //   perf_sparse_update [--smoke] [--size N] [--rank K] [--threads T] [--reps R]
-//                      [--placement host|resident]
+//                      [--placement host|resident] [--cpu-time]
+// --cpu-time: the process's CPU time (all its threads) instead of wall-clock time: on a
+// loaded machine, with --threads 1 and OPENBLAS_NUM_THREADS=1, the work's own time without
+// the other processes' preemption (host placement only: a device's time is not CPU time).
 // Default: N = 40 (n = 192,000), K = 16, 2 threads, host placement, median of 3.
 // W: K columns, each the 3 degrees of freedom of one random grid node (a point spring:
 // W W^T lies in A's pattern, so refactoring reuses the analysis). The resident placement
@@ -15,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <map>
 #include <random>
@@ -31,7 +35,11 @@ namespace ks = kspd::sparse;
 using kspd::size_type;
 using Exec = Kokkos::DefaultExecutionSpace;
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+bool cpu_time = false;  // --cpu-time
+double now() {
+  if (cpu_time) return double(std::clock()) / CLOCKS_PER_SEC;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -90,9 +98,10 @@ int main(int argc, char** argv) {
     else if (s == "--threads") threads = std::atoi(next().c_str());
     else if (s == "--reps") reps = std::atoi(next().c_str());
     else if (s == "--placement") placement = next();
+    else if (s == "--cpu-time") cpu_time = true;
     else {
       std::fprintf(stderr, "usage: perf_sparse_update [--smoke] [--size N] [--rank K] [--threads T] [--reps R] "
-                           "[--placement host|resident]\n");
+                           "[--placement host|resident] [--cpu-time]\n");
       return s == "--help" ? 0 : 2;
     }
   }
@@ -140,10 +149,10 @@ int main(int argc, char** argv) {
   }
   const auto& as = chol.analysis_stats();
   std::printf("perf_sparse_update: elasticity %lld^3, n = %lld, nnz(L) = %lld, %lld supernodes, rank %lld, %s placement "
-              "(%s), %d threads, median of %d\n",
+              "(%s), %d threads, median of %d, %s\n",
               (long long)size, (long long)A.n, (long long)as.nnz_l_stored, (long long)as.nsupernodes, (long long)rank,
               placement.c_str(), chol.resident() ? "factor resident in the execution space" : "factor on the host", threads,
-              reps);
+              reps, cpu_time ? "process CPU time" : "wall-clock time");
   {  // the work's shape: supernodes on W's paths, their panels (launch-bound on a GPU) and entries
     const auto& S = chol.symbolic();
     const auto plan = ks::Impl::plan_update(S, W, "perf_sparse_update");

@@ -6,7 +6,7 @@
 //   kspd-solve                                   # 3-D elasticity, a few seconds on 2 cores
 //   kspd-solve A.mtx --nrhs 4 --ordering metis        # (or --input A.mtx)
 //   kspd-solve --generate laplace3d --size 60 --precision float --threads 4
-//   kspd-solve A.mtx --precision mixed                # fp32 factor, fp64 refinement
+//   kspd-solve A.mtx --precision mixed                # fp32 factor, fp64 refinement (fp64 if too small)
 //   kspd-solve --generate elasticity3d --size 40 --gpu on --gpu-mem-limit 40000
 //   mpiexec -n 4 kspd-solve --size 40 --gpu on    # distributed, one rank per GPU
 
@@ -113,7 +113,9 @@ int run_mixed(const Args& a) {
   ks::Options opt = a.opt;
   ks::Impl::gpu_run_defaults(opt, a.max_supernode_given, a.memory_limit_given);
   Kokkos::DefaultExecutionSpace exec;
-  ks::MixedCholesky<> mc(opt);
+  kspd::MixedOptions mo;
+  if (a.precision == "mixed-fp32") mo.factor = kspd::MixedFactor::Fp32;
+  ks::MixedCholesky<> mc(opt, mo);
   mc.analyze(A);
   const auto& as = mc.fp32()->analysis_stats();
   std::printf("order    %8.3f s  %s\n", as.order_seconds, ks::to_string(opt.ordering));
@@ -125,10 +127,13 @@ int run_mixed(const Args& a) {
     return 3;
   }
   const double t_factor = now() - t;
-  const double bytes64 = double(as.nnz_l_stored) * sizeof(double);
-  std::printf("factor   %8.3f s  %s factor, %.1f MB (fp64: %.1f MB)%s\n", t_factor, mc.fell_back() ? "fp64" : "fp32",
-              mc.factor_bytes() / 1e6, bytes64 / 1e6,
-              mc.fell_back() ? "; the fp32 factorization failed: fell back to fp64" : (mc.fp32()->resident() ? "; resident on the device" : ""));
+  const bool fp64 = mc.fell_back() || mc.fp64_chosen();
+  const double bytes64 = fp64 ? mc.factor_bytes() : 2 * mc.factor_bytes();  // the stored factor (relaxation zeros too)
+  std::printf("factor   %8.3f s  %s factor, %.1f MB (fp64: %.1f MB)%s\n", t_factor, fp64 ? "fp64" : "fp32", mc.factor_bytes() / 1e6,
+              bytes64 / 1e6,
+              mc.fp64_chosen() ? "; chosen up front: too small a factorization for fp32 + refinement to win (MixedFactor::Auto)"
+              : mc.fell_back() ? "; the fp32 factorization failed: fell back to fp64"
+                               : (mc.fp32()->resident() ? "; resident on the device" : ""));
   const size_type n = A.n, k = a.nrhs;
   std::vector<double> X(static_cast<size_t>(n * k));
   for (size_type i = 0; i < n * k; ++i) X[size_t(i)] = 1.0 + 0.5 * std::sin(double(i));
@@ -143,10 +148,10 @@ int run_mixed(const Args& a) {
   std::printf("solve    %8.3f s  %ld rhs; %d refinement steps, backward error %.2e%s; residual %.2e, forward error %.2e\n",
               t_solve, long(k), r.iterations, r.backward_error,
               r.fell_back ? " (refinement stalled or fp32 failed: fp64 factor used)" : "", worst_res, worst_fwd);
-  std::printf("summary  n=%ld nnz(L)=%ld order+analyse=%.3fs factor=%.3fs solve=%.3fs residual=%.2e precision=mixed iterations=%d "
-              "fell_back=%d\n",
-              long(n), long(as.nnz_l), as.order_seconds + as.analyse_seconds, t_factor, t_solve, worst_res, r.iterations,
-              int(r.fell_back));
+  std::printf("summary  n=%ld nnz(L)=%ld order+analyse=%.3fs factor=%.3fs solve=%.3fs residual=%.2e precision=%s iterations=%d "
+              "fell_back=%d fp64_chosen=%d\n",
+              long(n), long(as.nnz_l), as.order_seconds + as.analyse_seconds, t_factor, t_solve, worst_res, a.precision.c_str(), r.iterations,
+              int(r.fell_back), int(r.fp64_chosen));
   return worst_res <= 1e-10 ? 0 : 4;
 }
 
@@ -272,8 +277,8 @@ int main(int argc, char** argv) {
   if (blas > 0 && openblas_set_num_threads) openblas_set_num_threads(blas);
 #ifdef KSPD_ENABLE_MPI
   if (ks::Impl::mpi_world_size_from_env() > 1 || a.distributed) {
-    if (a.precision == "mixed") {
-      std::fprintf(stderr, "kspd-solve: --precision 'mixed': the distributed solver has no mixed precision; run one process\n");
+    if (a.precision == "mixed" || a.precision == "mixed-fp32") {
+      std::fprintf(stderr, "kspd-solve: --precision '%s': the distributed solver has no mixed precision; run one process\n", a.precision.c_str());
       return 2;
     }
     return ks::Impl::mpi_driver_main({a.input, a.generate, a.nx, a.ny, a.nz, a.nrhs, a.refactor, a.max_supernode_given,
@@ -282,7 +287,7 @@ int main(int argc, char** argv) {
 #endif
   Kokkos::ScopeGuard guard;  // not argv: Kokkos would claim --threads
   try {
-    return a.precision == "mixed" ? run_mixed(a) : a.precision == "float" ? run<float>(a) : run<double>(a);
+    return a.precision == "mixed" || a.precision == "mixed-fp32" ? run_mixed(a) : a.precision == "float" ? run<float>(a) : run<double>(a);
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "kspd-solve: out of memory (the problem does not fit in this machine's memory)\n");
     return 1;

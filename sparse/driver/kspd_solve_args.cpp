@@ -78,7 +78,7 @@ bool is_help(const std::string& f) { return f == "--help" || f == "-h"; }
 
 const char* usage_text() {
   return "usage: kspd-solve [FILE | --input FILE | --generate laplace2d|laplace3d|elasticity3d --size N [--ny N --nz N]]\n"
-         "  [--ordering metis|natural] [--nrhs K] [--precision float|double|mixed] [--threads T] [--blas-threads B]\n"
+         "  [--ordering metis|natural] [--nrhs K] [--precision float|double|mixed|mixed-fp32] [--threads T] [--blas-threads B]\n"
          "  [--relax on|off] [--nrelax a,b,c] [--zrelax x,y,z] [--max-supernode W] [--max-trsm-rows R]\n"
          "  [--gpu on|off|force] [--gpu-threshold-potrf W] [--gpu-threshold-trsm M*W] [--gpu-threshold-update M*N*K]\n"
          "  [--gpu-mem-limit MiB] [--fallback cpu|fail] [--gpu-placement resident|top] [--timeline]\n"
@@ -88,7 +88,9 @@ const char* usage_text() {
          "task workers with single-threaded BLAS inside each (--threads 1: one worker, threaded BLAS).\n"
          "--threads also sets the threads of the ordering and the analysis; --analyse-only stops after them.\n"
          "--precision mixed: the factor in fp32 (half the memory), solutions to fp64 accuracy by refinement\n"
-         "(fp64 residuals, CG with the fp32 factor), an fp64 factor when that stalls; one process only.\n"
+         "(fp64 residuals, CG with the fp32 factor), an fp64 factor when that stalls; one process only. A\n"
+         "factorization too small for that to win (flops, flops per nnz(L)) is done in fp64 at once, and said;\n"
+         "--precision mixed-fp32 always starts in fp32 (for the memory saving).\n"
          "--gpu on|force: the whole factor on the GPU when it fits (--gpu-mem-limit), factored by tree level and\n"
          "kept there for the solve (--gpu-placement resident, the default); else, or with --gpu-placement top,\n"
          "the top of the tree on the GPU (by the thresholds) and the rest on the host workers. --timeline: where the\n"
@@ -131,7 +133,7 @@ ParseResult parse_args(int argc, const char* const* argv, Args& a) {
       } else if (f == "--nrhs") {
         a.nrhs = to_int(f, need(), 1, kMaxNrhs);
       } else if (f == "--precision") {
-        a.precision = one_of(f, need(), {"float", "double", "mixed"});
+        a.precision = one_of(f, need(), {"float", "double", "mixed", "mixed-fp32"});
       } else if (f == "--threads") {
         a.opt.threads = int(to_int(f, need(), 0, kMaxThreads));
       } else if (f == "--blas-threads") {

@@ -7,8 +7,10 @@
 /// supernodes and blocked so that the work is GEMM).
 ///
 /// Only the supernodes on the paths of W's columns in the elimination tree change: from the
-/// supernode of each column's first row up to the root. They are modified in postorder (a
-/// child before its parent), each on a dense copy of W's rows in its row structure:
+/// supernode of each column's first row up to the root. They are modified level by level
+/// (a child before its parent; the supernodes of one level, on different branches, touch
+/// disjoint columns of W and run concurrently), each on a dense copy of W's rows in its
+/// row structure:
 /// for a panel P of bw columns of the supernode, with D = L(P, P) and the rows B below it,
 ///   Z = D^-1 W_P,  M M^T = I + s Z Z^T,  R R^T = I + s Z^T Z       (bw x bw, k x k)
 ///   L'(P, P) = D M,  [L'(B, P)  W'_B] = [L(B, P)  W_B] Q,
@@ -19,10 +21,10 @@
 /// W'_B then goes on to the next panel and, below the supernode, to its ancestors. A
 /// downdate loses positive definiteness exactly where potrf of I + s Z Z^T fails (its
 /// leading minors are those of D^-1 (D D^T - W_P W_P^T) D^-T). A panel's small matrices
-/// (Z, M, R, Q, D M) are one team kernel; the rows below it go through core's gemm. All of
-/// it is queued on one execution-space instance, so the same code modifies a host factor
-/// and a device-resident one; the rows below a large supernode's diagonal block may also
-/// be split among host threads (a host factor).
+/// (Z, M, R, Q, D M) are one team body (panel_transform), run by a host worker or a device
+/// block. This file: the plan, the panel body and the host rows; the two drivers are
+/// kspd_sparse_update_host.hpp (host workers, gemm) and kspd_sparse_update_batched.hpp
+/// (batched kernels on an execution space: the resident factor).
 
 #include <Kokkos_Core.hpp>
 
@@ -58,6 +60,13 @@ struct UpdatePlan {
   size_type ncompact = 0;             ///< rows of the compact W (the path's columns)
   size_type max_rows = 0;
   std::vector<std::int64_t> w_row;    ///< per W entry: its compact row
+  /// The path by height in the tree of path supernodes (leaves 0): the supernodes of one
+  /// level are on different branches, so their active W columns are disjoint and they are
+  /// modified concurrently; level l is level_order[level_begin[l] .. level_begin[l + 1]),
+  /// path indices, ascending.
+  std::vector<size_type> level_begin{0};
+  std::vector<size_type> level_order;
+  size_type levels() const { return size_type(level_begin.size()) - 1; }
 };
 
 /// Validates W (dimensions, k <= 64, sorted unique rows, finite values), checks that every
@@ -135,117 +144,155 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
     }
   }
   P.act_begin.push_back(size_type(P.act.size()));
+  {  // heights: a child precedes its parent in postorder, so its height is final first
+    std::vector<size_type> pos(S.snodes.size(), -1), height(P.path.size(), 0);
+    for (size_t q = 0; q < P.path.size(); ++q) pos[size_t(P.path[q])] = size_type(q);
+    size_type hmax = -1;
+    for (size_t q = 0; q < P.path.size(); ++q) {
+      const size_type par = S.snodes[size_t(P.path[q])].parent;
+      if (par >= 0) height[size_t(pos[size_t(par)])] = std::max(height[size_t(pos[size_t(par)])], height[q] + 1);
+      hmax = std::max(hmax, height[q]);
+    }
+    P.level_begin.assign(size_t(hmax + 2), 0);
+    for (size_type h : height) ++P.level_begin[size_t(h + 1)];
+    for (size_type l = 0; l <= hmax; ++l) P.level_begin[size_t(l + 1)] += P.level_begin[size_t(l)];
+    P.level_order.resize(P.path.size());
+    std::vector<size_type> fill(P.level_begin.begin(), P.level_begin.end() - 1);
+    for (size_t q = 0; q < P.path.size(); ++q) P.level_order[size_t(fill[size_t(height[q])]++)] = size_type(q);
+  }
   P.w_row.resize(W.rowind.size());
   for (size_t p = 0; p < W.rowind.size(); ++p) P.w_row[p] = compact[size_t(S.iperm[size_t(W.rowind[p])])];
   return P;
 }
 
 /// Columns per panel for k active W columns: 2 (nb + k)^2 / nb flops per entry of L, least
-/// near nb = k: between 8 and 32 on host threads. `wide` (one pass per panel on exec, the
-/// device): 64, as a panel costs a few launches whatever its width.
+/// near nb = k: between 8 and 32 on host threads. `wide` (batched launches on exec, the
+/// device): 32. A panel there costs two launches plus panel_transform's dependent chains
+/// (the triangular solve and inverse: about nb^2 / 2 steps on one thread): on the H100 at
+/// nb = 64 a panel took about 190 us on the 40^3 path, so half the width halves the
+/// chains' total (nb^2 per panel, C / nb panels) for twice the launches.
 inline size_type update_panel_width(size_type k, bool wide) {
-  return wide ? 64 : std::min<size_type>(32, std::max<size_type>(8, k));
+  return wide ? 32 : std::min<size_type>(32, std::max<size_type>(8, k));
 }
 
-/// The small matrices of one panel, in one team (one launch instead of a dozen vendor calls
-/// and copies: on a GPU the panels are launch-bound): Z = D^-1 W_P, M = chol(I + s Z Z^T),
-/// R = chol(I + s Z^T Z) (info[0], info[1]: LAPACK's info of each), the generator
-/// Q = [M^-T, -Z R^-T; s Z^T M^-T, R^-T] ((bw + k)^2, ld bw + k), and D <- D M. Z, G, R, T:
-/// workspaces of bw x k, bw x bw, k x k, bw x bw.
-template <class Exec, class Mat>
-void panel_transform(const Exec& exec, const Mat& D, const Mat& Wp, typename Mat::non_const_value_type s, const Mat& Z,
-                     const Mat& G, const Mat& R, const Mat& T, const Mat& Q, int* info) {
-  using Scalar = typename Mat::non_const_value_type;
-  using Policy = Kokkos::TeamPolicy<Exec>;
-  using Member = typename Policy::member_type;
+/// A team of one host thread: the panel's small matrices computed in place on a host worker
+/// (no Kokkos launch, so host workers may run panels concurrently). team_for, team_barrier
+/// and team_single run the same body on a Kokkos team (a device block) or on it.
+struct HostTeam {};
+template <class F>
+KOKKOS_INLINE_FUNCTION void team_for(const HostTeam&, int b, int e, const F& f) {
+  for (int i = b; i < e; ++i) f(i);
+}
+template <class Member, class F>
+KOKKOS_INLINE_FUNCTION void team_for(const Member& mb, int b, int e, const F& f) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, b, e), f);
+}
+KOKKOS_INLINE_FUNCTION void team_barrier(const HostTeam&) {}
+template <class Member>
+KOKKOS_INLINE_FUNCTION void team_barrier(const Member& mb) {
+  mb.team_barrier();
+}
+template <class F>
+KOKKOS_INLINE_FUNCTION void team_single(const HostTeam&, const F& f) {
+  f();
+}
+template <class Member, class F>
+KOKKOS_INLINE_FUNCTION void team_single(const Member& mb, const F& f) {
+  Kokkos::single(Kokkos::PerTeam(mb), f);
+}
+
+/// The small matrices of one panel, by one team (one launch, or a host worker, instead of a
+/// dozen vendor calls and copies: on a GPU the panels are launch-bound): Z = D^-1 W_P,
+/// M = chol(I + s Z Z^T), R = chol(I + s Z^T Z) (info[0], info[1]: LAPACK's info of each),
+/// the generator Q = [M^-T, -Z R^-T; s Z^T M^-T, R^-T] ((bw + k)^2, ld bw + k), and
+/// D <- D M. Z, G, R, T: workspaces of bw x k, bw x bw, k x k, bw x bw.
+template <class Member, class Mat, class Scalar>
+KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, const Mat& D, const Mat& Wp, Scalar s, const Mat& Z,
+                                            const Mat& G, const Mat& R, const Mat& T, const Mat& Q, int* info) {
   const int bw = int(D.extent(0)), k = int(Wp.extent(1));
-  const int team = compat::is_host_exec_v<Exec> ? 1 : 128;
-  Kokkos::parallel_for(
-      "kspd::sparse::update::panel_transform", Policy(exec, 1, team), KOKKOS_LAMBDA(const Member& mb) {
-        // Cholesky of the lower n x n A in place; info[slot] = the failing column (1-based)
-        auto chol = [&](const Mat& A, int n, int slot) {
-          for (int j = 0; j < n; ++j) {
-            Kokkos::single(Kokkos::PerTeam(mb), [&] {
-              const Scalar d = A(j, j);
-              if (!(d > 0)) info[slot] = j + 1;
-              else A(j, j) = compat::sqrt(d);
-            });
-            mb.team_barrier();
-            if (info[slot] != 0) return;
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, j + 1, n), [&](int i) { A(i, j) /= A(j, j); });
-            mb.team_barrier();
-            const int r = n - j - 1;
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, r * r), [&](int t) {
-              const int i = j + 1 + t % r, l = j + 1 + t / r;
-              if (i >= l) A(i, l) -= A(i, j) * A(l, j);
-            });
-            mb.team_barrier();
-          }
-        };
-        // Z = D^-1 W_P, a column per thread; G = I, R = I
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, k), [&](int j) {
-          for (int i = 0; i < bw; ++i) {
-            Scalar z = Wp(i, j);
-            for (int l = 0; l < i; ++l) z -= D(i, l) * Z(l, j);
-            Z(i, j) = z / D(i, i);
-          }
-        });
-        mb.team_barrier();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, bw * bw + k * k), [&](int t) {
-          if (t < bw * bw) {
-            const int i = t % bw, j = t / bw;
-            Scalar g = i == j ? 1 : 0;
-            for (int l = 0; l < k; ++l) g += s * Z(i, l) * Z(j, l);
-            G(i, j) = g;
-          } else {
-            const int i = (t - bw * bw) % k, j = (t - bw * bw) / k;
-            Scalar g = i == j ? 1 : 0;
-            for (int l = 0; l < bw; ++l) g += s * Z(l, i) * Z(l, j);
-            R(i, j) = g;
-          }
-        });
-        mb.team_barrier();
-        chol(G, bw, 0);
-        chol(R, k, 1);
-        if (info[0] != 0 || info[1] != 0) return;  // the factor is unusable: nothing more to do
-        // Q11 = M^-T, Q22 = R^-T: column j of the inverse of the lower factor, a thread each,
-        // stored transposed
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, bw + k), [&](int c) {
-          const bool m = c < bw;
-          const int n = m ? bw : k, j = m ? c : c - bw, o = m ? 0 : bw;
-          const Mat& A = m ? G : R;
-          for (int i = 0; i < n; ++i) {
-            Scalar x = i == j ? 1 : 0;
-            for (int l = j; l < i; ++l) x -= A(i, l) * Q(o + j, o + l);
-            Q(o + j, o + i) = i < j ? Scalar(0) : x / A(i, i);
-          }
-        });
-        mb.team_barrier();
-        // Q21 = s Z^T M^-T, Q12 = -Z R^-T; T = D M (lower)
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, 2 * bw * k + bw * bw), [&](int t) {
-          if (t < bw * k) {
-            const int i = t % k, j = t / k;  // Q21(i, j) = s sum_l Z(l, i) Q11(l, j)
-            Scalar x = 0;
-            for (int l = 0; l <= j; ++l) x += Z(l, i) * Q(l, j);
-            Q(bw + i, j) = s * x;
-          } else if (t < 2 * bw * k) {
-            const int i = (t - bw * k) % bw, j = (t - bw * k) / bw;  // Q12(i, j) = -sum_l Z(i, l) Q22(l, j)
-            Scalar x = 0;
-            for (int l = 0; l <= j; ++l) x -= Z(i, l) * Q(bw + l, bw + j);
-            Q(i, bw + j) = x;
-          } else {
-            const int i = (t - 2 * bw * k) % bw, j = (t - 2 * bw * k) / bw;
-            Scalar x = 0;
-            for (int l = j; l <= i; ++l) x += D(i, l) * G(l, j);
-            T(i, j) = i >= j ? x : Scalar(0);
-          }
-        });
-        mb.team_barrier();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, bw * bw), [&](int t) {
-          const int i = t % bw, j = t / bw;
-          if (i >= j) D(i, j) = T(i, j);
-        });
+  // Cholesky of the lower n x n A in place; info[slot] = the failing column (1-based)
+  auto chol = [&](const Mat& A, int n, int slot) {
+    for (int j = 0; j < n; ++j) {
+      team_single(mb, [&] {
+        const Scalar d = A(j, j);
+        if (!(d > 0)) info[slot] = j + 1;
+        else A(j, j) = compat::sqrt(d);
       });
+      team_barrier(mb);
+      if (info[slot] != 0) return;
+      team_for(mb, j + 1, n, [&](int i) { A(i, j) /= A(j, j); });
+      team_barrier(mb);
+      const int r = n - j - 1;
+      team_for(mb, 0, r * r, [&](int t) {
+        const int i = j + 1 + t % r, l = j + 1 + t / r;
+        if (i >= l) A(i, l) -= A(i, j) * A(l, j);
+      });
+      team_barrier(mb);
+    }
+  };
+  // Z = D^-1 W_P, a column per thread; G = I, R = I
+  team_for(mb, 0, k, [&](int j) {
+    for (int i = 0; i < bw; ++i) {
+      Scalar z = Wp(i, j);
+      for (int l = 0; l < i; ++l) z -= D(i, l) * Z(l, j);
+      Z(i, j) = z / D(i, i);
+    }
+  });
+  team_barrier(mb);
+  team_for(mb, 0, bw * bw + k * k, [&](int t) {
+    if (t < bw * bw) {
+      const int i = t % bw, j = t / bw;
+      Scalar g = i == j ? 1 : 0;
+      for (int l = 0; l < k; ++l) g += s * Z(i, l) * Z(j, l);
+      G(i, j) = g;
+    } else {
+      const int i = (t - bw * bw) % k, j = (t - bw * bw) / k;
+      Scalar g = i == j ? 1 : 0;
+      for (int l = 0; l < bw; ++l) g += s * Z(l, i) * Z(l, j);
+      R(i, j) = g;
+    }
+  });
+  team_barrier(mb);
+  chol(G, bw, 0);
+  chol(R, k, 1);
+  if (info[0] != 0 || info[1] != 0) return;  // the factor is unusable: nothing more to do
+  // Q11 = M^-T, Q22 = R^-T: column j of the inverse of the lower factor, a thread each,
+  // stored transposed
+  team_for(mb, 0, bw + k, [&](int c) {
+    const bool m = c < bw;
+    const int n = m ? bw : k, j = m ? c : c - bw, o = m ? 0 : bw;
+    const Mat& A = m ? G : R;
+    for (int i = 0; i < n; ++i) {
+      Scalar x = i == j ? 1 : 0;
+      for (int l = j; l < i; ++l) x -= A(i, l) * Q(o + j, o + l);
+      Q(o + j, o + i) = i < j ? Scalar(0) : x / A(i, i);
+    }
+  });
+  team_barrier(mb);
+  // Q21 = s Z^T M^-T, Q12 = -Z R^-T; T = D M (lower)
+  team_for(mb, 0, 2 * bw * k + bw * bw, [&](int t) {
+    if (t < bw * k) {
+      const int i = t % k, j = t / k;  // Q21(i, j) = s sum_l Z(l, i) Q11(l, j)
+      Scalar x = 0;
+      for (int l = 0; l <= j; ++l) x += Z(l, i) * Q(l, j);
+      Q(bw + i, j) = s * x;
+    } else if (t < 2 * bw * k) {
+      const int i = (t - bw * k) % bw, j = (t - bw * k) / bw;  // Q12(i, j) = -sum_l Z(i, l) Q22(l, j)
+      Scalar x = 0;
+      for (int l = 0; l <= j; ++l) x -= Z(i, l) * Q(bw + l, bw + j);
+      Q(i, bw + j) = x;
+    } else {
+      const int i = (t - 2 * bw * k) % bw, j = (t - 2 * bw * k) / bw;
+      Scalar x = 0;
+      for (int l = j; l <= i; ++l) x += D(i, l) * G(l, j);
+      T(i, j) = i >= j ? x : Scalar(0);
+    }
+  });
+  team_barrier(mb);
+  team_for(mb, 0, bw * bw, [&](int t) {
+    const int i = t % bw, j = t / bw;
+    if (i >= j) D(i, j) = T(i, j);
+  });
 }
 
 /// One panel's transformation, kept for the rows below the supernode's diagonal block.
@@ -255,14 +302,15 @@ struct PanelQ {
 };
 
 /// Rows [i0, i1) of a supernode's panel (m rows, ld m) and of its W rows (ld m) through
-/// every panel's Q in turn: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q_P. Rows are
-/// independent, so row ranges may run concurrently (`plain`: host loops, no kernel launch,
-/// callable from several host threads); xp: rows x (nbmax + k) workspace.
-template <class Exec, class Scalar>
-void below_rows(const Exec& exec, bool plain, Scalar* panel, Scalar* wsp, size_type m, size_type k,
-                const std::vector<PanelQ>& pq, const Scalar* qbuf, size_type i0, size_type i1, Scalar* xp) {
-  using Mat = Kokkos::View<Scalar**, Kokkos::LayoutStride, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using CMat = Kokkos::View<const Scalar**, Kokkos::LayoutStride, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+/// every panel's Q in turn, on the host: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q_P.
+/// Rows are independent, so row ranges may run on several host threads; xp: rows x
+/// (nbmax + k) workspace.
+template <class Scalar>
+void below_rows(Scalar* panel, Scalar* wsp, size_type m, size_type k, const std::vector<PanelQ>& pq, const Scalar* qbuf,
+                size_type i0, size_type i1, Scalar* xp) {
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  using Mat = Kokkos::View<Scalar**, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using CMat = Kokkos::View<const Scalar**, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const size_type rows = i1 - i0;
   if (rows <= 0) return;
   for (const PanelQ& p : pq) {
@@ -271,20 +319,11 @@ void below_rows(const Exec& exec, bool plain, Scalar* panel, Scalar* wsp, size_t
     Mat Lr(panel + i0 + p.col * m, Kokkos::LayoutStride(size_t(rows), 1, size_t(bw), size_t(m)));
     Mat Wr(wsp + i0, Kokkos::LayoutStride(size_t(rows), 1, size_t(k), size_t(m)));
     CMat Q(qbuf + p.q_offset, Kokkos::LayoutStride(size_t(kb), 1, size_t(kb), size_t(kb)));
-    if (plain) {
-      for (size_type j = 0; j < kb; ++j)
-        for (size_type i = 0; i < rows; ++i) X(i, j) = j < bw ? Lr(i, j) : Wr(i, j - bw);
-    } else {
-      Kokkos::parallel_for(
-          "kspd::sparse::update::copy_below", Kokkos::RangePolicy<Exec>(exec, 0, size_t(rows * kb)),
-          KOKKOS_LAMBDA(const size_t t) {
-            const size_t i = t % size_t(rows), j = t / size_t(rows);
-            X(i, j) = j < size_t(bw) ? Lr(i, j) : Wr(i, j - size_t(bw));
-          });
-    }
+    for (size_type j = 0; j < kb; ++j)
+      for (size_type i = 0; i < rows; ++i) X(i, j) = j < bw ? Lr(i, j) : Wr(i, j - bw);
     const auto top = std::make_pair(size_t(0), size_t(bw)), bot = std::make_pair(size_t(bw), size_t(kb));
-    kspd::gemm(exec, Trans::NoTranspose, Trans::NoTranspose, Scalar(1), X, Kokkos::subview(Q, Kokkos::ALL, top), Scalar(0), Lr);
-    kspd::gemm(exec, Trans::NoTranspose, Trans::NoTranspose, Scalar(1), X, Kokkos::subview(Q, Kokkos::ALL, bot), Scalar(0), Wr);
+    kspd::gemm(Host(), Trans::NoTranspose, Trans::NoTranspose, Scalar(1), X, Kokkos::subview(Q, Kokkos::ALL, top), Scalar(0), Lr);
+    kspd::gemm(Host(), Trans::NoTranspose, Trans::NoTranspose, Scalar(1), X, Kokkos::subview(Q, Kokkos::ALL, bot), Scalar(0), Wr);
   }
 }
 
@@ -303,7 +342,7 @@ void below_rows_threaded(int threads, Scalar* panel, Scalar* wsp, size_type m, s
     try {
       std::vector<Scalar> x(size_t(kChunk * kb));
       for (size_type c; (c = next.fetch_add(1)) < nchunks;)
-        below_rows(Host(), true, panel, wsp, m, k, pq, qbuf, i0 + c * kChunk, std::min(i1, i0 + (c + 1) * kChunk), x.data());
+        below_rows(panel, wsp, m, k, pq, qbuf, i0 + c * kChunk, std::min(i1, i0 + (c + 1) * kChunk), x.data());
     } catch (...) {
       std::lock_guard<std::mutex> lk(em);
       if (!error) error = std::current_exception();
@@ -321,127 +360,31 @@ void below_rows_threaded(int threads, Scalar* panel, Scalar* wsp, size_type m, s
   if (error) std::rethrow_exception(error);
 }
 
-/// The modification on `exec`, the factor's values `vals` in Exec's memory; one wait, at the
-/// end. `threads` >= 1 (a host factor): the rows below each supernode's diagonal block go
-/// through all its panels in pieces shared by that many host threads; 0: one pass per panel
-/// over all the rows below it, on exec (the device; the resident placement on CPU builds). Returns the first failure of a downdate
-/// (supernode, column within it; the pivot is not known: NaN), after which the factor is
-/// modified past it and unusable.
-template <class Scalar, class Exec>
-PivotFailure modify_factor(const Exec& exec, const Symbolic& S, Scalar* vals, const UpdatePlan& P,
-                           const SparseColumns<Scalar>& W, Sign sign, int threads = 0) {
-  using Mem = typename Exec::memory_space;
-  using Mat = Kokkos::View<Scalar**, Kokkos::LayoutStride, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using Buf = Kokkos::View<Scalar*, Mem>;
-  if (P.path.empty() || P.k == 0) return {};
-  const Scalar sg = sign == Sign::Plus ? Scalar(1) : Scalar(-1);
-  const bool wide = !(compat::is_host_exec_v<Exec> && threads > 0);  // one pass per panel on exec
-  const size_type kmax = P.k, nbmax = update_panel_width(64, wide), maxm = P.max_rows, kb = nbmax + kmax;
-  auto mat = [](Scalar* p, size_type m, size_type n, size_type ld) {
-    return Mat(p, Kokkos::LayoutStride(size_t(m), 1, size_t(n), size_t(std::max<size_type>(ld, 1))));
-  };
-  const auto noinit = [](const char* name) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)); };
-
-  // W in the compact row numbering of the path's columns (ncompact x k), built on the host.
-  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Mem> Wc(noinit("kspd::sparse::update::W"), size_t(P.ncompact), size_t(kmax));
-  {
-    auto h = Kokkos::create_mirror_view(Wc);
-    Kokkos::deep_copy(h, Scalar(0));
-    for (size_type j = 0; j < kmax; ++j)
-      for (size_type p = W.colptr[size_t(j)]; p < W.colptr[size_t(j + 1)]; ++p)
-        h(size_t(P.w_row[size_t(p)]), size_t(j)) = W.values[size_t(p)];
-    Kokkos::deep_copy(exec, Wc, h);
-  }
-  auto upload = [&](const char* name, const std::vector<std::int64_t>& h) {
-    Kokkos::View<std::int64_t*, Mem> d(noinit(name), std::max<size_t>(h.size(), 1));
-    Kokkos::deep_copy(exec, Kokkos::subview(d, std::make_pair(size_t(0), h.size())),
-                      Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()));
-    return d;
-  };
-  const auto rmap = upload("kspd::sparse::update::rows", P.rmap), act = upload("kspd::sparse::update::active", P.act);
-  // The panels in order: the potrf infos are written on the stream (no wait per panel) and
-  // read once at the end; the first nonzero is the failure.
-  struct PanelAt {
-    size_type s, col, bw;
-  };
-  std::vector<PanelAt> panels;
-  size_type max_panels = 0;
+/// The first failure of a downdate among the panels' infos (two per panel, panels numbered
+/// in postorder: path index, then column), or none.
+template <class InfoAt>
+PivotFailure first_failure(const Symbolic& S, const UpdatePlan& P, bool wide, const InfoAt& info) {
+  size_t i = 0;
   for (size_t q = 0; q < P.path.size(); ++q) {
-    const size_type c = S.snodes[size_t(P.path[q])].ncols, nb = update_panel_width(P.act_begin[q + 1] - P.act_begin[q], wide);
-    for (size_type p = 0; p < c; p += nb) panels.push_back(PanelAt{P.path[q], p, std::min(nb, c - p)});
-    max_panels = std::max(max_panels, (c + nb - 1) / nb);
-  }
-  Kokkos::View<int*, Mem> infos("kspd::sparse::update::info", 2 * panels.size());
-  size_t ip = 0;
-  Buf ws(noinit("kspd::sparse::update::Ws"), size_t(maxm * kmax)), xb(noinit("kspd::sparse::update::X"), size_t(maxm * kb));
-  Buf qs(noinit("kspd::sparse::update::Q"), size_t(max_panels * kb * kb));
-  Buf small(noinit("kspd::sparse::update::small"), size_t(nbmax * kmax + 2 * nbmax * nbmax + kmax * kmax));
-  Scalar* zp = small.data();
-  Scalar* gp = zp + nbmax * kmax;
-  Scalar* rp = gp + nbmax * nbmax;
-  Scalar* tp = rp + kmax * kmax;
-  const auto wcv = Wc;
-  const auto rm = rmap;
-  std::vector<PanelQ> pq;
-
-  for (size_t q = 0; q < P.path.size(); ++q) {
-    const size_type s = P.path[q];
-    const Supernode& sn = S.snodes[size_t(s)];
-    const size_type m = sn.nrows(), c = sn.ncols, r0 = P.row_begin[q], a0 = P.act_begin[q];
-    const size_type k = P.act_begin[q + 1] - a0;  // active columns
-    const size_type nb = update_panel_width(k, wide);
-    Scalar* panel = vals + sn.value_offset;
-    Scalar* wsp = ws.data();
-    const bool host_rows = !wide;
-    // Ws = W's rows of this supernode, active columns (m x k, ld m)
-    Kokkos::parallel_for(
-        "kspd::sparse::update::gather", Kokkos::RangePolicy<Exec>(exec, 0, size_t(m * k)), KOKKOS_LAMBDA(const size_t t) {
-          const size_t i = t % size_t(m), j = t / size_t(m);
-          wsp[t] = wcv(size_t(rm(size_t(r0) + i)), size_t(act(size_t(a0) + j)));
-        });
-    // The diagonal block, panel by panel; each panel's Q is kept for the rows below.
-    pq.clear();
-    for (size_type p = 0; p < c; p += nb) {
-      const size_type bw = std::min(nb, c - p), qo = size_type(pq.size()) * (nb + k) * (nb + k);
-      pq.push_back(PanelQ{p, bw, qo});
-      Mat D = mat(panel + p + p * m, bw, bw, m), Wp = mat(wsp + p, bw, k, m);
-      Mat Z = mat(zp, bw, k, bw), G = mat(gp, bw, bw, bw), R = mat(rp, k, k, k), T = mat(tp, bw, bw, bw);
-      Mat Q = mat(qs.data() + qo, bw + k, bw + k, bw + k);
-      panel_transform(exec, D, Wp, sg, Z, G, R, T, Q, infos.data() + ip);
-      ip += 2;
-      // The rows below this panel: on exec all of them now; with host threads only the
-      // diagonal block's (later panels need them), the others after the last panel.
-      const size_type rows_end = host_rows ? c : m;
-      if (rows_end > p + bw) {
-        const std::vector<PanelQ> one{PanelQ{p, bw, 0}};
-        below_rows(exec, false, panel, wsp, m, k, one, Q.data(), p + bw, rows_end, xb.data());
-      }
+    const size_type s = P.path[q], c = S.snodes[size_t(s)].ncols;
+    const size_type nb = update_panel_width(P.act_begin[q + 1] - P.act_begin[q], wide);
+    for (size_type p = 0; p < c; p += nb, ++i) {
+      if (info(2 * i) > 0) return PivotFailure{s, p + info(2 * i) - 1, std::nan("")};
+      if (info(2 * i + 1) > 0) return PivotFailure{s, p + std::min(nb, c - p) - 1, std::nan("")};  // rounding
     }
-    // The rows below the diagonal block through every panel's Q, in pieces on host threads
-    // (rows are independent; a piece stays in cache through all the panels).
-    if (m > c) {
-      if constexpr (compat::is_host_exec_v<Exec>) {
-        if (host_rows) {
-          exec.fence();
-          below_rows_threaded(threads, panel, wsp, m, k, pq, qs.data(), c, m, nbmax + k);
-        }
-      }
-      // W'_B goes back to the compact W for the ancestors
-      Kokkos::parallel_for(
-          "kspd::sparse::update::scatter", Kokkos::RangePolicy<Exec>(exec, 0, size_t((m - c) * k)),
-          KOKKOS_LAMBDA(const size_t t) {
-            const size_t i = size_t(c) + t % size_t(m - c), j = t / size_t(m - c);
-            wcv(size_t(rm(size_t(r0) + i)), size_t(act(size_t(a0) + j))) = wsp[i + j * size_t(m)];
-          });
-    }
-  }
-  exec.fence();
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), infos);
-  for (size_t i = 0; i < panels.size(); ++i) {
-    if (h(2 * i) > 0) return PivotFailure{panels[i].s, panels[i].col + h(2 * i) - 1, std::nan("")};
-    if (h(2 * i + 1) > 0) return PivotFailure{panels[i].s, panels[i].col + panels[i].bw - 1, std::nan("")};  // rounding
   }
   return {};
+}
+
+/// The panels of each path supernode for width `wide`: panel_begin[q] .. panel_begin[q + 1]
+/// in the postorder numbering of first_failure.
+inline std::vector<size_type> panel_numbering(const Symbolic& S, const UpdatePlan& P, bool wide) {
+  std::vector<size_type> b{0};
+  for (size_t q = 0; q < P.path.size(); ++q) {
+    const size_type c = S.snodes[size_t(P.path[q])].ncols, nb = update_panel_width(P.act_begin[q + 1] - P.act_begin[q], wide);
+    b.push_back(b.back() + (c + nb - 1) / nb);
+  }
+  return b;
 }
 
 }  // namespace kspd::sparse::Impl

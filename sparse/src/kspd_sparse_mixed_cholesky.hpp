@@ -11,6 +11,11 @@
 /// factorization fails or refinement stalls, it falls back to an fp64 factor (the analysis
 /// reused) and says so in the result; later solves use that factor.
 ///
+/// By default (MixedFactor::Auto) a factorization too small for the fp32 factor to pay for
+/// its refinement is done in fp64 at once (fp32_pays: a rule on the analysis' flops and
+/// nnz(L), measured on the CPU); the result's fp64_chosen
+/// says so. MixedFactor::Fp32 always starts in fp32, for the memory saving.
+///
 /// \code
 ///   kspd::sparse::MixedCholesky<> mc(opts);        // Options as SupernodalCholesky's
 ///   int info = mc.factorize(exec, A);              // CscMatrix<double>; fp32 factor
@@ -44,35 +49,46 @@ class MixedCholesky {
   void analyze(const CscMatrix<double>& A) {
     f32_ = std::make_unique<SupernodalCholesky<float, ExecSpace>>(opt_);
     f64_.reset();
+    chosen_ = false;
     f32_->analyze(demote(A));
   }
 
-  /// Factors A in fp32 (analyses first if needed) and keeps A (host and exec's memory) for
-  /// the residuals. An fp32 failure falls back to the fp64 factor at once.
+  /// Factors A in fp32 (analyses first if needed; in fp64 where MixedFactor::Auto finds that
+  /// fp32 cannot pay, and again on later calls) and keeps A (host and exec's memory) for the
+  /// residuals. An fp32 failure falls back to the fp64 factor at once.
   /// \return 0, or the fp64 factorization's info: A is not positive definite. Fences exec.
   [[nodiscard]] int factorize(const ExecSpace& exec, const CscMatrix<double>& A) {
+    if (f64_ && chosen_) {  // Auto chose fp64 on this analysis before: refactor that factor in place
+      keep(A);
+      info_ = f64_->factorize(exec, A);
+      return info_;
+    }
     if (!f32_) {  // fallen back before: the fp64 solver's analysis serves again
       f32_ = std::make_unique<SupernodalCholesky<float, ExecSpace>>(opt_);
       if (f64_) f32_->analyze_like(*f64_);
     }
     f64_.reset();
-    fp32_info_ = f32_->factorize(exec, demote(A));
-    A_ = A;
-    anrm_ = 0;
-    std::vector<double> rs(static_cast<size_t>(A.n), 0.0);
-    for (size_type j = 0; j < A.n; ++j)
-      for (size_type p = A.colptr[size_t(j)]; p < A.colptr[size_t(j + 1)]; ++p) {
-        const size_type i = A.rowind[size_t(p)];
-        rs[size_t(i)] += std::fabs(A.values[size_t(p)]);
-        if (i != j) rs[size_t(j)] += std::fabs(A.values[size_t(p)]);
-      }
-    for (double r : rs) anrm_ = std::max(anrm_, r);
-    colptr_ = upload(A.colptr, "colptr");
-    rowind_ = upload(A.rowind, "rowind");
-    values_ = upload(A.values, "values");
+    if (!f32_->analyzed()) f32_->analyze(demote(A));
+    chosen_ = mopt_.factor == MixedFactor::Auto && !fp32_pays(f32_->analysis_stats());
+    fp32_info_ = chosen_ ? 0 : f32_->factorize(exec, demote(A));  // the fp32 copy only when it is factored
+    keep(A);
     info_ = 0;
-    if (fp32_info_ != 0) fall_back(exec);
+    if (chosen_ || fp32_info_ != 0) fall_back(exec);
     return info_;
+  }
+
+  /// The rule of MixedFactor::Auto: true where the fp32 factor + refinement is expected to
+  /// beat the fp64 factor + solve end to end. The fp32 factor saves about half of the
+  /// factorization (flops), refinement costs two to four extra solves (about 4 nnz(L)
+  /// flops each, memory-bound) and fixed per-solve costs, so fp32 pays only for enough
+  /// factorization work per factor entry and enough work in all. Measured on the CPU (one
+  /// thread, process CPU time; perf_tests/results/cpu-vm-sparse-issue15-upd-2026-11-24.md):
+  /// every collection matrix (all under 5e8 flops and 210 flops per entry) ran at 0.3-0.95x
+  /// in fp32; 3-D elasticity 10^3 (1.6e8 flops, 260 per entry) at 1.07x, 14^3-26^3
+  /// (1.2e9-5.2e10 flops, 460-1380 per entry) at 1.30-1.61x.
+  static bool fp32_pays(const Impl::AnalysisStats& s) {
+    constexpr double kMinFlops = 1e9, kMinFlopsPerEntry = 300;
+    return s.flops_stored >= kMinFlops && s.flops_stored >= kMinFlopsPerEntry * double(s.nnz_l_stored);
   }
 
   /// Solves A X = B (fp64 B and X, rank 1 or 2, any layout and memory space; X may be B)
@@ -159,7 +175,8 @@ class MixedCholesky {
       }
     }
     if (f64_) {
-      res.fell_back = true;
+      res.fell_back = !chosen_;
+      res.fp64_chosen = chosen_;
       f64_->solve(exec, Bd, Xd);
       residual(exec, Bd, Xd, R);
       res.backward_error = kspd::Impl::backward_error(exec, anrm_, R, Xd, Bd);
@@ -169,8 +186,12 @@ class MixedCholesky {
     return res;
   }
 
-  /// True once the fp64 factor is in use (fp32 factorization failed or refinement stalled).
-  bool fell_back() const { return f64_ != nullptr; }
+  /// True once the fp64 factor is in use because the fp32 one failed or stalled.
+  bool fell_back() const { return f64_ != nullptr && !chosen_; }
+  /// True when MixedFactor::Auto chose the fp64 factor up front (fp32_pays was false).
+  bool fp64_chosen() const { return f64_ != nullptr && chosen_; }
+  /// The analysis (shared by both factors).
+  const Impl::AnalysisStats& analysis_stats() const { return f64_ ? f64_->analysis_stats() : f32_->analysis_stats(); }
   /// Bytes of the factor in use: the stored entries of L times 4 (fp32) or 8 (fp64).
   double factor_bytes() const {
     const auto& S = f64_ ? f64_->symbolic() : f32_->symbolic();
@@ -283,6 +304,22 @@ class MixedCholesky {
                         Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()));
     return d;
   }
+  /// A for the residuals: a host copy, |A|_inf and the CSC arrays in exec's memory.
+  void keep(const CscMatrix<double>& A) {
+    A_ = A;
+    anrm_ = 0;
+    std::vector<double> rs(static_cast<size_t>(A.n), 0.0);
+    for (size_type j = 0; j < A.n; ++j)
+      for (size_type p = A.colptr[size_t(j)]; p < A.colptr[size_t(j + 1)]; ++p) {
+        const size_type i = A.rowind[size_t(p)];
+        rs[size_t(i)] += std::fabs(A.values[size_t(p)]);
+        if (i != j) rs[size_t(j)] += std::fabs(A.values[size_t(p)]);
+      }
+    for (double r : rs) anrm_ = std::max(anrm_, r);
+    colptr_ = upload(A.colptr, "colptr");
+    rowind_ = upload(A.rowind, "rowind");
+    values_ = upload(A.values, "values");
+  }
   /// The fp64 factor on the fp32 solver's analysis; the fp32 factor is freed first.
   void fall_back(const ExecSpace& exec) {
     f64_ = std::make_unique<SupernodalCholesky<double, ExecSpace>>(opt_);
@@ -300,6 +337,7 @@ class MixedCholesky {
   Kokkos::View<double*, Mem> values_;
   double anrm_ = 0;
   int fp32_info_ = 0, info_ = 0;
+  bool chosen_ = false;  ///< the fp64 factor was chosen up front (MixedFactor::Auto)
 };
 
 }  // namespace kspd::sparse

@@ -41,7 +41,8 @@
 #include "kspd_sparse_solve_views.hpp"
 #include "kspd_sparse_symbolic.hpp"
 #include "kspd_sparse_update.hpp"
-#include "kspd_sparse_update_impl.hpp"
+#include "kspd_sparse_update_batched.hpp"
+#include "kspd_sparse_update_host.hpp"
 
 namespace kspd::sparse {
 
@@ -121,9 +122,9 @@ class SupernodalCholesky {
     compat::ScopedRegion region("kspd::sparse::SupernodalCholesky::update");
     const Impl::PivotFailure f =
         numeric_->resident()
-            ? Impl::modify_factor(exec, *symbolic_, numeric_->values_in_place(), plan, W, sign)
-            : Impl::modify_factor(Kokkos::DefaultHostExecutionSpace(), *symbolic_, numeric_->values_in_place(), plan, W, sign,
-                                  std::max(1, opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency())));
+            ? Impl::update_batched(exec, *symbolic_, numeric_->values_in_place(), plan, W, sign)
+            : Impl::update_host(*symbolic_, numeric_->values_in_place(), plan, W, sign,
+                                std::max(1, opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency())));
     exec.fence();
     if (!f.failed()) return 0;
     factored_ = false;
@@ -317,6 +318,8 @@ class SupernodalCholesky {
   }
 
   const std::vector<size_type>& permutation() const { return symbolic().perm; }
+  /// True once analyze (or analyze_like, or factorize) has run.
+  bool analyzed() const { return symbolic_ != nullptr; }
   const Impl::Symbolic& symbolic() const {
     KSPD_REQUIRE(symbolic_ != nullptr, InvalidArgument, "kspd::sparse::SupernodalCholesky: call analyze first");
     return *symbolic_;

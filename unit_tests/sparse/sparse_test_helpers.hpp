@@ -1,16 +1,21 @@
 #ifndef KSPD_SPARSE_TEST_HELPERS_HPP
 #define KSPD_SPARSE_TEST_HELPERS_HPP
 /// Helpers of the sparse Cholesky tests: random sparse SPD matrices, dense copies, the
-/// LAPACK oracle, residuals.
+/// LAPACK oracle, residuals, the shared collection's matrices and their conditioning.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kspd_sparse_csc.hpp"
+#include "kspd_sparse_io.hpp"
+#include "kspd_sparse_supernodal_cholesky.hpp"
 #include "kspd_test_utils.hpp"
 
 extern "C" void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
@@ -108,6 +113,72 @@ double relative_residual(const CscMatrix<Scalar>& A, const std::vector<double>& 
   for (size_t i = 0; i < r.size(); ++i) r[i] -= b[i];
   const double den = norm_fro(A) * norm2(x) + norm2(b);
   return den > 0 ? norm2(r) / den : norm2(r);
+}
+
+/// ||A||_1 (= ||A||_inf) of the symmetric A stored by its lower triangle.
+inline double sym_norm1(const CscMatrix<double>& A) {
+  std::vector<double> cs(static_cast<size_t>(A.n), 0.0);
+  for (size_type j = 0; j < A.n; ++j)
+    for (size_type p = A.colptr[size_t(j)]; p < A.colptr[size_t(j + 1)]; ++p) {
+      cs[size_t(j)] += std::fabs(A.values[size_t(p)]);
+      if (A.rowind[size_t(p)] != j) cs[size_t(A.rowind[size_t(p)])] += std::fabs(A.values[size_t(p)]);
+    }
+  return cs.empty() ? 0.0 : *std::max_element(cs.begin(), cs.end());
+}
+
+/// Hager's estimate of kappa_1(A) = ||A||_1 ||A^-1||_1 with fp64 solves (a lower bound,
+/// usually within a small factor).
+inline double condition_estimate(const CscMatrix<double>& A) {
+  kspd::sparse::Options o;
+  o.threads = 2;
+  kspd::sparse::SupernodalCholesky<double> chol(o);
+  EXPECT_EQ(chol.factorize(Kokkos::DefaultExecutionSpace(), A), 0);
+  const size_t n = size_t(A.n);
+  std::vector<double> x(n, 1.0 / double(n)), y, z;
+  double est = 0;
+  for (int it = 0; it < 5; ++it) {
+    y = x;
+    chol.solve(y);
+    double s = 0;
+    for (double v : y) s += std::fabs(v);
+    est = std::max(est, s);
+    z.resize(n);
+    for (size_t i = 0; i < n; ++i) z[i] = y[i] >= 0 ? 1.0 : -1.0;
+    chol.solve(z);
+    size_t jm = 0;
+    double zx = 0;
+    for (size_t i = 0; i < n; ++i) {
+      zx += z[i] * x[i];
+      if (std::fabs(z[i]) > std::fabs(z[jm])) jm = i;
+    }
+    if (it > 0 && std::fabs(z[jm]) <= zx) break;
+    std::fill(x.begin(), x.end(), 0.0);
+    x[jm] = 1.0;
+  }
+  return sym_norm1(A) * est;
+}
+
+/// Calls f(A) for every matrix of the shared collection in `dir` (Matrix Market and
+/// Rutherford-Boeing files, gzipped or not, in name order) with n <= max_n, under a
+/// SCOPED_TRACE naming it; expects the whole collection (40 files or more) to be there.
+template <class F>
+void for_each_collection_matrix(const std::string& dir, size_type max_n, F&& f) {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string p = e.path().string();
+    auto ends = [&](const char* x) {
+      return p.size() >= std::strlen(x) && p.compare(p.size() - std::strlen(x), std::string::npos, x) == 0;
+    };
+    if (ends(".mtx") || ends(".mtx.gz") || ends(".rsa") || ends(".rb")) files.push_back(p);
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 40u) << "the collection in " << dir << " is incomplete";
+  for (const auto& p : files) {
+    const auto A = kspd::sparse::read_matrix<double>(p);
+    if (A.n > max_n) continue;
+    SCOPED_TRACE(A.name + " n=" + std::to_string(A.n));
+    f(A);
+  }
 }
 
 }  // namespace kspd::test::sparse

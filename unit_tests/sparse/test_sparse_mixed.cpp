@@ -52,6 +52,14 @@ double backward_error(const CscMatrix<double>& A, const std::vector<std::vector<
 
 /// Mixed solve of nrhs right-hand sides (device Views, X poisoned with NaN first).
 /// \return {result, the test's own backward error}
+/// MixedOptions that always start in fp32 (the tests of refinement and fallback use small
+/// matrices, for which MixedFactor::Auto would choose fp64 at once).
+kspd::MixedOptions fp32_first() {
+  kspd::MixedOptions mo;
+  mo.factor = kspd::MixedFactor::Fp32;
+  return mo;
+}
+
 std::pair<kspd::MixedResult, double> mixed_solve(ks::MixedCholesky<Exec>& mc, const CscMatrix<double>& A, size_type nrhs,
                                                  unsigned seed) {
   const size_type n = A.n;
@@ -88,6 +96,7 @@ TEST(SparseMixed, GeneratedProblemsReachDoubleAccuracy) {
                                           random_spd<double>(77, 3.0, 4), random_spd<double>(200, 4.0, 5),
                                           ks::laplacian_2d<double>(31, 20), ks::elasticity_3d<double>(6, 5, 5)};
   kspd::MixedOptions mo;
+  mo.factor = kspd::MixedFactor::Fp32;  // the refinement under test, whatever the size
   mo.tolerance = 1e-15;  // the test asks for <= 1e-14; refine a step further than sqrt(n) eps
   for (const auto& A : probs)
     for (bool resident : {false, true}) {
@@ -116,66 +125,19 @@ TEST(SparseMixed, GeneratedProblemsReachDoubleAccuracy) {
     }
 }
 
-/// Hager's estimate of kappa_1(A) with fp64 solves.
-double condition_estimate(const CscMatrix<double>& A) {
-  ks::Options o;
-  o.threads = 2;
-  ks::SupernodalCholesky<double> chol(o);
-  EXPECT_EQ(chol.factorize(Exec(), A), 0);
-  const size_t n = size_t(A.n);
-  std::vector<double> cs(n, 0.0);
-  for (size_type j = 0; j < A.n; ++j)
-    for (size_type p = A.colptr[size_t(j)]; p < A.colptr[size_t(j + 1)]; ++p) {
-      cs[size_t(j)] += std::fabs(A.values[size_t(p)]);
-      if (A.rowind[size_t(p)] != j) cs[size_t(A.rowind[size_t(p)])] += std::fabs(A.values[size_t(p)]);
-    }
-  const double an = *std::max_element(cs.begin(), cs.end());
-  std::vector<double> x(n, 1.0 / double(n)), y, z;
-  double est = 0;
-  for (int it = 0; it < 5; ++it) {
-    y = x;
-    chol.solve(y);
-    double s = 0;
-    for (double v : y) s += std::fabs(v);
-    est = std::max(est, s);
-    z.resize(n);
-    for (size_t i = 0; i < n; ++i) z[i] = y[i] >= 0 ? 1.0 : -1.0;
-    chol.solve(z);
-    size_t jm = 0;
-    double zx = 0;
-    for (size_t i = 0; i < n; ++i) {
-      zx += z[i] * x[i];
-      if (std::fabs(z[i]) > std::fabs(z[jm])) jm = i;
-    }
-    if (it > 0 && std::fabs(z[jm]) <= zx) break;
-    std::fill(x.begin(), x.end(), 0.0);
-    x[jm] = 1.0;
-  }
-  return an * est;
-}
-
 TEST(SparseMixedMatrices, WellConditionedCollectionMatricesIn5Iterations) {
   const std::string dir = kspd::test::data_dir();
   if (dir.empty()) GTEST_SKIP() << "KSPD_DATA_DIR is not set or not a directory";
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    const std::string f = e.path().string();
-    auto ends = [&](const char* s) { return f.size() >= std::strlen(s) && f.compare(f.size() - std::strlen(s), std::string::npos, s) == 0; };
-    if (ends(".mtx") || ends(".mtx.gz") || ends(".rsa") || ends(".rb")) files.push_back(f);
-  }
-  std::sort(files.begin(), files.end());
-  ASSERT_GE(files.size(), 40u);
   int tested = 0, skipped = 0;
   kspd::MixedOptions mo;
+  mo.factor = kspd::MixedFactor::Fp32;  // the refinement under test, whatever the size
   mo.tolerance = 5e-15;  // the test asks for 1e-14: a margin for the two measurements' rounding
-  for (const auto& f : files) {
-    const auto A = ks::read_matrix<double>(f);
-    SCOPED_TRACE(A.name + " n=" + std::to_string(A.n));
+  for_each_collection_matrix(dir, std::numeric_limits<size_type>::max(), [&](const CscMatrix<double>& A) {
     const double kappa = condition_estimate(A);
     if (kappa > 1e8) {
       std::printf("  %-18s n=%6ld kappa_1 ~ %.1e: over 1e8, not required\n", A.name.c_str(), long(A.n), kappa);
       ++skipped;
-      continue;
+      return;
     }
     for (bool resident : {false, true}) {
       if (resident && A.n > 20000) continue;
@@ -189,7 +151,7 @@ TEST(SparseMixedMatrices, WellConditionedCollectionMatricesIn5Iterations) {
       EXPECT_LE(be, 1e-14);
     }
     ++tested;
-  }
+  });
   std::printf("  %d matrices with kappa_1 <= 1e8 tested, %d over\n", tested, skipped);
   EXPECT_GE(tested, 20);
 }
@@ -222,7 +184,7 @@ TEST(SparseMixed, FallbackOnStallAndOnFp32Failure) {
     {
       auto A = shifted_path(3001, 1e-6);
       for (auto& v : A.values) v *= 1e-40;
-      ks::MixedCholesky<Exec> mc(placement(resident));
+      ks::MixedCholesky<Exec> mc(placement(resident), fp32_first());
       ASSERT_EQ(mc.factorize(Exec(), A), 0);
       // A device that flushes fp32 subnormals to zero (CUDA's kernels on the H100) fails the
       // fp32 factorization here instead of stalling: the other fallback route, same answer.
@@ -258,7 +220,7 @@ TEST(SparseMixed, FallbackOnStallAndOnFp32Failure) {
       B.rowind.push_back(40);
       B.values.push_back(1.0);
       B.colptr.push_back(size_type(B.rowind.size()));
-      ks::MixedCholesky<Exec> mc(placement(resident));
+      ks::MixedCholesky<Exec> mc(placement(resident), fp32_first());
       ASSERT_EQ(mc.factorize(Exec(), B), 0);
       EXPECT_TRUE(mc.fell_back());
       const auto [res, be] = mixed_solve(mc, B, 1, 11);
@@ -267,12 +229,51 @@ TEST(SparseMixed, FallbackOnStallAndOnFp32Failure) {
       EXPECT_LE(be, 1e-10);
     }
   }
-  // not SPD at all: the fp64 info is returned, and solve refuses
+  // not SPD at all: the fp64 info is returned, and solve refuses (Auto: fp64 at once)
   auto C = shifted_path(10, -0.5);
   ks::MixedCholesky<Exec> mc;
   EXPECT_GT(mc.factorize(Exec(), C), 0);
   Kokkos::View<double*, Kokkos::HostSpace> v("v", 10);
   EXPECT_THROW((void)mc.solve(Exec(), v, v), kspd::InvalidArgument);
+}
+
+// MixedFactor::Auto: a small factorization is done in fp64 at once and the result says so
+// (no refinement, not a fallback); the rule itself on analysis statistics either side of
+// its thresholds; Fp32 on the same matrix still refines.
+TEST(SparseMixedAuto, SmallFactorizationsChooseFp64) {
+  const auto A = ks::elasticity_3d<double>(5, 4, 3);
+  for (bool resident : {false, true}) {
+    SCOPED_TRACE(resident ? "resident" : "host");
+    ks::MixedCholesky<Exec> mc(placement(resident));
+    ASSERT_EQ(mc.factorize(Exec(), A), 0);
+    EXPECT_FALSE(ks::MixedCholesky<Exec>::fp32_pays(mc.analysis_stats()));
+    EXPECT_TRUE(mc.fp64_chosen());
+    EXPECT_FALSE(mc.fell_back());
+    EXPECT_EQ(mc.factor_bytes(), double(mc.fp64()->symbolic().nvalues) * 8);
+    const auto [res, be] = mixed_solve(mc, A, 2, 21);
+    EXPECT_TRUE(res.fp64_chosen);
+    EXPECT_FALSE(res.fell_back);
+    EXPECT_EQ(res.iterations, 0);
+    EXPECT_LE(be, 1e-14);
+    ks::MixedCholesky<Exec> f(placement(resident), fp32_first());
+    ASSERT_EQ(f.factorize(Exec(), A), 0);
+    EXPECT_FALSE(f.fp64_chosen());
+    EXPECT_EQ(f.factor_bytes(), double(f.fp32()->symbolic().nvalues) * 4);
+    const auto [r32, be32] = mixed_solve(f, A, 2, 22);
+    EXPECT_FALSE(r32.fp64_chosen);
+    EXPECT_FALSE(r32.fell_back);
+    EXPECT_GE(r32.iterations, 1);
+    EXPECT_LE(be32, 1e-14);
+  }
+  ks::Impl::AnalysisStats s;
+  s.nnz_l_stored = 10'000'000;
+  s.flops_stored = 1e11;  // 3-D elasticity 30^3 has 6.7e7 entries and about 1e11 flops
+  EXPECT_TRUE(ks::MixedCholesky<Exec>::fp32_pays(s));
+  s.flops_stored = 5e8;  // too little work in all
+  EXPECT_FALSE(ks::MixedCholesky<Exec>::fp32_pays(s));
+  s.nnz_l_stored = 1'000'000'000;
+  s.flops_stored = 1e11;  // too little work per factor entry
+  EXPECT_FALSE(ks::MixedCholesky<Exec>::fp32_pays(s));
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Rank-k update and downdate of the supernodal factor (SupernodalCholesky::update): the
 // modified factor against a fresh factorization of A +/- W W^T on the same analysis (every
 // entry of L), the solve's residual against A +/- W W^T, every placement (host workers,
-// device-resident, top of tree), k = 1, 5, 16, 64, odd and even n, float and double,
+// device-resident, top of tree), k = 1, 5, 16, 33, 63, 64, odd and even n, float and double,
 // generated problems and matrices of ../shared/data; a downdate that is not positive
 // definite against factorize's info; W outside L's pattern and bad W named.
 
@@ -159,8 +159,8 @@ TYPED_TEST(SparseUpdate, MatchesAFreshFactorizationEveryRankAndPlacement) {
   };
   unsigned seed = 11;
   for (const auto& A : problems)
-    for (size_type k : {1, 5, 16, 64})
-      for (int where : {0, 1, 2}) check_update(A, k, k == 64 ? 2 : 3, where, seed++);
+    for (size_type k : {1, 5, 16, 33, 64})
+      for (int where : {0, 1, 2}) check_update(A, k, k >= 33 ? 2 : 3, where, seed++);
 }
 
 TYPED_TEST(SparseUpdate, LargerSupernodesManyPanels) {
@@ -174,6 +174,7 @@ TYPED_TEST(SparseUpdate, RowsBelowLargeSupernodesOnSeveralThreads) {
   // 256-column supernodes with 300+ rows below: those rows are split among host threads
   const auto A = ks::elasticity_3d<TypeParam>(14, 14, 14);  // n = 8232
   check_update(A, 16, 3, 0, 201);                            // two workers
+  check_update(A, 16, 3, 1, 203);  // resident: the root's many panels, rows in many chunks
   const auto W = random_w<TypeParam>(A.n, 16, 3, 1.0, 202);
   const auto Au = modified(A, W, 0);
   ks::SupernodalCholesky<TypeParam> chol(placement(0));  // one analysis: the same ordering
@@ -185,6 +186,23 @@ TYPED_TEST(SparseUpdate, RowsBelowLargeSupernodesOnSeveralThreads) {
     L.push_back(chol.factor_csc());
   }
   EXPECT_LE(factor_diff(L[1], L[0]), kspd::test::tolerance<TypeParam>(A.n, 50.0));
+}
+
+TYPED_TEST(SparseUpdate, ManyBranchesPerLevel) {
+  // 63 and 64 columns of one entry each start in leaves all over the tree: the levels of
+  // the path hold many supernodes, run concurrently (host workers; one launch per level
+  // and panel index on exec)
+  const auto A = ks::laplacian_3d<TypeParam>(12, 11, 10);  // n = 1320
+  for (size_type k : {63, 64}) {
+    const auto W = random_w<TypeParam>(A.n, k, 1, 1.0, 300 + unsigned(k));
+    ks::SupernodalCholesky<TypeParam> probe(placement(0));
+    probe.analyze(modified(A, W, 0));
+    const auto plan = ks::Impl::plan_update(probe.symbolic(), W, "test");
+    size_type widest = 0;
+    for (size_type l = 0; l < plan.levels(); ++l) widest = std::max(widest, plan.level_begin[size_t(l + 1)] - plan.level_begin[size_t(l)]);
+    EXPECT_GE(widest, 8) << "the test's W should start in many branches";
+    for (int where : {0, 1}) check_update(A, k, 1, where, 300 + unsigned(k));
+  }
 }
 
 TYPED_TEST(SparseUpdate, DenseWEqualsSparseW) {
