@@ -46,13 +46,15 @@ struct PotrfOp {
 template <class ExecSpace, class T>
 void potrf_kernel(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A, int* infos,
                   const BatchOptions& opts) {
-  if (use_smem_potrf<ExecSpace, T>(opts.algo, n)) {
-    smem_potrf(exec, uplo, nbatch, n, A, infos);
-    return;
-  }
-  if (use_register<ExecSpace, T>(opts.algo, n, HostOp::Potrf)) {
-    register_potrf(exec, uplo, nbatch, n, A, infos, opts);
-    return;
+  if constexpr (real_kernels_v<T>) {
+    if (use_smem_potrf<ExecSpace, T>(opts.algo, n)) {
+      smem_potrf(exec, uplo, nbatch, n, A, infos);
+      return;
+    }
+    if (use_register<ExecSpace, T>(opts.algo, n, HostOp::Potrf)) {
+      register_potrf(exec, uplo, nbatch, n, A, infos, opts);
+      return;
+    }
   }
   Dims d;
   d.n = n;
@@ -82,10 +84,13 @@ template <class ExecSpace, class T>
 void potrf_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A, int* infos,
                  const BatchOptions& opts) {
   compat::ScopedRegion region("kspd::batched::potrf");
-  // Upper: U^T U = L L^T with L = U^T.
-  if (use_recursion<ExecSpace>(opts, n) && !use_smem_potrf<ExecSpace, T>(opts.algo, n) && A.splittable()) {
-    potrf_rec(exec, nbatch, n, 0, uplo == Uplo::Upper ? A.t() : A, RecInfo<ExecSpace>(infos, nbatch), opts);
-    return;
+  check_algo<T>(opts.algo, "kspd::batched::potrf");
+  if constexpr (real_kernels_v<T>) {
+    // Upper: U^T U = L L^T with L = U^T.
+    if (use_recursion<ExecSpace, T>(opts, n) && !use_smem_potrf<ExecSpace, T>(opts.algo, n) && A.splittable()) {
+      potrf_rec(exec, nbatch, n, 0, uplo == Uplo::Upper ? A.t() : A, RecInfo<ExecSpace>(infos, nbatch), opts);
+      return;
+    }
   }
   potrf_kernel(exec, uplo, nbatch, n, A, infos, opts);
 }

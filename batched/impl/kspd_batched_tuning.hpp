@@ -153,6 +153,18 @@ Tuning tuning(size_type n) {
   return t;
 }
 
+/// Complex scalars (Hermitian: conjugated reads, real pivots) run only on the kernels that
+/// know it: the portable Serial / Team kernels and the host LAPACK loop. The register, group,
+/// streaming and shared-memory kernels and the recursion (whose GEMM / SYRK steps are
+/// transposes, not conjugate transposes) are real-only; every dispatch asks this one trait.
+template <class T>
+constexpr bool real_kernels_v = !is_complex_v<T>;
+/// Only POTRF, POTRS, POSV and TRSM take complex scalars; the other operations' functors
+/// static_assert this, rather than compute a symmetric (not Hermitian) result.
+#define KSPD_BATCHED_REAL_ONLY(T)                                                                           \
+  static_assert(::kspd::batched::Impl::real_kernels_v<T>, "kspd::batched: complex scalars are supported by potrf, potrs, posv and " \
+                                   "trsm only (not gemm, syrk, trmm, trtri, lauum, potri, poti)")
+
 /// The host operations that have a per-matrix host BLAS/LAPACK path (Op::host).
 enum class HostOp { Potrf, Potrs, Trsm, Gemm };
 /// Host backends, Auto: which kernel runs a batch of order n. Register: one thread per matrix
@@ -161,6 +173,16 @@ enum class HostOp { Potrf, Potrs, Trsm, Gemm };
 /// spread over the cores (kspd_batched_host_threads.hpp). Measured on the 2-core development
 /// machine (perf_tests/results/cpu-batched-2026-11-24.md, single thread, best of the reps).
 enum class HostPath { Register, Serial, Vendor };
+/// Complex scalars: no register kernels; a complex FMA is four real ones, so LAPACK's loop
+/// takes over earlier (2-core VM, batch 10,000, perf_batched --scalar z: see the results file).
+inline HostPath host_path_complex(HostOp op, size_type n) {
+  switch (op) {
+    case HostOp::Potrf: return n <= 12 ? HostPath::Serial : HostPath::Vendor;
+    case HostOp::Potrs: return n <= 8 ? HostPath::Serial : HostPath::Vendor;
+    case HostOp::Trsm: return n <= 6 ? HostPath::Serial : HostPath::Vendor;
+    default: return HostPath::Vendor;
+  }
+}
 /// fp64 and fp32 cross over at the same n within the noise. Single thread, column-major data,
 /// ms for a batch of 10,000 (register / serial / LAPACK loop, fp64): POTRF n = 4: 0.17 / 0.18 /
 /// 0.76, n = 8: 1.23 / 0.70 / 1.60, n = 12: - / 2.0 / 11.3, n = 16: - / 12.9 / 13.6, n = 20:
@@ -170,6 +192,7 @@ enum class HostPath { Register, Serial, Vendor };
 /// 1, 2, 4, 8 and lose at odd n; the generic kernel loses to BLAS's GEMM from n = 3 on).
 template <class T>
 HostPath host_path(HostOp op, size_type n) {
+  if constexpr (is_complex_v<T>) return host_path_complex(op, n);
   switch (op) {
     case HostOp::Potrf:
       return n <= 2 || n == 4 ? HostPath::Register : n <= 16 ? HostPath::Serial : HostPath::Vendor;
