@@ -95,13 +95,13 @@ KOKKOS_INLINE_FUNCTION int team_potrf(const Member& member, Uplo uplo, Mat<T> A)
 /// Lower: L Y = B, L^H X = Y; Upper: U^H Y = B, U X = Y (^T for real scalars).
 template <class T>
 KOKKOS_INLINE_FUNCTION void serial_potrs(Uplo uplo, const Mat<const T>& A, const Mat<T>& B) {
-  const Trans h = herm_trans<T>();
+  constexpr Trans h = is_complex_v<T> ? Trans::ConjTranspose : Trans::Transpose;  // herm_trans is host-only
   serial_trsm(Side::Left, uplo, uplo == Uplo::Lower ? Trans::NoTranspose : h, Diag::NonUnit, T(1), A, B);
   serial_trsm(Side::Left, uplo, uplo == Uplo::Lower ? h : Trans::NoTranspose, Diag::NonUnit, T(1), A, B);
 }
 template <class Member, class T>
 KOKKOS_INLINE_FUNCTION void team_potrs(const Member& member, Uplo uplo, const Mat<const T>& A, const Mat<T>& B) {
-  const Trans h = herm_trans<T>();
+  constexpr Trans h = is_complex_v<T> ? Trans::ConjTranspose : Trans::Transpose;  // herm_trans is host-only
   team_trsm(member, Side::Left, uplo, uplo == Uplo::Lower ? Trans::NoTranspose : h, Diag::NonUnit, T(1), A, B);
   team_trsm(member, Side::Left, uplo, uplo == Uplo::Lower ? h : Trans::NoTranspose, Diag::NonUnit, T(1), A, B);
 }
