@@ -173,13 +173,17 @@ enum class HostOp { Potrf, Potrs, Trsm, Gemm };
 /// spread over the cores (kspd_batched_host_threads.hpp). Measured on the 2-core development
 /// machine (perf_tests/results/cpu-batched-2026-11-24.md, single thread, best of the reps).
 enum class HostPath { Register, Serial, Vendor };
-/// Complex scalars: no register kernels; a complex FMA is four real ones, so LAPACK's loop
-/// takes over earlier (2-core VM, batch 10,000, perf_batched --scalar z: see the results file).
-inline HostPath host_path_complex(HostOp op, size_type n) {
+/// Complex scalars: no register kernels; the generic kernel against the LAPACK loop, single
+/// thread, column-major data, batch 10,000, best of 5-7 reps on the loaded 2-core VM
+/// (perf_tests/results/cpu-batched-complex-2026-11-24.md; the noise is +-50 % there, so the
+/// crossovers are where both precisions agree): POTRF z/c 1.9-7.5x at n <= 10, 1.2-1.3x at 16,
+/// 0.7-1.0x at 24; POTRS (nrhs = 1) 1.0-3.8x up to 12, 0.9x at 16; TRSM (nrhs = n) z 1.1x at 6,
+/// 0.6-0.8x at 8-12, c 1.3x at 6, 2.3-3.7x at 8, 0.8x at 10.
+inline HostPath host_path_complex(HostOp op, size_type n, size_t bytes) {
   switch (op) {
-    case HostOp::Potrf: return n <= 12 ? HostPath::Serial : HostPath::Vendor;
-    case HostOp::Potrs: return n <= 8 ? HostPath::Serial : HostPath::Vendor;
-    case HostOp::Trsm: return n <= 6 ? HostPath::Serial : HostPath::Vendor;
+    case HostOp::Potrf: return n <= 16 ? HostPath::Serial : HostPath::Vendor;
+    case HostOp::Potrs: return n <= 12 ? HostPath::Serial : HostPath::Vendor;
+    case HostOp::Trsm: return n <= (bytes == 8 ? 8 : 6) ? HostPath::Serial : HostPath::Vendor;
     default: return HostPath::Vendor;
   }
 }
@@ -192,7 +196,7 @@ inline HostPath host_path_complex(HostOp op, size_type n) {
 /// 1, 2, 4, 8 and lose at odd n; the generic kernel loses to BLAS's GEMM from n = 3 on).
 template <class T>
 HostPath host_path(HostOp op, size_type n) {
-  if constexpr (is_complex_v<T>) return host_path_complex(op, n);
+  if constexpr (is_complex_v<T>) return host_path_complex(op, n, sizeof(T));
   switch (op) {
     case HostOp::Potrf:
       return n <= 2 || n == 4 ? HostPath::Register : n <= 16 ? HostPath::Serial : HostPath::Vendor;

@@ -30,7 +30,7 @@ void ctrsm_(const char*, const char*, const char*, const char*, const int*, cons
             const std::complex<float>*, const int*, std::complex<float>*, const int*);
 }
 
-/// The data of one complex case: HPD matrices (A = (R + R^H)/2 + n I, real diagonal) in a
+/// The data of one complex case: HPD matrices (A = (R + R^H)/2 + 2n I, real diagonal) in a
 /// LayoutLeft batch-first View and in the peers' contiguous column-major copy with a pointer
 /// array; right-hand sides likewise; pristine copies for the untimed resets.
 template <class T>
@@ -66,7 +66,7 @@ struct CCase {
               a0(b, i, j) = v;
               a0(b, j, i) = Kokkos::conj(v);
             }
-            a0(b, j, j) = T(a0(b, j, j).real() + R(nn), R(0));
+            a0(b, j, j) = T(a0(b, j, j).real() + R(2 * nn), R(0));  // |off-diagonal| <= sqrt(2): diagonally dominant
           }
         });
     pa = decltype(pa)("pa", nb * n * n);
