@@ -33,6 +33,11 @@ struct PotrfOp {
       kspd::Impl::vendor_factor(h, kspd::Impl::FactorOp::Potrf, uplo, Diag::NonUnit, p.m, &info);
       p.unpack(a);
     }
+    // ?potrf passes an infinite pivot (sqrt(Inf) = Inf, then zeros below it); the kernels'
+    // complex convention reports it (good_pivot), so the LAPACK loop must too.
+    if constexpr (is_complex_v<T>)
+      for (size_type j = 0; info == 0 && j < a.n; ++j)
+        if (!good_pivot<T>(real_part(a(j, j)))) info = int(j + 1);
     return info;
   }
   template <class M>

@@ -406,6 +406,26 @@ TYPED_TEST(BatchedComplex, VariableSizePotrfPotrs) {
     for (auto algo : complex_algos())
       for (bool ptr : {false, true}) check_vbatched<TypeParam>(uplo, algo, ptr);
 }
+TYPED_TEST(BatchedComplex, InfiniteDiagonalIsReportedOnEveryPath) {
+  // info = the first pivot that is not positive and finite, also where Auto runs LAPACK's
+  // loop (n = 33), whose ?potrf would pass an infinite pivot.
+  using T = TypeParam;
+  for (size_type n : {7, 33})
+    for (Uplo uplo : all_uplos())
+      for (Iface iface : all_ifaces())
+        for (auto algo : complex_algos()) {
+          std::vector<CHostMat> a;
+          for (unsigned b = 0; b < 3; ++b) a.push_back(hpd_one_triangle(n, uplo, 40 + b));
+          a[1](2, 2) = cd(std::numeric_limits<double>::infinity(), 0.0);
+          CBatch<T> A(a, n, n, iface);
+          auto infos = poisoned_infos(3);
+          const kb::BatchOptions opts = test_options(algo);
+          dispatch(A, [&](auto& v) { kb::potrf(Exec(), uplo, v, infos, opts); },
+                   [&] { kb::potrf(Exec(), uplo, 3, n, A.p(), A.ld, infos, opts); });
+          const auto inf = to_host(infos);
+          EXPECT_EQ(inf, (std::vector<int>{0, 3, 0})) << "n=" << n << " " << name(iface) << " " << name(algo);
+        }
+}
 TYPED_TEST(BatchedComplex, RegisterKernelsAreRealOnlyAndSayIt) {
   using T = TypeParam;
   using R = typename T::value_type;
