@@ -61,9 +61,12 @@ void potrf_kernel(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type 
       return;
     }
   }
+  BatchOptions o = opts;
+  if constexpr (!real_kernels_v<T> && is_gpu_v<ExecSpace>)
+    if (o.algo == BatchAlgo::Auto && n <= kGpuComplexPotrfSerialMax) o.algo = BatchAlgo::Serial;
   Dims d;
   d.n = n;
-  launch(exec, "kspd::batched::potrf", nbatch, PotrfOp<T>{uplo, A, d}, infos, opts, n);
+  launch(exec, "kspd::batched::potrf", nbatch, PotrfOp<T>{uplo, A, d}, infos, o, n);
 }
 /// Two-sided recursive Cholesky of the lower triangle: L11 = chol(A11), L21 = A21 L11^-T
 /// (TRSM), A22 -= L21 L21^T (SYRK), L22 = chol(A22). The leaf of global column col0 reports

@@ -173,6 +173,14 @@ enum class HostOp { Potrf, Potrs, Trsm, Gemm };
 /// spread over the cores (kspd_batched_host_threads.hpp). Measured on the 2-core development
 /// machine (perf_tests/results/cpu-batched-2026-11-24.md, single thread, best of the reps).
 enum class HostPath { Register, Serial, Vendor };
+/// GPUs, complex scalars, Auto: POTRF runs one thread per matrix (Serial) up to this n instead
+/// of a team per matrix (TRSM keeps the generic choice, Team above 8). H100, batch 10,000,
+/// LayoutLeft, vs cuSOLVER z/cpotrfBatched (perf_tests/results/h100-batched-complex-2026-11-24.md):
+/// Serial / Team z n = 8: 1.96x / 1.10x, 16: 0.74x / 0.34x, 32: 0.45x / 0.32x, 64: 0.16x / 0.16x;
+/// c: 2.21x / 0.93x, 0.88x / 0.25x, 0.49x / 0.17x, 0.13x / 0.11x. TRSM z Team / Serial n = 8:
+/// 0.37x / 0.28x, 16: 0.16x / 0.14x, 32: 0.07x / 0.06x.
+constexpr size_type kGpuComplexPotrfSerialMax = 64;
+
 /// Complex scalars: no register kernels; the generic kernel against the LAPACK loop, single
 /// thread, column-major data, batch 10,000, best of 5-7 reps on the loaded 2-core VM
 /// (perf_tests/results/cpu-batched-complex-2026-11-24.md; the noise is +-50 % there, so the
