@@ -14,7 +14,7 @@ mkdir -p build-asan
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
   -DCMAKE_CXX_FLAGS="$SAN" -DCMAKE_EXE_LINKER_FLAGS="$SAN" -DCMAKE_SHARED_LINKER_FLAGS="$SAN" \
   -DKSPD_ENABLE_PERF_TESTS=OFF -DKSPD_ENABLE_EXAMPLES=ON -DKSPD_ENABLE_TESTS=ON > build-asan/configure.log || { cat build-asan/configure.log; exit 1; }
-targets=(kspd_test_core kspd_test_rfp kspd_test_batched kspd_test_sparse kspd_test_sparse_cholesky
+targets=(kspd_test_core kspd_test_rfp kspd_test_batched kspd_test_batched_complex kspd_test_sparse kspd_test_sparse_cholesky
          kspd_test_sparse_input kspd_test_sparse_update kspd_test_sparse_selinv kspd_test_reliability kspd_test_no_kokkos kspd_test_solve_args kspd-solve
          kspd-dense-demo kspd-gp-regression kspd-batched-kalman kspd-fem-csr)
 grep -q "KSPD_ENABLE_MPI:BOOL=ON" build-asan/CMakeCache.txt && targets+=(kspd_test_sparse_mpi)

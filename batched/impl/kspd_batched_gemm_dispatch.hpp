@@ -14,6 +14,7 @@
 namespace kspd::batched::Impl {
 template <class T>
 struct GemmOp {
+  KSPD_BATCHED_REAL_ONLY(T);
   using value_type = T;
   static constexpr HostOp host_op = HostOp::Gemm;
   Trans ta, tb;
@@ -55,6 +56,7 @@ struct GemmOp {
 };
 template <class T>
 struct SyrkOp {
+  KSPD_BATCHED_REAL_ONLY(T);
   Uplo uplo;
   Trans trans;
   T alpha, beta;
@@ -116,7 +118,7 @@ template <class ExecSpace, class T>
 void syrk_fixed(const ExecSpace& exec, Uplo uplo, Trans trans, size_type nbatch, size_type n, size_type k, T alpha,
                 BatchMat<const T> A, T beta, BatchMat<T> C, const BatchOptions& opts) {
   compat::ScopedRegion region("kspd::batched::syrk");
-  const bool rec = use_recursion<ExecSpace>(opts, n) && A.splittable() && C.splittable();
+  const bool rec = use_recursion<ExecSpace, T>(opts, n) && A.splittable() && C.splittable();
   if (rec || (is_gpu_v<ExecSpace> && opts.algo == BatchAlgo::Auto && n > kMaxRegisterN)) {
     if (is_trans(trans)) A = A.t();
     if (uplo == Uplo::Upper) C = C.t();  // C^T = A A^T as well: its lower triangle is C's upper

@@ -119,6 +119,30 @@ bool unit_stride(const kspd::Impl::Mat<T>& a) {
   return kspd::Impl::is_col_major(a) || kspd::Impl::is_col_major(a.t());
 }
 
+/// Host BLAS TRSMs on one matrix pair (a, x): solves(am, xm) runs them. In place when both
+/// have a unit stride and BLAS can express every solve on that storage (a complex A^H seen
+/// through a transposed view cannot be: vendor_trxm would decline, so `conj` packs), else
+/// once on column-major copies (O(n^2) per matrix; x copied back).
+template <class T, class Solves>
+void host_solves(const kspd::Impl::Mat<const T>& a, const kspd::Impl::Mat<T>& x, bool conj, Solves solves) {
+  const bool transposed = !kspd::Impl::is_col_major(a) || !kspd::Impl::is_col_major(x);
+  if (unit_stride(a) && unit_stride(x) && !(is_complex_v<T> && conj && transposed)) {
+    solves(a, x);
+    return;
+  }
+  Packed<const T> pa(a);
+  Packed<T> px(x);
+  solves(kspd::Impl::Mat<const T>(pa.m), px.m);
+  px.unpack(x);
+}
+/// One host TRSM through host_solves' operands (vendor_trxm accepts every case they allow).
+template <class T>
+void host_trsm(Side side, Uplo uplo, Trans trans, Diag diag, T alpha, const kspd::Impl::Mat<const T>& a,
+               const kspd::Impl::Mat<T>& x) {
+  const bool done = kspd::Impl::vendor_trxm(Kokkos::DefaultHostExecutionSpace(), true, side, uplo, trans, diag, alpha, a, x);
+  KSPD_REQUIRE(done, TplError, "kspd::batched::trsm: the host BLAS trsm declined the operands");
+}
+
 /// Whether a host backend runs an Auto batch of Op (order n) as a loop of host BLAS/LAPACK
 /// calls (the tuning table's measured choice); Op::value_type and Op::host_op name the entry.
 template <class Op>

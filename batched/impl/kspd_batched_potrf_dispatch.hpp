@@ -33,6 +33,11 @@ struct PotrfOp {
       kspd::Impl::vendor_factor(h, kspd::Impl::FactorOp::Potrf, uplo, Diag::NonUnit, p.m, &info);
       p.unpack(a);
     }
+    // ?potrf passes an infinite pivot (sqrt(Inf) = Inf, then zeros below it); the kernels'
+    // complex convention reports it (good_pivot), so the LAPACK loop must too.
+    if constexpr (is_complex_v<T>)
+      for (size_type j = 0; info == 0 && j < a.n; ++j)
+        if (!good_pivot<T>(real_part(a(j, j)))) info = int(j + 1);
     return info;
   }
   template <class M>
@@ -46,17 +51,22 @@ struct PotrfOp {
 template <class ExecSpace, class T>
 void potrf_kernel(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A, int* infos,
                   const BatchOptions& opts) {
-  if (use_smem_potrf<ExecSpace, T>(opts.algo, n)) {
-    smem_potrf(exec, uplo, nbatch, n, A, infos);
-    return;
+  if constexpr (real_kernels_v<T>) {
+    if (use_smem_potrf<ExecSpace, T>(opts.algo, n)) {
+      smem_potrf(exec, uplo, nbatch, n, A, infos);
+      return;
+    }
+    if (use_register<ExecSpace, T>(opts.algo, n, HostOp::Potrf)) {
+      register_potrf(exec, uplo, nbatch, n, A, infos, opts);
+      return;
+    }
   }
-  if (use_register<ExecSpace, T>(opts.algo, n, HostOp::Potrf)) {
-    register_potrf(exec, uplo, nbatch, n, A, infos, opts);
-    return;
-  }
+  BatchOptions o = opts;
+  if constexpr (!real_kernels_v<T> && is_gpu_v<ExecSpace>)
+    if (o.algo == BatchAlgo::Auto && n <= kGpuComplexPotrfSerialMax) o.algo = BatchAlgo::Serial;
   Dims d;
   d.n = n;
-  launch(exec, "kspd::batched::potrf", nbatch, PotrfOp<T>{uplo, A, d}, infos, opts, n);
+  launch(exec, "kspd::batched::potrf", nbatch, PotrfOp<T>{uplo, A, d}, infos, o, n);
 }
 /// Two-sided recursive Cholesky of the lower triangle: L11 = chol(A11), L21 = A21 L11^-T
 /// (TRSM), A22 -= L21 L21^T (SYRK), L22 = chol(A22). The leaf of global column col0 reports
@@ -82,10 +92,13 @@ template <class ExecSpace, class T>
 void potrf_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A, int* infos,
                  const BatchOptions& opts) {
   compat::ScopedRegion region("kspd::batched::potrf");
-  // Upper: U^T U = L L^T with L = U^T.
-  if (use_recursion<ExecSpace>(opts, n) && !use_smem_potrf<ExecSpace, T>(opts.algo, n) && A.splittable()) {
-    potrf_rec(exec, nbatch, n, 0, uplo == Uplo::Upper ? A.t() : A, RecInfo<ExecSpace>(infos, nbatch), opts);
-    return;
+  check_algo<T>(opts.algo, "kspd::batched::potrf");
+  if constexpr (real_kernels_v<T>) {
+    // Upper: U^T U = L L^T with L = U^T.
+    if (use_recursion<ExecSpace, T>(opts, n) && !use_smem_potrf<ExecSpace, T>(opts.algo, n) && A.splittable()) {
+      potrf_rec(exec, nbatch, n, 0, uplo == Uplo::Upper ? A.t() : A, RecInfo<ExecSpace>(infos, nbatch), opts);
+      return;
+    }
   }
   potrf_kernel(exec, uplo, nbatch, n, A, infos, opts);
 }

@@ -28,24 +28,16 @@ struct PotrsOp {
     serial_potrs(uplo, A.get(b, d.N(b), d.N(b)), B.get(b, d.N(b), d.K(b)));
     return 0;
   }
-  int host(size_type b) const {  // A = L L^T or U^T U: two host TRSMs, as ?potrs does
+  int host(size_type b) const {  // A = L L^H or U^H U: two host TRSMs, as ?potrs does
     if (skip != nullptr && skip[b] != 0) return 0;
     const auto a = A.get(b, d.N(b), d.N(b));
     const auto x = B.get(b, d.N(b), d.K(b));
-    const Trans first = uplo == Uplo::Lower ? Trans::NoTranspose : Trans::Transpose;
-    const Kokkos::DefaultHostExecutionSpace h;
-    auto solve = [&](const auto& am, const auto& xm) {
-      kspd::Impl::vendor_trxm(h, true, Side::Left, uplo, first, Diag::NonUnit, T(1), am, xm);
-      kspd::Impl::vendor_trxm(h, true, Side::Left, uplo, toggle(first), Diag::NonUnit, T(1), am, xm);
-    };
-    if (unit_stride(a) && unit_stride(x)) {
-      solve(a, x);
-    } else {
-      Packed<const T> pa(a);
-      Packed<T> px(x);
-      solve(kspd::Impl::Mat<const T>(pa.m), px.m);
-      px.unpack(x);
-    }
+    const Trans first = uplo == Uplo::Lower ? Trans::NoTranspose : herm_trans<T>();
+    const Trans second = uplo == Uplo::Lower ? herm_trans<T>() : Trans::NoTranspose;
+    host_solves(a, x, true, [&](const auto& am, const auto& xm) {
+      host_trsm(Side::Left, uplo, first, Diag::NonUnit, T(1), am, xm);
+      host_trsm(Side::Left, uplo, second, Diag::NonUnit, T(1), am, xm);
+    });
     return 0;
   }
   template <class M>
@@ -74,15 +66,18 @@ template <class ExecSpace, class T>
 void potrs_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, size_type nrhs,
                  const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts) {
   compat::ScopedRegion region("kspd::batched::potrs");
-  if (use_recursion<ExecSpace>(opts, n) && A.splittable() && B.splittable()) {  // two recursive TRSMs
-    const Trans first = uplo == Uplo::Lower ? Trans::NoTranspose : Trans::Transpose;
-    trsm_fixed(exec, Side::Left, uplo, first, Diag::NonUnit, T(1), nbatch, n, nrhs, A, B, opts);
-    trsm_fixed(exec, Side::Left, uplo, toggle(first), Diag::NonUnit, T(1), nbatch, n, nrhs, A, B, opts);
-    return;
-  }
-  if (use_register<ExecSpace, T>(opts.algo, n, HostOp::Potrs) || use_stream_potrs<ExecSpace>(opts.algo, n)) {
-    register_potrs(exec, uplo, nbatch, n, nrhs, A, B, opts);
-    return;
+  check_algo<T>(opts.algo, "kspd::batched::potrs");
+  if constexpr (real_kernels_v<T>) {
+    if (use_recursion<ExecSpace, T>(opts, n) && A.splittable() && B.splittable()) {  // two recursive TRSMs
+      const Trans first = uplo == Uplo::Lower ? Trans::NoTranspose : Trans::Transpose;
+      trsm_fixed(exec, Side::Left, uplo, first, Diag::NonUnit, T(1), nbatch, n, nrhs, A, B, opts);
+      trsm_fixed(exec, Side::Left, uplo, toggle(first), Diag::NonUnit, T(1), nbatch, n, nrhs, A, B, opts);
+      return;
+    }
+    if (use_register<ExecSpace, T>(opts.algo, n, HostOp::Potrs) || use_stream_potrs<ExecSpace, T>(opts.algo, n)) {
+      register_potrs(exec, uplo, nbatch, n, nrhs, A, B, opts);
+      return;
+    }
   }
   Dims d;
   d.n = n;
@@ -104,7 +99,8 @@ template <class ExecSpace, class T>
 void posv_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, size_type nrhs, const BatchMat<T>& A,
                 const BatchMat<T>& B, int* infos, const BatchOptions& opts) {
   compat::ScopedRegion region("kspd::batched::posv");
-  if (use_recursion<ExecSpace>(opts, n) && A.splittable() && B.splittable()) {
+  check_algo<T>(opts.algo, "kspd::batched::posv");
+  if (use_recursion<ExecSpace, T>(opts, n) && A.splittable() && B.splittable()) {
     potrf_fixed(exec, uplo, nbatch, n, A, infos, opts);
     if (nbatch <= 0 || nrhs <= 0) return;
     potrs_guarded(exec, uplo, nbatch, n, nrhs, BatchMat<const T>(A), B, infos, opts);

@@ -30,10 +30,11 @@ namespace kspd::batched::Impl {
 
 inline size_type leaf_size(const BatchOptions& o) { return o.leaf_size > 0 ? size_type(o.leaf_size) : 32; }
 
-/// Whether an operation on matrices of order n takes the recursive path.
-template <class ExecSpace>
+/// Whether an operation on matrices of order n (scalar T) takes the recursive path (never for
+/// complex scalars: real_kernels_v).
+template <class ExecSpace, class T>
 bool use_recursion(const BatchOptions& o, size_type n) {
-  if (o.recursion == BatchRecursion::Never || n <= leaf_size(o)) return false;
+  if (!real_kernels_v<T> || o.recursion == BatchRecursion::Never || n <= leaf_size(o)) return false;
   if (o.recursion == BatchRecursion::Always) return true;
   return is_gpu_v<ExecSpace>;
 }

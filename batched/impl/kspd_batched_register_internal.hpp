@@ -21,16 +21,30 @@ constexpr size_type kMaxGroupN = 32;
 /// Whether operation op (scalar T) of order n runs the register kernels: Register forces them
 /// (n <= 8 on host backends); Auto takes them on GPUs for n <= 32 (with the group / streaming
 /// kernels above 8) and on host backends where the tuning table measured them fastest.
+/// Complex scalars never take them (real_kernels_v; check_algo rejects Register for them).
 template <class ExecSpace, class T>
 bool use_register(BatchAlgo algo, size_type n, HostOp op) {
   if (algo != BatchAlgo::Register && algo != BatchAlgo::Auto) return false;
-  if constexpr (is_gpu_v<ExecSpace>) {
+  if constexpr (!real_kernels_v<T>) {
+    (void)n, (void)op;
+    return false;
+  } else if constexpr (is_gpu_v<ExecSpace>) {
     (void)op;
     return n <= kMaxGroupN;
   } else {
     if (n > kMaxRegisterN) return false;
     return algo == BatchAlgo::Register || host_path<T>(op, n) == HostPath::Register;
   }
+}
+
+/// Fixed-size POTRF / POTRS / POSV / TRSM: BatchAlgo::Register with a complex scalar is an
+/// error (the register kernels are real-only), not a silent change of kernel family.
+template <class T>
+void check_algo(BatchAlgo algo, const char* op) {
+  if constexpr (!real_kernels_v<T>)
+    KSPD_REQUIRE(algo != BatchAlgo::Register, InvalidArgument,
+                 op << ": BatchAlgo::Register has no complex kernels (use Auto, Serial or Team)");
+  (void)algo, (void)op;
 }
 
 /// Loads a (uplo) Cholesky factor as the lower triangle r (L = U^T for Upper), padded.
@@ -266,9 +280,9 @@ inline size_type stream_chunk(const Tuning& tu, size_type nbatch) {
 }
 
 /// POTRS for 8 < n <= 32 streams: on GPUs for Auto / Register, on host backends for Register.
-template <class ExecSpace>
+template <class ExecSpace, class T>
 bool use_stream_potrs(BatchAlgo algo, size_type n) {
-  if (n <= kMaxRegisterN || n > kMaxGroupN) return false;
+  if (!real_kernels_v<T> || n <= kMaxRegisterN || n > kMaxGroupN) return false;
   if constexpr (is_gpu_v<ExecSpace>) return algo == BatchAlgo::Auto || algo == BatchAlgo::Register;
   else return algo == BatchAlgo::Register;
 }
@@ -311,7 +325,7 @@ inline int trsm_rhs_block(const Tuning& tu, int N, size_type ncols) {
 /// Register (so the CPU tests check the kernel; Auto keeps the host paths there).
 template <class ExecSpace, class T>
 bool use_stream_trsm(const BatchOptions& opts, size_type k) {
-  if (k <= kMaxRegisterN || k > kMaxStreamN) return false;
+  if (!real_kernels_v<T> || k <= kMaxRegisterN || k > kMaxStreamN) return false;
   if constexpr (is_gpu_v<ExecSpace>)
     return (k <= kMaxGroupN || k <= size_type(tuning<ExecSpace, T>(k).stream_trsm_max)) &&
            (opts.algo == BatchAlgo::Auto || opts.algo == BatchAlgo::Register);

@@ -12,6 +12,7 @@
 namespace kspd::batched::Impl {
 template <class T>
 struct TrmmOp {
+  KSPD_BATCHED_REAL_ONLY(T);
   Side side;
   Uplo uplo;
   Trans trans;
@@ -74,7 +75,7 @@ void trmm_fixed(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag d
                 size_type m, size_type n, BatchMat<const T> A, BatchMat<T> B, const BatchOptions& opts) {
   compat::ScopedRegion region("kspd::batched::trmm");
   const size_type k = side == Side::Left ? m : n;
-  if (use_recursion<ExecSpace>(opts, k) && A.splittable() && B.splittable()) {
+  if (use_recursion<ExecSpace, T>(opts, k) && A.splittable() && B.splittable()) {
     if (side == Side::Right) {
       B = B.t();
       std::swap(m, n);

@@ -35,17 +35,9 @@ struct TrsmOp {
   }
   int host(size_type b) const {
     if (skip != nullptr && skip[b] != 0) return 0;
-    const auto a = A.get(b, ka(b), ka(b));
-    const auto x = B.get(b, d.M(b), d.N(b));
-    const Kokkos::DefaultHostExecutionSpace h;
-    if (unit_stride(a) && unit_stride(x)) {
-      kspd::Impl::vendor_trxm(h, true, side, uplo, trans, diag, alpha, a, x);
-    } else {
-      Packed<const T> pa(a);
-      Packed<T> px(x);
-      kspd::Impl::vendor_trxm(h, true, side, uplo, trans, diag, alpha, pa.m, px.m);
-      px.unpack(x);
-    }
+    host_solves(A.get(b, ka(b), ka(b)), B.get(b, d.M(b), d.N(b)), is_conj(trans), [&](const auto& am, const auto& xm) {
+      host_trsm(side, uplo, trans, diag, alpha, am, xm);
+    });
     return 0;
   }
   template <class M>
@@ -62,13 +54,15 @@ template <class ExecSpace, class T>
 void trsm_kernel(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
                  size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts) {
   const size_type k = side == Side::Left ? m : n;
-  if (use_smem_trsm<ExecSpace, T>(opts.algo, k, side == Side::Left ? n : m)) {
-    smem_trsm(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B);
-    return;
-  }
-  if (use_register<ExecSpace, T>(opts.algo, k, HostOp::Trsm) || use_stream_trsm<ExecSpace, T>(opts, k)) {
-    register_trsm(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B, opts);
-    return;
+  if constexpr (real_kernels_v<T>) {
+    if (use_smem_trsm<ExecSpace, T>(opts.algo, k, side == Side::Left ? n : m)) {
+      smem_trsm(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B);
+      return;
+    }
+    if (use_register<ExecSpace, T>(opts.algo, k, HostOp::Trsm) || use_stream_trsm<ExecSpace, T>(opts, k)) {
+      register_trsm(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B, opts);
+      return;
+    }
   }
   Dims d;
   d.m = m;
@@ -106,21 +100,24 @@ template <class ExecSpace, class T>
 void trsm_fixed(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
                 size_type m, size_type n, BatchMat<const T> A, BatchMat<T> B, const BatchOptions& opts) {
   compat::ScopedRegion region("kspd::batched::trsm");
+  check_algo<T>(opts.algo, "kspd::batched::trsm");
   const size_type k = side == Side::Left ? m : n;
-  if (use_recursion<ExecSpace>(opts, k) && !use_stream_trsm<ExecSpace, T>(opts, k) &&
-      !use_smem_trsm<ExecSpace, T>(opts.algo, k, side == Side::Left ? n : m) && A.splittable() &&
-      B.splittable()) {
-    if (side == Side::Right) {  // X op(A) = alpha B  <=>  op(A)^T X^T = alpha B^T
-      B = B.t();
-      std::swap(m, n);
-      trans = toggle(trans);
+  if constexpr (real_kernels_v<T>) {
+    if (use_recursion<ExecSpace, T>(opts, k) && !use_stream_trsm<ExecSpace, T>(opts, k) &&
+        !use_smem_trsm<ExecSpace, T>(opts.algo, k, side == Side::Left ? n : m) && A.splittable() &&
+        B.splittable()) {
+      if (side == Side::Right) {  // X op(A) = alpha B  <=>  op(A)^T X^T = alpha B^T
+        B = B.t();
+        std::swap(m, n);
+        trans = toggle(trans);
+      }
+      if (is_trans(trans)) {
+        A = A.t();
+        uplo = flip(uplo);
+      }
+      trsm_rec(exec, uplo == Uplo::Lower, diag, alpha, nbatch, m, n, A, B, opts);
+      return;
     }
-    if (is_trans(trans)) {
-      A = A.t();
-      uplo = flip(uplo);
-    }
-    trsm_rec(exec, uplo == Uplo::Lower, diag, alpha, nbatch, m, n, A, B, opts);
-    return;
   }
   trsm_kernel(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B, opts);
 }

@@ -5,12 +5,20 @@
 /// Every (side, uplo, trans) variant is reduced by stride swaps to Left/NoTranspose:
 ///   X op(A) = alpha B  <=>  op(A)^T X^T = alpha B^T    (Right -> Left on B^T)
 ///   A^T as a Mat is A with swapped strides, whose stored triangle is the other one.
+/// Complex scalars: op(A) = A^H reads conj(A) through the same stride swap; Right with A^H
+/// becomes Left with (A^H)^T = conj(A). Either way the reduced problem reads conj(A) exactly
+/// when trans == ConjTranspose, so the kernels take one `cj` flag (inert for real scalars).
 
 #include "kspd_batched_mat.hpp"
 
 namespace kspd::batched::Impl {
 
+using kspd::Impl::conj_if;
+using kspd::Impl::herm_trans;
+using kspd::Impl::real_part;
+
 /// Reduces (side, uplo, trans) to a Left, NoTranspose problem on (A, B); returns lower?
+/// The reduced problem reads conj(A) when trans == ConjTranspose (complex scalars).
 template <class T>
 KOKKOS_INLINE_FUNCTION bool reduce_left_notrans(Side side, Uplo uplo, Trans trans, Mat<const T>& A, Mat<T>& B) {
   if (side == Side::Right) {
@@ -24,28 +32,51 @@ KOKKOS_INLINE_FUNCTION bool reduce_left_notrans(Side side, Uplo uplo, Trans tran
   return uplo == Uplo::Lower;
 }
 
+/// The reduced lower / upper Left solve with conj(A) read when CJ. Complex scalars go row by
+/// row (every column of row i, then row i+1: the rows above are final for all columns) so that
+/// one complex division per row replaces one per element (a division costs tens of flops).
+template <bool CJ, class T>
+KOKKOS_INLINE_FUNCTION void serial_trsm_left(bool lower, bool unit, T alpha, const Mat<const T>& A, const Mat<T>& B) {
+  const int m = int(B.m), n = int(B.n);
+  if constexpr (is_complex_v<T>) {
+    for (int s = 0; s < m; ++s) {
+      const int i = lower ? s : m - 1 - s;
+      const int k0 = lower ? 0 : i + 1, k1 = lower ? i : m;
+      const T r = unit ? T(1) : T(1) / conj_if(CJ, A(i, i));
+      for (int j = 0; j < n; ++j) {
+        T acc = alpha * B(i, j);
+        for (int k = k0; k < k1; ++k) acc -= conj_if(CJ, A(i, k)) * B(k, j);
+        B(i, j) = acc * r;
+      }
+    }
+  } else {
+    for (int j = 0; j < n; ++j) {
+      if (lower) {
+        for (int i = 0; i < m; ++i) {
+          T acc = alpha * B(i, j);
+          for (int k = 0; k < i; ++k) acc -= A(i, k) * B(k, j);
+          B(i, j) = unit ? acc : acc / A(i, i);
+        }
+      } else {
+        for (int i = m - 1; i >= 0; --i) {
+          T acc = alpha * B(i, j);
+          for (int k = i + 1; k < m; ++k) acc -= A(i, k) * B(k, j);
+          B(i, j) = unit ? acc : acc / A(i, i);
+        }
+      }
+    }
+  }
+}
+
 /// Solves op(A) X = alpha B (Left) or X op(A) = alpha B (Right); X overwrites B.
 template <class T>
 KOKKOS_INLINE_FUNCTION void serial_trsm(Side side, Uplo uplo, Trans trans, Diag diag, T alpha, Mat<const T> A,
                                         Mat<T> B) {
+  const bool cj = is_complex_v<T> && is_conj(trans);
   const bool lower = reduce_left_notrans(side, uplo, trans, A, B);
   const bool unit = diag == Diag::Unit;
-  const int m = int(B.m), n = int(B.n);
-  for (int j = 0; j < n; ++j) {
-    if (lower) {
-      for (int i = 0; i < m; ++i) {
-        T s = alpha * B(i, j);
-        for (int k = 0; k < i; ++k) s -= A(i, k) * B(k, j);
-        B(i, j) = unit ? s : s / A(i, i);
-      }
-    } else {
-      for (int i = m - 1; i >= 0; --i) {
-        T s = alpha * B(i, j);
-        for (int k = i + 1; k < m; ++k) s -= A(i, k) * B(k, j);
-        B(i, j) = unit ? s : s / A(i, i);
-      }
-    }
-  }
+  if (cj) serial_trsm_left<true, T>(lower, unit, alpha, A, B);
+  else serial_trsm_left<false, T>(lower, unit, alpha, A, B);
 }
 
 /// Team TRSM: column-oriented substitution, one barrier per step. In step k the rows below
@@ -54,6 +85,7 @@ KOKKOS_INLINE_FUNCTION void serial_trsm(Side side, Uplo uplo, Trans trans, Diag 
 template <class Member, class T>
 KOKKOS_INLINE_FUNCTION void team_trsm(const Member& member, Side side, Uplo uplo, Trans trans, Diag diag, T alpha,
                                       Mat<const T> A, Mat<T> B) {
+  const bool cj = is_conj(trans);
   const bool lower = reduce_left_notrans(side, uplo, trans, A, B);
   const bool unit = diag == Diag::Unit;
   const int m = int(B.m), n = int(B.n);
@@ -61,7 +93,7 @@ KOKKOS_INLINE_FUNCTION void team_trsm(const Member& member, Side side, Uplo uplo
   const int first = lower ? 0 : m - 1;
   Kokkos::parallel_for(Kokkos::TeamThreadRange(member, m * n), [&](const int idx) {
     const int i = idx % m, j = idx / m;
-    B(i, j) = (unit || i != first) ? alpha * B(i, j) : alpha * B(i, j) / A(i, i);
+    B(i, j) = (unit || i != first) ? alpha * B(i, j) : alpha * B(i, j) / conj_if(cj, A(i, i));
   });
   member.team_barrier();
   for (int s = 0; s < m - 1; ++s) {
@@ -71,8 +103,8 @@ KOKKOS_INLINE_FUNCTION void team_trsm(const Member& member, Side side, Uplo uplo
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, rows * n), [&](const int idx) {
       const int r = idx % rows, j = idx / rows;
       const int i = lower ? k + 1 + r : r;
-      T v = B(i, j) - A(i, k) * B(k, j);
-      if (i == next && !unit) v /= A(i, i);
+      T v = B(i, j) - conj_if(cj, A(i, k)) * B(k, j);
+      if (i == next && !unit) v /= conj_if(cj, A(i, i));
       B(i, j) = v;
     });
     member.team_barrier();

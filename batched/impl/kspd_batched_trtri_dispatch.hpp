@@ -16,6 +16,7 @@ namespace kspd::batched::Impl {
 enum class InvOp { Trtri, Lauum, Potri, Poti };
 template <class T>
 struct InvertOp {
+  KSPD_BATCHED_REAL_ONLY(T);
   InvOp op;
   Uplo uplo;
   Diag diag;
@@ -113,7 +114,7 @@ void invert_fixed(const ExecSpace& exec, InvOp op, Uplo uplo, Diag diag, size_ty
 template <class ExecSpace, class T>
 void invert_run(const ExecSpace& exec, InvOp op, Uplo uplo, Diag diag, size_type nbatch, size_type n,
                 const BatchMat<T>& A, int* infos, const BatchOptions& opts) {
-  if (!(use_recursion<ExecSpace>(opts, n) && A.splittable())) {
+  if (!(use_recursion<ExecSpace, T>(opts, n) && A.splittable())) {
     invert_kernel(exec, op, uplo, diag, nbatch, n, A, infos, opts);
     return;
   }

@@ -153,6 +153,18 @@ Tuning tuning(size_type n) {
   return t;
 }
 
+/// Complex scalars (Hermitian: conjugated reads, real pivots) run only on the kernels that
+/// know it: the portable Serial / Team kernels and the host LAPACK loop. The register, group,
+/// streaming and shared-memory kernels and the recursion (whose GEMM / SYRK steps are
+/// transposes, not conjugate transposes) are real-only; every dispatch asks this one trait.
+template <class T>
+constexpr bool real_kernels_v = !is_complex_v<T>;
+/// Only POTRF, POTRS, POSV and TRSM take complex scalars; the other operations' functors
+/// static_assert this, rather than compute a symmetric (not Hermitian) result.
+#define KSPD_BATCHED_REAL_ONLY(T)                                                                           \
+  static_assert(::kspd::batched::Impl::real_kernels_v<T>, "kspd::batched: complex scalars are supported by potrf, potrs, posv and " \
+                                   "trsm only (not gemm, syrk, trmm, trtri, lauum, potri, poti)")
+
 /// The host operations that have a per-matrix host BLAS/LAPACK path (Op::host).
 enum class HostOp { Potrf, Potrs, Trsm, Gemm };
 /// Host backends, Auto: which kernel runs a batch of order n. Register: one thread per matrix
@@ -161,6 +173,28 @@ enum class HostOp { Potrf, Potrs, Trsm, Gemm };
 /// spread over the cores (kspd_batched_host_threads.hpp). Measured on the 2-core development
 /// machine (perf_tests/results/cpu-batched-2026-11-24.md, single thread, best of the reps).
 enum class HostPath { Register, Serial, Vendor };
+/// GPUs, complex scalars, Auto: POTRF runs one thread per matrix (Serial) up to this n instead
+/// of a team per matrix (TRSM keeps the generic choice, Team above 8). H100, batch 10,000,
+/// LayoutLeft, vs cuSOLVER z/cpotrfBatched (perf_tests/results/h100-batched-complex-2026-11-24.md):
+/// Serial / Team z n = 8: 1.96x / 1.10x, 16: 0.74x / 0.34x, 32: 0.45x / 0.32x, 64: 0.16x / 0.16x;
+/// c: 2.21x / 0.93x, 0.88x / 0.25x, 0.49x / 0.17x, 0.13x / 0.11x. TRSM z Team / Serial n = 8:
+/// 0.37x / 0.28x, 16: 0.16x / 0.14x, 32: 0.07x / 0.06x.
+constexpr size_type kGpuComplexPotrfSerialMax = 64;
+
+/// Complex scalars: no register kernels; the generic kernel against the LAPACK loop, single
+/// thread, column-major data, batch 10,000, best of 5-7 reps on the loaded 2-core VM
+/// (perf_tests/results/cpu-batched-complex-2026-11-24.md; the noise is +-50 % there, so the
+/// crossovers are where both precisions agree): POTRF z/c 1.9-7.5x at n <= 10, 1.2-1.3x at 16,
+/// 0.7-1.0x at 24; POTRS (nrhs = 1) 1.0-3.8x up to 12, 0.9x at 16; TRSM (nrhs = n) z 1.1x at 6,
+/// 0.6-0.8x at 8-12, c 1.3x at 6, 2.3-3.7x at 8, 0.8x at 10.
+inline HostPath host_path_complex(HostOp op, size_type n, size_t bytes) {
+  switch (op) {
+    case HostOp::Potrf: return n <= 16 ? HostPath::Serial : HostPath::Vendor;
+    case HostOp::Potrs: return n <= 12 ? HostPath::Serial : HostPath::Vendor;
+    case HostOp::Trsm: return n <= (bytes == 8 ? 8 : 6) ? HostPath::Serial : HostPath::Vendor;
+    default: return HostPath::Vendor;
+  }
+}
 /// fp64 and fp32 cross over at the same n within the noise. Single thread, column-major data,
 /// ms for a batch of 10,000 (register / serial / LAPACK loop, fp64): POTRF n = 4: 0.17 / 0.18 /
 /// 0.76, n = 8: 1.23 / 0.70 / 1.60, n = 12: - / 2.0 / 11.3, n = 16: - / 12.9 / 13.6, n = 20:
@@ -170,6 +204,7 @@ enum class HostPath { Register, Serial, Vendor };
 /// 1, 2, 4, 8 and lose at odd n; the generic kernel loses to BLAS's GEMM from n = 3 on).
 template <class T>
 HostPath host_path(HostOp op, size_type n) {
+  if constexpr (is_complex_v<T>) return host_path_complex(op, n, sizeof(T));
   switch (op) {
     case HostOp::Potrf:
       return n <= 2 || n == 4 ? HostPath::Register : n <= 16 ? HostPath::Serial : HostPath::Vendor;

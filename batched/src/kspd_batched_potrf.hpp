@@ -1,7 +1,12 @@
 #ifndef KSPD_BATCHED_POTRF_HPP
 #define KSPD_BATCHED_POTRF_HPP
 /// \file kspd_batched_potrf.hpp
-/// Batched Cholesky: A_b = L_b L_b^T (Lower) or U_b^T U_b (Upper) for every matrix b.
+/// Batched Cholesky: A_b = L_b L_b^T (Lower) or U_b^T U_b (Upper) for every matrix b; for
+/// complex scalars (Kokkos::complex<float / double>) A_b is Hermitian and A_b = L_b L_b^H or
+/// U_b^H U_b: only the real part of the diagonal is read, the factor's diagonal is real, and
+/// info is the first pivot that is not positive and finite. Complex batches run on the
+/// portable Serial / Team kernels or the host LAPACK loop (not the register, group,
+/// shared-memory or recursive kernels; BatchAlgo::Register is rejected).
 
 #include "kspd_batched_potrf_dispatch.hpp"
 #include "kspd_batched_descriptor.hpp"

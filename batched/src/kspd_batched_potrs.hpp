@@ -2,7 +2,7 @@
 #define KSPD_BATCHED_POTRS_HPP
 /// \file kspd_batched_potrs.hpp
 /// Batched SPD solves from Cholesky factors (POTRS, any number of right-hand sides) and the
-/// one-call factor-and-solve (POSV).
+/// one-call factor-and-solve (POSV). Complex Hermitian: A_b = L_b L_b^H (U_b^H U_b) from potrf.
 
 #include "kspd_batched_potrs_dispatch.hpp"
 #include "kspd_batched_descriptor.hpp"

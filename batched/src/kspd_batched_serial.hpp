@@ -10,6 +10,7 @@
 
 #include "kspd_batched_gemm_internal.hpp"
 #include "kspd_batched_trtri_internal.hpp"
+#include "kspd_batched_tuning.hpp"
 
 namespace kspd::batched {
 namespace Impl {
@@ -41,6 +42,7 @@ template <Trans TA, Trans TB>
 struct SerialGemm {
   template <class AV, class BV, class CV>
   KOKKOS_INLINE_FUNCTION static void invoke(Impl::scalar_t<CV> alpha, const AV& A, const BV& B, Impl::scalar_t<CV> beta, const CV& C) {
+    KSPD_BATCHED_REAL_ONLY(Impl::scalar_t<CV>);
     Impl::serial_gemm<Impl::scalar_t<CV>>(TA, TB, alpha, Impl::as_mat(A), Impl::as_mat(B), beta, Impl::as_mat(C));
   }
 };
@@ -49,6 +51,7 @@ template <Uplo U, Trans TR>
 struct SerialSyrk {
   template <class AV, class CV>
   KOKKOS_INLINE_FUNCTION static void invoke(Impl::scalar_t<CV> alpha, const AV& A, Impl::scalar_t<CV> beta, const CV& C) {
+    KSPD_BATCHED_REAL_ONLY(Impl::scalar_t<CV>);
     Impl::serial_syrk<Impl::scalar_t<CV>>(U, TR, alpha, Impl::as_mat(A), beta, Impl::as_mat(C));
   }
 };
@@ -65,10 +68,11 @@ template <Side S, Uplo U, Trans TR, Diag D>
 struct SerialTrmm {
   template <class AV, class BV>
   KOKKOS_INLINE_FUNCTION static void invoke(Impl::scalar_t<BV> alpha, const AV& A, const BV& B) {
+    KSPD_BATCHED_REAL_ONLY(Impl::scalar_t<BV>);
     Impl::serial_trmm<Impl::scalar_t<BV>>(S, U, TR, D, alpha, Impl::as_mat(A), Impl::as_mat(B));
   }
 };
-/// A = L L^T / U^T U in place; returns info.
+/// A = L L^T / U^T U (complex: L L^H / U^H U) in place; returns info.
 template <Uplo U>
 struct SerialPotrf {
   template <class AV>
@@ -97,6 +101,7 @@ template <Uplo U, Diag D>
 struct SerialTrtri {
   template <class AV>
   KOKKOS_INLINE_FUNCTION static int invoke(const AV& A) {
+    KSPD_BATCHED_REAL_ONLY(Impl::scalar_t<AV>);
     return Impl::serial_trtri<Impl::scalar_t<AV>>(U, D, Impl::as_mat(A));
   }
 };
@@ -105,6 +110,7 @@ template <Uplo U>
 struct SerialLauum {
   template <class AV>
   KOKKOS_INLINE_FUNCTION static void invoke(const AV& A) {
+    KSPD_BATCHED_REAL_ONLY(Impl::scalar_t<AV>);
     Impl::serial_lauum<Impl::scalar_t<AV>>(U, Impl::as_mat(A));
   }
 };
@@ -113,6 +119,7 @@ template <Uplo U>
 struct SerialPotri {
   template <class AV>
   KOKKOS_INLINE_FUNCTION static int invoke(const AV& A) {
+    KSPD_BATCHED_REAL_ONLY(Impl::scalar_t<AV>);
     return Impl::serial_potri<Impl::scalar_t<AV>>(U, Impl::as_mat(A));
   }
 };
@@ -121,6 +128,7 @@ template <Uplo U>
 struct SerialPoti {
   template <class AV>
   KOKKOS_INLINE_FUNCTION static int invoke(const AV& A) {
+    KSPD_BATCHED_REAL_ONLY(Impl::scalar_t<AV>);
     return Impl::serial_poti<Impl::scalar_t<AV>>(U, Impl::as_mat(A));
   }
 };

@@ -17,6 +17,7 @@ template <Trans TA, Trans TB>
 struct TeamGemm {
   template <class Member, class AV, class BV, class CV>
   KOKKOS_INLINE_FUNCTION static void invoke(const Member& member, Impl::scalar_t<CV> alpha, const AV& A, const BV& B, Impl::scalar_t<CV> beta, const CV& C) {
+    KSPD_BATCHED_REAL_ONLY(Impl::scalar_t<CV>);
     Impl::team_gemm<Member, Impl::scalar_t<CV>>(member, TA, TB, alpha, Impl::as_mat(A), Impl::as_mat(B), beta, Impl::as_mat(C));
   }
 };
@@ -25,6 +26,7 @@ template <Uplo U, Trans TR>
 struct TeamSyrk {
   template <class Member, class AV, class CV>
   KOKKOS_INLINE_FUNCTION static void invoke(const Member& member, Impl::scalar_t<CV> alpha, const AV& A, Impl::scalar_t<CV> beta, const CV& C) {
+    KSPD_BATCHED_REAL_ONLY(Impl::scalar_t<CV>);
     Impl::team_syrk<Member, Impl::scalar_t<CV>>(member, U, TR, alpha, Impl::as_mat(A), beta, Impl::as_mat(C));
   }
 };
@@ -41,10 +43,11 @@ template <Side S, Uplo U, Trans TR, Diag D>
 struct TeamTrmm {
   template <class Member, class AV, class BV>
   KOKKOS_INLINE_FUNCTION static void invoke(const Member& member, Impl::scalar_t<BV> alpha, const AV& A, const BV& B) {
+    KSPD_BATCHED_REAL_ONLY(Impl::scalar_t<BV>);
     Impl::team_trmm<Member, Impl::scalar_t<BV>>(member, S, U, TR, D, alpha, Impl::as_mat(A), Impl::as_mat(B));
   }
 };
-/// A = L L^T / U^T U in place; returns info.
+/// A = L L^T / U^T U (complex: L L^H / U^H U) in place; returns info.
 template <Uplo U>
 struct TeamPotrf {
   template <class Member, class AV>
@@ -73,6 +76,7 @@ template <Uplo U, Diag D>
 struct TeamTrtri {
   template <class Member, class AV>
   KOKKOS_INLINE_FUNCTION static int invoke(const Member& member, const AV& A) {
+    KSPD_BATCHED_REAL_ONLY(Impl::scalar_t<AV>);
     return Impl::team_trtri<Member, Impl::scalar_t<AV>>(member, U, D, Impl::as_mat(A));
   }
 };
@@ -81,6 +85,7 @@ template <Uplo U>
 struct TeamLauum {
   template <class Member, class AV>
   KOKKOS_INLINE_FUNCTION static void invoke(const Member& member, const AV& A) {
+    KSPD_BATCHED_REAL_ONLY(Impl::scalar_t<AV>);
     Impl::team_lauum<Member, Impl::scalar_t<AV>>(member, U, Impl::as_mat(A));
   }
 };
@@ -89,6 +94,7 @@ template <Uplo U>
 struct TeamPotri {
   template <class Member, class AV>
   KOKKOS_INLINE_FUNCTION static int invoke(const Member& member, const AV& A) {
+    KSPD_BATCHED_REAL_ONLY(Impl::scalar_t<AV>);
     return Impl::team_potri<Member, Impl::scalar_t<AV>>(member, U, Impl::as_mat(A));
   }
 };
@@ -97,6 +103,7 @@ template <Uplo U>
 struct TeamPoti {
   template <class Member, class AV>
   KOKKOS_INLINE_FUNCTION static int invoke(const Member& member, const AV& A) {
+    KSPD_BATCHED_REAL_ONLY(Impl::scalar_t<AV>);
     return Impl::team_poti<Member, Impl::scalar_t<AV>>(member, U, Impl::as_mat(A));
   }
 };

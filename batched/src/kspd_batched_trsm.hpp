@@ -3,6 +3,8 @@
 /// \file kspd_batched_trsm.hpp
 /// Batched triangular solve with many right-hand sides, every side/uplo/trans/diag variant:
 /// op(A_b) X_b = alpha B_b (Left) or X_b op(A_b) = alpha B_b (Right); X_b overwrites B_b.
+/// Complex scalars: op = N, T or C (conjugate transpose), on the portable Serial / Team
+/// kernels or the host BLAS loop.
 
 #include "kspd_batched_trsm_dispatch.hpp"
 #include "kspd_batched_descriptor.hpp"

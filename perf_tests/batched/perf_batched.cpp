@@ -1,5 +1,5 @@
 // perf_batched: kspd::batched against the peers, timed in the same run.
-//   perf_batched [--n 2,4,8,...] [--batch 1000,10000,100000] [--prec d,s]
+//   perf_batched [--n 2,4,8,...] [--batch 1000,10000,100000] [--prec d,s[,z,c]]
 //                [--ops potrf,potrs,trsm,gemm,syrk,trmm,trtri,potri] [--nrhs 0] [--reps 7]
 //                [--max-gb 1.0] [--leaf 32] [--rec auto|always|never] [--smoke]
 //                [--gemm-tile auto|4x4|8x4|8x8[,...]] [--gemm-chunk 32] [--no-kk]
@@ -19,6 +19,8 @@
 //         KokkosBatched::SerialTrsm / SerialGemm over a LayoutLeft batch (coalesced);
 //   host: a loop of LAPACK/BLAS calls per matrix, and the same Kokkos Kernels kernels.
 // Operations with no peer print GFLOP/s against kspd's batched GEMM at the same n.
+// --prec z / c: complex Hermitian potrf / potrs / trsm rows (perf_batched_complex.hpp; peers
+// cuSOLVER z/cpotrfBatched, z/cpotrsBatched, cuBLAS z/ctrsmBatched, or the LAPACK loop).
 // kspd runs on a LayoutLeft rank-3 View (batch first: coalesced), as "kspd-ptr" on the peer's
 // pointer array and, as "kspd-cm", on a LayoutStride rank-3 View of the peer's contiguous
 // column-major matrices (the layout where the recursion for n > 32 runs its off-diagonal
@@ -488,6 +490,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
       }
     }
 }
+#include "perf_batched_complex.hpp"  // --prec z,c: run_complex
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -599,6 +602,8 @@ int main(int argc, char** argv) {
             for (const auto& p : precs) {
               if (p == "d") run<double>(ns, batches, ops, nrhs, "d");
               if (p == "s") run<float>(ns, batches, ops, nrhs, "s");
+              if (p == "z") run_complex<Kokkos::complex<double>>(ns, batches, ops, nrhs, "z");
+              if (p == "c") run_complex<Kokkos::complex<float>>(ns, batches, ops, nrhs, "c");
             }
           }
   }
