@@ -51,6 +51,11 @@ struct Tuning {
   int smem_potrf_min = 0, smem_potrf_max = 0;
   int smem_trsm_min = 0, smem_trsm_max = 0;
   int smem_threads = 0;              ///< threads per block of the shared-memory kernels (0: by n)
+  /// CUDA: shared-memory POTRF orders up to this (at most 32) run a warp per matrix, several
+  /// matrices per block (smem::potrf_warp_kernel); above it a block per matrix.
+  int smem_potrf_warp_max = 0;
+  /// CUDA: shared-memory TRSM orders up to this (at most 32) likewise (smem::trsm_warp_kernel).
+  int smem_trsm_warp_max = 0;
   int smem_trsm_chunk = 128;         ///< right-hand sides per pass of the shared-memory TRSM (multiple of 8)
 };
 
@@ -69,6 +74,8 @@ struct TuningOverride {
   int smem_potrf_min = -1, smem_potrf_max = -1;
   int smem_trsm_min = -1, smem_trsm_max = -1;
   int smem_threads = -1;
+  int smem_potrf_warp_max = -1;
+  int smem_trsm_warp_max = -1;
   int smem_trsm_chunk = -1;
 };
 inline TuningOverride& tuning_override() {
@@ -131,6 +138,10 @@ Tuning tuning(size_type n) {
     // k = 64: 32 gives two blocks per SM, 1.18x -> 1.27x cuBLAS batch-first, 1.46x -> 1.84x
     // column-major; k = 128: 128 (column-major 1.53x; 32: 1.02x).
     t.smem_trsm_chunk = n <= 64 ? 32 : 128;
+    // n <= 32: a warp per matrix, 4 fp64 / 8 fp32 matrices per block (one 32-byte sector of
+    // batch-first data; a block per matrix reads 8 of its 32 bytes).
+    t.smem_potrf_warp_max = 32;
+    t.smem_trsm_warp_max = 32;
   }
 #endif
   const TuningOverride& o = tuning_override();
@@ -149,6 +160,8 @@ Tuning tuning(size_type n) {
   if (o.smem_trsm_min >= 0) t.smem_trsm_min = o.smem_trsm_min;
   if (o.smem_trsm_max >= 0) t.smem_trsm_max = o.smem_trsm_max;
   if (o.smem_threads > 0) t.smem_threads = o.smem_threads;
+  if (o.smem_potrf_warp_max >= 0) t.smem_potrf_warp_max = o.smem_potrf_warp_max;
+  if (o.smem_trsm_warp_max >= 0) t.smem_trsm_warp_max = o.smem_trsm_warp_max;
   if (o.smem_trsm_chunk > 0) t.smem_trsm_chunk = (o.smem_trsm_chunk + 7) / 8 * 8;
   return t;
 }

@@ -7,6 +7,7 @@
 //                [--stream-chunk 0|32|...] [--stream-min-blocks 0|4|8[,...]] [--potrf-variant auto|team|warp|shuffle[,...]]
 //                [--potrf-team 0|64|128|256[,...]] [--algo auto|serial|team|register[,...]]
 //                [--smem MIN:MAX[,...]] [--smem-threads 0|128|256] [--smem-chunk 0|32|64|128[,...]]
+//                [--smem-warp -1|0|16|32[,...]]
 // --algo runs everything once per BatchOptions::algo (a list); --best reports the fastest rep
 // (for loaded machines) instead of the median. Host: KSPD_BATCHED_THREADS=t sets
 // the threads a Serial-Kokkos batch spreads over (default: every core; 1: the calling thread).
@@ -42,7 +43,9 @@
 // and TRSM run on the shared-memory kernels; 0:0 the old kernels and recursion; "auto" the table):
 // a list runs everything once per range ("smem" heads each block); --smem-threads their block size;
 // --smem-chunk TuningOverride::smem_trsm_chunk (the TRSM's right-hand sides per pass; a list
-// runs everything per value).
+// runs everything per value); --smem-warp TuningOverride::smem_potrf_warp_max (the orders, at most
+// 32, whose shared-memory POTRF and TRSM run a warp per matrix; 0: a block per matrix; -1: the
+// table).
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 #include <KokkosBatched_Gemm_Decl.hpp>
@@ -498,6 +501,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> algos{"auto"};
   std::vector<std::string> smem_ranges{"auto"};
   std::vector<long> smem_chunks{0};
+  std::vector<long> smem_warps{-1};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -522,6 +526,7 @@ int main(int argc, char** argv) {
     else if (a == "--smem") smem_ranges = parse_words(next());
     else if (a == "--smem-threads") g_tune.smem_threads = int(std::stol(next()));
     else if (a == "--smem-chunk") smem_chunks = parse_list(next());
+    else if (a == "--smem-warp") smem_warps = parse_list(next());
     else if (a == "--best") g_best = true;
     else if (a == "--leaf") g_opts.leaf_size = int(std::stol(next()));
     else if (a == "--rec") {
@@ -554,6 +559,7 @@ int main(int argc, char** argv) {
   std::printf("kspd %s, Kokkos %d, exec %s\n", KSPD_GIT_HASH, KOKKOS_VERSION, Exec::name());
   g_copy_bw = copy_bandwidth();
   std::printf("copy bandwidth %.0f GB/s (device-to-device deep_copy, read + write)\n", g_copy_bw);
+  for (const long sw : smem_warps)
   for (const long sc : smem_chunks)
   for (const auto& smem : smem_ranges)
   for (const auto& algo : algos)
@@ -564,7 +570,9 @@ int main(int argc, char** argv) {
     g_tune.smem_potrf_min = g_tune.smem_trsm_min = smin;
     g_tune.smem_potrf_max = g_tune.smem_trsm_max = smax;
     g_tune.smem_trsm_chunk = sc > 0 ? int(sc) : -1;
-    std::printf("smem %s (shared-memory POTRF / TRSM orders; auto = the tuning table) chunk %ld\n", smem.c_str(), sc);
+    g_tune.smem_potrf_warp_max = g_tune.smem_trsm_warp_max = int(sw);
+    std::printf("smem %s (shared-memory POTRF / TRSM orders; auto = the tuning table) chunk %ld warp-max %ld\n",
+                smem.c_str(), sc, sw);
     g_opts.algo = algo == "serial" ? kb::BatchAlgo::Serial
                   : algo == "team" ? kb::BatchAlgo::Team
                   : algo == "register" ? kb::BatchAlgo::Register
