@@ -168,12 +168,20 @@ Tuning tuning(size_type n) {
 
 /// The host operations that have a per-matrix host BLAS/LAPACK path (Op::host).
 enum class HostOp { Potrf, Potrs, Trsm, Gemm };
-/// Host backends, Auto: which kernel runs a batch of order n. Register: one thread per matrix
-/// held in a compile-time N x N array (N = 1, 2, 4, 8: n is padded up); Serial: kspd's generic
+/// Host backends, Auto: which kernel runs a batch of order n. Register: the lane kernels (a
+/// thread runs 8 fp64 / 16 fp32 matrices in lockstep, n <= 16); Serial: kspd's generic
 /// one-thread-per-matrix loops; Vendor: one host BLAS/LAPACK call per matrix. Every path is
 /// spread over the cores (kspd_batched_host_threads.hpp). Measured on the 2-core development
 /// machine (perf_tests/results/cpu-batched-2026-11-24.md, single thread, best of the reps).
 enum class HostPath { Register, Serial, Vendor };
+/// Register on host backends is the lane kernels (kspd_batched_host_lanes.hpp, n <= 16), since
+/// 2026-11-24 (perf_tests/results/cpu-batched-lanes-2026-11-24.md: one thread, the 2-core VM,
+/// best of 15, column-major data, batch 4,000, ms generic / lanes / LAPACK loop, fp64): POTRF
+/// n = 2: 0.023 / 0.044 / 0.20, n = 5: 0.102 / 0.110 / 0.37, n = 6: 0.153 / 0.141 / 0.44, n = 8:
+/// 0.25 / 0.23 / 0.60; TRSM n = 5: 0.18 / 0.19 / 0.50, n = 6: 0.30 / 0.25 / 0.52, n = 8: 0.69 /
+/// 0.40 / 0.76; POTRS n = 1: 0.072 / 0.028 / 0.45, n = 8: 0.53 / 0.14 / 0.66 (fp32 alike); at
+/// n = 16 (batch 2,000) lanes 0.43 (POTRF), 0.22 (POTRS), 0.89 (TRSM) against the LAPACK loop's
+/// about 0.9 / 0.7 / 3.2. Before (the padded N = 1/2/4/8 register kernels, now GPU-only):
 /// fp64 and fp32 cross over at the same n within the noise. Single thread, column-major data,
 /// ms for a batch of 10,000 (register / serial / LAPACK loop, fp64): POTRF n = 4: 0.17 / 0.18 /
 /// 0.76, n = 8: 1.23 / 0.70 / 1.60, n = 12: - / 2.0 / 11.3, n = 16: - / 12.9 / 13.6, n = 20:
@@ -184,11 +192,9 @@ enum class HostPath { Register, Serial, Vendor };
 template <class T>
 HostPath host_path(HostOp op, size_type n) {
   switch (op) {
-    case HostOp::Potrf:
-      return n <= 2 || n == 4 ? HostPath::Register : n <= 16 ? HostPath::Serial : HostPath::Vendor;
-    case HostOp::Potrs: return n <= 8 ? HostPath::Register : n <= 12 ? HostPath::Serial : HostPath::Vendor;
-    case HostOp::Trsm:  // fp32 keeps the register kernel up to 4 (0.14 / 0.26 / 0.70 ms at n = 4)
-      return n <= (sizeof(T) == 4 ? 4 : 2) ? HostPath::Register : n <= 9 ? HostPath::Serial : HostPath::Vendor;
+    case HostOp::Potrf: return n <= 5 ? HostPath::Serial : n <= 16 ? HostPath::Register : HostPath::Vendor;
+    case HostOp::Potrs: return n <= 16 ? HostPath::Register : HostPath::Vendor;
+    case HostOp::Trsm: return n <= 5 ? HostPath::Serial : n <= 16 ? HostPath::Register : HostPath::Vendor;
     default: return n <= 2 ? HostPath::Serial : HostPath::Vendor;  // Gemm
   }
 }

@@ -272,6 +272,27 @@ void lapack_gemm(int n, int k, const float* a, const float* b, float* c) {
 #endif
 
 double g_copy_bw = 0;
+/// Host builds with a thread pool: the per-core scaling of the column-major run ("kspd-cm"),
+/// its one-thread time t1 (kb::Impl::CallerOnlyScope) timed in the same run.
+template <class Time>
+void print_scaling(const char* prec, const char* op, long n, long nrhs, long nb, double tcm, const Time& time_cm) {
+#ifndef KSPD_ENABLE_CUDA_TPLS
+  const int nt = kb::Impl::host_threads();
+  if (nt <= 1) return;
+  double t1;
+  {
+    const kb::Impl::CallerOnlyScope one;
+    t1 = time_cm();
+  }
+  std::printf("%s %-6s n=%4ld nrhs=%4ld batch=%7ld kspd-cm   1 thread %9.4f ms, %d threads %9.4f ms: %5.2fx = %3.0f%% "
+              "of %d x the single-core rate\n",
+              prec, op, n, nrhs, nb, t1 * 1e3, nt, tcm * 1e3, t1 / tcm, 100 * t1 / tcm / nt, nt);
+  std::fflush(stdout);
+#else
+  (void)prec, (void)op, (void)n, (void)nrhs, (void)nb, (void)tcm, (void)time_cm;
+#endif
+}
+
 void print_line(const char* prec, const char* op, long n, long nrhs, long nb, const char* who, double t, double flops,
                 double bytes, const char* peer, double tpeer) {
   const double gb = bytes / t * 1e-9;
@@ -337,8 +358,10 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
               median_time([&] { c.reset_a(); }, [&] { kb::potrf(exec, kspd::Uplo::Lower, c.A, c.infos, g_opts); });
           const double tptr = median_time(
               [&] { c.reset_a(); }, [&] { kb::potrf(exec, kspd::Uplo::Lower, nb, n, c.ptrA(), n, c.infos, g_opts); });
-          const double tcm =
-              median_time([&] { c.reset_a(); }, [&] { kb::potrf(exec, kspd::Uplo::Lower, c.cmA(), c.infos, g_opts); });
+          auto time_cm = [&] {
+            return median_time([&] { c.reset_a(); }, [&] { kb::potrf(exec, kspd::Uplo::Lower, c.cmA(), c.infos, g_opts); });
+          };
+          const double tcm = time_cm();
 #ifdef KSPD_ENABLE_CUDA_TPLS
           const double tp = median_time([&] { c.reset_a(); }, [&] { potrf_batched(int(n), c.ptrA(), c.infos.data(), int(nb)); });
           const char* peer = "cusolverBatched";
@@ -351,6 +374,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           print_line(prec, "potrf", n, 0, nb, "kspd", t, fl, by, peer, tp);
           print_line(prec, "potrf", n, 0, nb, "kspd-ptr", tptr, fl, by, peer, tp);
           print_line(prec, "potrf", n, 0, nb, "kspd-cm", tcm, fl, by, peer, tp);
+          print_scaling(prec, "potrf", n, 0, nb, tcm, time_cm);
         } else if (op == "potrs") {  // nrhs = 1, cuSOLVER's only choice
           c.factor();
           Kokkos::View<T***, Kokkos::LayoutLeft, Mem> x("x", nb, n, 1), x0("x0", nb, n, 1);
@@ -371,8 +395,11 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           });
           Kokkos::View<T***, Kokkos::LayoutStride, Mem> xcm(px.data(),
                                                            Kokkos::LayoutStride(size_t(nb), size_t(n), size_t(n), 1, 1, size_t(n)));
-          const double tcm = median_time([&] { Kokkos::deep_copy(exec, px, px0); },
-                                         [&] { kb::potrs(exec, kspd::Uplo::Lower, c.cmA(), xcm, c.infos, g_opts); });
+          auto time_cm = [&] {
+            return median_time([&] { Kokkos::deep_copy(exec, px, px0); },
+                               [&] { kb::potrs(exec, kspd::Uplo::Lower, c.cmA(), xcm, c.infos, g_opts); });
+          };
+          const double tcm = time_cm();
 #ifdef KSPD_ENABLE_CUDA_TPLS
           Kokkos::View<int, Mem> info1("info1");
           const double tp = median_time([&] { Kokkos::deep_copy(exec, px, px0); },
@@ -387,6 +414,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           print_line(prec, "potrs", n, 1, nb, "kspd", t, fl, by, peer, tp);
           print_line(prec, "potrs", n, 1, nb, "kspd-ptr", tptr, fl, by, peer, tp);
           print_line(prec, "potrs", n, 1, nb, "kspd-cm", tcm, fl, by, peer, tp);
+          print_scaling(prec, "potrs", n, 1, nb, tcm, time_cm);
         } else if (op == "trsm") {  // Left Lower NoTrans NonUnit, nrhs columns
           c.factor();
           const double fl = nn * nn * nr * B, by = (nn * nn + 2 * nn * nr) * sz * B;
@@ -398,10 +426,13 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
             kb::trsm(exec, kspd::Side::Left, kspd::Uplo::Lower, kspd::Trans::NoTranspose, kspd::Diag::NonUnit, T(1), nb,
                      n, nrhs, const_cast<const T* const*>(c.ptrA()), n, c.ptrB(), n, g_opts);
           });
-          const double tcm = median_time([&] { c.reset_b(); }, [&] {
-            kb::trsm(exec, kspd::Side::Left, kspd::Uplo::Lower, kspd::Trans::NoTranspose, kspd::Diag::NonUnit, T(1),
-                     c.cmA(), c.cmB(), g_opts);
-          });
+          auto time_cm = [&] {
+            return median_time([&] { c.reset_b(); }, [&] {
+              kb::trsm(exec, kspd::Side::Left, kspd::Uplo::Lower, kspd::Trans::NoTranspose, kspd::Diag::NonUnit, T(1),
+                       c.cmA(), c.cmB(), g_opts);
+            });
+          };
+          const double tcm = time_cm();
 #ifdef KSPD_ENABLE_CUDA_TPLS
           const double tp = median_time([&] { c.reset_b(); },
                                         [&] { trsm_batched(T(1), int(n), int(nrhs), c.ptrA(), c.ptrB(), int(nb)); });
@@ -427,6 +458,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           print_line(prec, "trsm", n, nrhs, nb, "kspd", t, fl, by, peer, tp);
           print_line(prec, "trsm", n, nrhs, nb, "kspd-ptr", tptr, fl, by, peer, tp);
           print_line(prec, "trsm", n, nrhs, nb, "kspd-cm", tcm, fl, by, peer, tp);
+          print_scaling(prec, "trsm", n, nrhs, nb, tcm, time_cm);
           if (g_kk) print_line(prec, "trsm", n, nrhs, nb, "kspd", t, fl, by, "KK-SerialTrsm", tkk);
         } else {  // operations without a batched peer: syrk, trmm, trtri, potri
           // Timed on the LayoutLeft batch ("kspd") and on the column-major strided one ("kspd-cm").
