@@ -8,13 +8,14 @@
 ///  - POTRF: left-looking by 8-column blocks: the block's tiles take their update from the
 ///    finished columns (one warp per tile, MMA), its 8 x 8 diagonal tile is factored by one
 ///    warp in registers (shuffles), the rows below solve against it (a thread per row).
-///    n <= Tuning::smem_potrf_warp_max (32): the same steps by one warp per matrix, 4 fp64 / 8
-///    fp32 consecutive matrices per block, loaded and stored together (potrf_warp_kernel).
+///    n <= Tuning::smem_potrf_warp_max (32), batch-first data: the same steps by one warp per
+///    matrix, 4 fp64 / 8 fp32 consecutive matrices per block, loaded and stored together
+///    (potrf_warp_kernel).
 ///  - TRSM (every side / uplo / trans, reduced to a lower Left solve; upper by reversing the
 ///    index order): the 8 x 8 diagonal blocks are inverted once, then each 8-row block of X
 ///    is X_i = inv(L_ii) (B_i - L_i,0:i X_0:i); a warp owns 8 columns of X and solves them
 ///    without block barriers; the right-hand sides in chunks of up to 128 columns.
-///    k <= Tuning::smem_trsm_warp_max (32): one warp per matrix (all its columns), 4 fp64 / 8
+///    k in Tuning::smem_trsm_warp_min..max (16..32): one warp per matrix (all its columns), 4 fp64 / 8
 ///    fp32 consecutive matrices per block, loaded and stored together (trsm_warp_kernel).
 /// Other backends and complex scalars keep the portable kernels (use_smem_* is false there).
 
@@ -58,7 +59,8 @@ bool use_smem_trsm(BatchAlgo algo, size_type k, size_type ncols) {
     return false;
   } else {
     const Tuning tu = tuning<ExecSpace, T>(k);
-    return algo == BatchAlgo::Auto && ncols >= 16 && k >= tu.smem_trsm_min && k <= tu.smem_trsm_max &&
+    const bool warp = k >= tu.smem_trsm_warp_min && k <= tu.smem_trsm_warp_max && k <= 32;
+    return algo == BatchAlgo::Auto && ncols >= 16 && (warp || (k >= tu.smem_trsm_min && k <= tu.smem_trsm_max)) &&
            k <= (sizeof(T) == 8 ? 128 : 256);
   }
 }
@@ -540,7 +542,7 @@ void smem_potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n,
   const Tuning tu = tuning<ExecSpace, T>(n);
   const int threads = tu.smem_threads > 0 ? tu.smem_threads : n > 64 ? 256 : 128;
   KSPD_REQUIRE(n <= smem::max_n<T>(), InvalidArgument, "kspd::batched::potrf[smem]: n = " << n << " > " << smem::max_n<T>());
-  if (n <= size_type(tu.smem_potrf_warp_max) && n <= 32) {  // a warp per matrix, several per block
+  if (n <= size_type(tu.smem_potrf_warp_max) && n <= 32 && A.batch_unit_stride()) {  // a warp per matrix
     constexpr int MB = smem::kWarpMats<T>;
     const size_t bytes = smem::potrf_bytes<T>(int(n)) * MB;
     auto k = smem::potrf_warp_kernel<T>;
@@ -574,7 +576,7 @@ void smem_trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag di
   if (threads > 1024) threads = 1024;
   const int np = int((k + 7) / 8 * 8);
   if (threads < np) threads = np;  // a thread per column of the diagonal blocks (np <= 256)
-  if (k <= size_type(tu.smem_trsm_warp_max) && k <= 32) {  // a warp per matrix, several per block
+  if (k >= size_type(tu.smem_trsm_warp_min) && k <= size_type(tu.smem_trsm_warp_max) && k <= 32) {  // a warp per matrix
     constexpr int MB = smem::kWarpMats<T>;
     int wchunk = chunk;
     while (wchunk > 8 && smem::trsm_bytes<T>(int(k), wchunk) * MB > size_t(227) * 1024) wchunk -= 8;

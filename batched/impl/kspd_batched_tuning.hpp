@@ -52,10 +52,12 @@ struct Tuning {
   int smem_trsm_min = 0, smem_trsm_max = 0;
   int smem_threads = 0;              ///< threads per block of the shared-memory kernels (0: by n)
   /// CUDA: shared-memory POTRF orders up to this (at most 32) run a warp per matrix, several
-  /// matrices per block (smem::potrf_warp_kernel); above it a block per matrix.
+  /// matrices per block (smem::potrf_warp_kernel), on batch-first data (consecutive matrices
+  /// adjacent); other layouts and larger n a block per matrix.
   int smem_potrf_warp_max = 0;
-  /// CUDA: shared-memory TRSM orders up to this (at most 32) likewise (smem::trsm_warp_kernel).
-  int smem_trsm_warp_max = 0;
+  /// CUDA: TRSM orders k in [smem_trsm_warp_min, smem_trsm_warp_max] (k <= 32) run the
+  /// warp-per-matrix kernel (smem::trsm_warp_kernel), besides [smem_trsm_min, smem_trsm_max].
+  int smem_trsm_warp_min = 0, smem_trsm_warp_max = 0;
   int smem_trsm_chunk = 128;         ///< right-hand sides per pass of the shared-memory TRSM (multiple of 8)
 };
 
@@ -75,7 +77,7 @@ struct TuningOverride {
   int smem_trsm_min = -1, smem_trsm_max = -1;
   int smem_threads = -1;
   int smem_potrf_warp_max = -1;
-  int smem_trsm_warp_max = -1;
+  int smem_trsm_warp_min = -1, smem_trsm_warp_max = -1;
   int smem_trsm_chunk = -1;
 };
 inline TuningOverride& tuning_override() {
@@ -132,15 +134,23 @@ Tuning tuning(size_type n) {
     t.smem_potrf_max = 128;
     // fp32 from 65: at 49-64 the kernel wins alone (0.92x vs 0.81x at 64) but as the
     // recursion's 64-leaves it costs k = 128-256 (0.61x vs 0.71x at 128, 0.54x vs 0.66x at 192).
-    t.smem_trsm_min = sizeof(T) == 8 ? 25 : 65;
+    t.smem_trsm_min = sizeof(T) == 8 ? 33 : 65;
     t.smem_trsm_max = sizeof(T) == 8 ? 128 : 96;
     // TRSM right-hand sides per pass (fp64, nrhs = k, perf_batched --smem-chunk 32,64 vs 128):
     // k = 64: 32 gives two blocks per SM, 1.18x -> 1.27x cuBLAS batch-first, 1.46x -> 1.84x
     // column-major; k = 128: 128 (column-major 1.53x; 32: 1.02x).
-    t.smem_trsm_chunk = n <= 64 ? 32 : 128;
-    // n <= 32: a warp per matrix, 4 fp64 / 8 fp32 matrices per block (one 32-byte sector of
-    // batch-first data; a block per matrix reads 8 of its 32 bytes).
+    t.smem_trsm_chunk = n <= 24 ? 32 : n <= 32 ? 16 : n <= 64 ? 32 : 128;
+    // n <= 32: a warp per matrix, 4 fp64 / 8 fp32 matrices per block (H100, batch 100K,
+    // perf_tests/results/h100-batched-warp-2026-11-24.md). POTRF 17-32 on batch-first data: fp64
+    // n = 24 1.94x -> 2.90x cuSOLVER, n = 32 1.59x -> 1.90x; fp32 24 2.16x -> 2.70x (column-major
+    // and pointer data keep a block per matrix: fp64 n = 32 1.72x against 1.46x, fp32 2.00x
+    // against 1.33x). TRSM k = 16-32 every layout (the streaming kernel before): fp64 k = 16
+    // 0.97x / 0.48x (batch-first / column-major) -> 1.08x / 1.10x, k = 24 0.71x / 0.36x ->
+    // 0.98x / 1.02x, k = 32 (16 columns per pass; the block kernel's 0.94x / 1.33x) 1.26x / 1.29x;
+    // fp32 k = 24 0.76x / 0.27x -> 0.95x / 0.93x, k = 32 0.77x / 0.24x -> 1.17x / 1.12x.
+    // Right-hand sides per pass: 32 to k = 24, 16 at 25-32 (fp64 k = 32: 32 per pass 0.85x).
     t.smem_potrf_warp_max = 32;
+    t.smem_trsm_warp_min = 16;
     t.smem_trsm_warp_max = 32;
   }
 #endif
@@ -161,6 +171,7 @@ Tuning tuning(size_type n) {
   if (o.smem_trsm_max >= 0) t.smem_trsm_max = o.smem_trsm_max;
   if (o.smem_threads > 0) t.smem_threads = o.smem_threads;
   if (o.smem_potrf_warp_max >= 0) t.smem_potrf_warp_max = o.smem_potrf_warp_max;
+  if (o.smem_trsm_warp_min >= 0) t.smem_trsm_warp_min = o.smem_trsm_warp_min;
   if (o.smem_trsm_warp_max >= 0) t.smem_trsm_warp_max = o.smem_trsm_warp_max;
   if (o.smem_trsm_chunk > 0) t.smem_trsm_chunk = (o.smem_trsm_chunk + 7) / 8 * 8;
   return t;

@@ -43,9 +43,9 @@
 // and TRSM run on the shared-memory kernels; 0:0 the old kernels and recursion; "auto" the table):
 // a list runs everything once per range ("smem" heads each block); --smem-threads their block size;
 // --smem-chunk TuningOverride::smem_trsm_chunk (the TRSM's right-hand sides per pass; a list
-// runs everything per value); --smem-warp TuningOverride::smem_potrf_warp_max (the orders, at most
-// 32, whose shared-memory POTRF and TRSM run a warp per matrix; 0: a block per matrix; -1: the
-// table).
+// runs everything per value); --smem-warp TuningOverride::smem_{potrf,trsm}_warp_max (the orders,
+// at most 32, whose shared-memory POTRF (batch-first data) and TRSM run a warp per matrix; 0: a
+// block per matrix; -1: the table); --smem MIN:MAX also sets smem_trsm_warp_min = MIN.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 #include <KokkosBatched_Gemm_Decl.hpp>
@@ -601,8 +601,10 @@ int main(int argc, char** argv) {
     const int smax = smem == "auto" || colon == std::string::npos ? -1 : std::stoi(smem.substr(colon + 1));
     g_tune.smem_potrf_min = g_tune.smem_trsm_min = smin;
     g_tune.smem_potrf_max = g_tune.smem_trsm_max = smax;
+    g_tune.smem_trsm_warp_min = smin;  // 0:0 switches the warp-per-matrix TRSM off too
+    g_tune.smem_trsm_warp_max = sw >= 0 ? int(sw) : smax == 0 ? 0 : -1;
     g_tune.smem_trsm_chunk = sc > 0 ? int(sc) : -1;
-    g_tune.smem_potrf_warp_max = g_tune.smem_trsm_warp_max = int(sw);
+    g_tune.smem_potrf_warp_max = int(sw);
     std::printf("smem %s (shared-memory POTRF / TRSM orders; auto = the tuning table) chunk %ld warp-max %ld\n",
                 smem.c_str(), sc, sw);
     g_opts.algo = algo == "serial" ? kb::BatchAlgo::Serial
