@@ -129,6 +129,19 @@ class HostPool {
   std::exception_ptr error_;
 };
 
+/// While a CallerOnlyScope lives (any thread), host batches stay on the calling thread:
+/// perf_batched's one-thread baseline for the per-core scaling, timed in the same run.
+inline std::atomic<int>& caller_only_scopes() {
+  static std::atomic<int> c{0};
+  return c;
+}
+struct CallerOnlyScope {
+  CallerOnlyScope() { ++caller_only_scopes(); }
+  ~CallerOnlyScope() { --caller_only_scopes(); }
+  CallerOnlyScope(const CallerOnlyScope&) = delete;
+  CallerOnlyScope& operator=(const CallerOnlyScope&) = delete;
+};
+
 /// Below this much work (flops, roughly) a host batch stays on the calling thread.
 constexpr double kHostThreadMinWork = 2e5;
 
@@ -139,7 +152,8 @@ template <class ExecSpace, class F>
 void batch_for(const ExecSpace& exec, const char* label, size_type n, const F& f, double work = 1e9) {
   if (n <= 0) return;
   if constexpr (compat::is_host_exec_v<ExecSpace>) {
-    if (exec.concurrency() == 1 && host_threads() > 1 && n > 1 && double(n) * work >= kHostThreadMinWork) {
+    if (exec.concurrency() == 1 && host_threads() > 1 && caller_only_scopes().load() == 0 && n > 1 &&
+        double(n) * work >= kHostThreadMinWork) {
       compat::fence(exec, label);
       const size_type nt = size_type(HostPool::instance().size());
       // Chunks: about 8 per thread (load balance) and at least enough work to amortise a grab.

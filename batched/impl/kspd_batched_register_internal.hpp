@@ -1,14 +1,17 @@
 #ifndef KSPD_BATCHED_REGISTER_INTERNAL_HPP
 #define KSPD_BATCHED_REGISTER_INTERNAL_HPP
 /// \file kspd_batched_register_internal.hpp
-/// Register-resident kernels for tiny matrices (n <= kMaxRegisterN = 8): one thread owns one
-/// matrix, held in a compile-time N x N array (n padded up to N = 1, 2, 4 or 8 with an
-/// identity block), so every loop unrolls and the factor never leaves registers. With a
-/// LayoutLeft batch-first View consecutive threads load consecutive matrices: coalesced.
+/// Register-resident kernels for tiny matrices. GPUs (n <= kMaxRegisterN = 8): one thread owns
+/// one matrix, held in a compile-time N x N array (n padded up to N = 1, 2, 4 or 8 with an
+/// identity block), so every loop unrolls and the factor never leaves registers; with a
+/// LayoutLeft batch-first View consecutive threads load consecutive matrices: coalesced. Host
+/// backends (n <= kLaneMaxN = 16): the lane kernels of kspd_batched_host_lanes.hpp, a thread
+/// running 8 (fp64) / 16 (fp32) matrices in lockstep in vector lanes.
 /// POTRF, POTRS (TRSM + TRSM^T fused: L is loaded once for all right-hand sides) and TRSM
 /// (every variant, reduced to a lower solve: upper problems are solved in reversed order).
 
 #include "kspd_batched_group_internal.hpp"
+#include "kspd_batched_host_lanes.hpp"
 #include "kspd_batched_launch.hpp"
 #include "kspd_batched_trsm_internal.hpp"
 
@@ -19,9 +22,10 @@ constexpr size_type kMaxRegisterN = 8;
 constexpr size_type kMaxGroupN = 32;
 
 /// Whether operation op (scalar T) of order n runs the register kernels: Register forces them
-/// (n <= 8 on host backends); Auto takes them on GPUs for n <= 32 (with the group / streaming
-/// kernels above 8) and on host backends where the tuning table measured them fastest.
-/// Complex scalars never take them (real_kernels_v; check_algo rejects Register for them).
+/// (host backends: the lane kernels, n <= 16, float / double); Auto takes them on GPUs for
+/// n <= 32 (with the group / streaming kernels above 8) and on host backends where the tuning
+/// table measured them fastest. Complex scalars never take them (real_kernels_v; check_algo
+/// rejects Register for them).
 template <class ExecSpace, class T>
 bool use_register(BatchAlgo algo, size_type n, HostOp op) {
   if (algo != BatchAlgo::Register && algo != BatchAlgo::Auto) return false;
@@ -32,7 +36,7 @@ bool use_register(BatchAlgo algo, size_type n, HostOp op) {
     (void)op;
     return n <= kMaxGroupN;
   } else {
-    if (n > kMaxRegisterN) return false;
+    if (n > kLaneMaxN || !lanes_capable_v<T>) return false;
     return algo == BatchAlgo::Register || host_path<T>(op, n) == HostPath::Register;
   }
 }
@@ -174,12 +178,6 @@ void with_small_size_class(size_type n, const F& f) {
   else if (n <= 4) f(std::integral_constant<int, 4>());
   else f(std::integral_constant<int, 8>());
 }
-/// Runs f with the size class: 1..8 everywhere, 16 and 32 on GPUs only.
-template <class ExecSpace, class F>
-void dispatch_size(size_type n, const F& f) {
-  if constexpr (is_gpu_v<ExecSpace>) with_size_class(n, f);
-  else with_small_size_class(n, f);
-}
 
 /// One thread per matrix of order n (host: spread over the cores, see batch_for).
 template <class ExecSpace, class Functor>
@@ -231,34 +229,40 @@ void launch_group_potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size
 template <class ExecSpace, class T>
 void register_potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A,
                     int* infos, const BatchOptions& opts) {
-  dispatch_size<ExecSpace>(n, [&](auto nc) {
-    constexpr int N = decltype(nc)::value;
-    if constexpr (N <= kMaxRegisterN) {
-      launch_range(exec, "kspd::batched::potrf[register]", nbatch, RegPotrf<N, T>{uplo, A, int(n), infos}, n);
-    } else {
-      // The table's default: the warp barrier, 128 threads per team (H100, 2026-11-22: 2-8 %
-      // ahead of the team barrier at every n and precision, h100-batched-small-variants-2026-11-22.md).
-      const Tuning tu = tuning<ExecSpace, T>(n);
-      if constexpr (kAllVariants) {
-        auto with_ts = [&](auto sc) {
-          constexpr GroupSync kSync = decltype(sc)::value;
-          const int ts = tu.potrf_group_team;
-          if (ts == 64) launch_group_potrf<ExecSpace, N, T, kSync, 64>(exec, uplo, nbatch, n, A, infos);
-          else if (ts == 256)
-            launch_group_potrf<ExecSpace, N, T, kSync, group_team_size<N, T, 256>()>(exec, uplo, nbatch, n, A, infos);
-          else launch_group_potrf<ExecSpace, N, T, kSync, 128>(exec, uplo, nbatch, n, A, infos);
-        };
-        using G = PotrfSync;
-        const G v = tu.potrf_sync;
-        if (v == G::TeamSync) with_ts(std::integral_constant<GroupSync, GroupSync::Team>());
-        else if (v == G::Shuffle) with_ts(std::integral_constant<GroupSync, GroupSync::Shuffle>());
-        else with_ts(std::integral_constant<GroupSync, GroupSync::Warp>());
+  if constexpr (!is_gpu_v<ExecSpace>) {
+    KSPD_REQUIRE(n <= kLaneMaxN && lanes_capable_v<T>, InvalidArgument,
+                 "kspd::batched::potrf: the host register kernels take n <= " << kLaneMaxN << ", float / double");
+    if constexpr (lanes_capable_v<T>) lanes_potrf(exec, uplo, nbatch, n, A, infos);
+  } else {
+    with_size_class(n, [&](auto nc) {
+      constexpr int N = decltype(nc)::value;
+      if constexpr (N <= kMaxRegisterN) {
+        launch_range(exec, "kspd::batched::potrf[register]", nbatch, RegPotrf<N, T>{uplo, A, int(n), infos}, n);
       } else {
-        (void)tu;
-        launch_group_potrf<ExecSpace, N, T, GroupSync::Warp, 128>(exec, uplo, nbatch, n, A, infos);
+        // The table's default: the warp barrier, 128 threads per team (H100, 2026-11-22: 2-8 %
+        // ahead of the team barrier at every n and precision, h100-batched-small-variants-2026-11-22.md).
+        const Tuning tu = tuning<ExecSpace, T>(n);
+        if constexpr (kAllVariants) {
+          auto with_ts = [&](auto sc) {
+            constexpr GroupSync kSync = decltype(sc)::value;
+            const int ts = tu.potrf_group_team;
+            if (ts == 64) launch_group_potrf<ExecSpace, N, T, kSync, 64>(exec, uplo, nbatch, n, A, infos);
+            else if (ts == 256)
+              launch_group_potrf<ExecSpace, N, T, kSync, group_team_size<N, T, 256>()>(exec, uplo, nbatch, n, A, infos);
+            else launch_group_potrf<ExecSpace, N, T, kSync, 128>(exec, uplo, nbatch, n, A, infos);
+          };
+          using G = PotrfSync;
+          const G v = tu.potrf_sync;
+          if (v == G::TeamSync) with_ts(std::integral_constant<GroupSync, GroupSync::Team>());
+          else if (v == G::Shuffle) with_ts(std::integral_constant<GroupSync, GroupSync::Shuffle>());
+          else with_ts(std::integral_constant<GroupSync, GroupSync::Warp>());
+        } else {
+          (void)tu;
+          launch_group_potrf<ExecSpace, N, T, GroupSync::Warp, 128>(exec, uplo, nbatch, n, A, infos);
+        }
       }
-    }
-  });
+    });
+  }
 }
 
 /// The streaming kernels' size class for 8 < n <= 64: 16, 24 (Tuning::stream_class24, compiled
@@ -279,24 +283,30 @@ inline size_type stream_chunk(const Tuning& tu, size_type nbatch) {
   return stream_chunk(size_type(tu.stream_chunk), nbatch);
 }
 
-/// POTRS for 8 < n <= 32 streams: on GPUs for Auto / Register, on host backends for Register.
+/// POTRS for 8 < n <= 32 streams: on GPUs for Auto / Register, on host backends for Register
+/// above the lane kernels' 16.
 template <class ExecSpace, class T>
 bool use_stream_potrs(BatchAlgo algo, size_type n) {
   if (!real_kernels_v<T> || n <= kMaxRegisterN || n > kMaxGroupN) return false;
   if constexpr (is_gpu_v<ExecSpace>) return algo == BatchAlgo::Auto || algo == BatchAlgo::Register;
-  else return algo == BatchAlgo::Register;
+  else return algo == BatchAlgo::Register && n > kLaneMaxN;
 }
 
 template <class ExecSpace, class T>
 void register_potrs(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, size_type nrhs,
                     const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts = {}) {
-  if (n <= kMaxRegisterN) {
-    with_small_size_class(n, [&](auto nc) {
-      constexpr int N = decltype(nc)::value;
-      launch_range(exec, "kspd::batched::potrs[register]", nbatch, RegPotrs<N, T>{uplo, A, B, int(n), int(nrhs)},
-                   n + nrhs);
-    });
-    return;
+  if constexpr (!is_gpu_v<ExecSpace>) {
+    if constexpr (lanes_capable_v<T>)
+      if (n <= kLaneMaxN) return lanes_potrs(exec, uplo, nbatch, n, nrhs, A, B);
+  } else {
+    if (n <= kMaxRegisterN) {
+      with_small_size_class(n, [&](auto nc) {
+        constexpr int N = decltype(nc)::value;
+        launch_range(exec, "kspd::batched::potrs[register]", nbatch, RegPotrs<N, T>{uplo, A, B, int(n), int(nrhs)},
+                     n + nrhs);
+      });
+      return;
+    }
   }
   KSPD_REQUIRE(n <= kMaxGroupN, InvalidArgument, "kspd::batched::potrs: the streaming kernel takes n <= 32");
   KSPD_REQUIRE(nrhs <= size_type(1) << 30, InvalidArgument, "kspd::batched::potrs: too many right-hand sides");
@@ -322,7 +332,8 @@ inline int trsm_rhs_block(const Tuning& tu, int N, size_type ncols) {
 }
 /// TRSM with 8 < k <= 64 on the streaming kernel: on GPUs for Auto / Register when k <= 32 or
 /// k <= Tuning::stream_trsm_max (instead of the recursion); on host backends for
-/// Register (so the CPU tests check the kernel; Auto keeps the host paths there).
+/// Register above the lane kernels' 16 (so the CPU tests check the kernel; Auto keeps the host
+/// paths there).
 template <class ExecSpace, class T>
 bool use_stream_trsm(const BatchOptions& opts, size_type k) {
   if (!real_kernels_v<T> || k <= kMaxRegisterN || k > kMaxStreamN) return false;
@@ -330,7 +341,7 @@ bool use_stream_trsm(const BatchOptions& opts, size_type k) {
     return (k <= kMaxGroupN || k <= size_type(tuning<ExecSpace, T>(k).stream_trsm_max)) &&
            (opts.algo == BatchAlgo::Auto || opts.algo == BatchAlgo::Register);
   else
-    return opts.algo == BatchAlgo::Register;
+    return opts.algo == BatchAlgo::Register && k > kLaneMaxN;
 }
 
 template <class ExecSpace, class T>
@@ -338,13 +349,18 @@ void register_trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Dia
                    size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B,
                    const BatchOptions& opts) {
   const size_type k = side == Side::Left ? m : n, ncols = side == Side::Left ? n : m;
-  if (k <= kMaxRegisterN) {
-    with_small_size_class(k, [&](auto nc) {
-      constexpr int N = decltype(nc)::value;
-      launch_range(exec, "kspd::batched::trsm[register]", nbatch,
-                   RegTrsm<N, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n)}, k + ncols);
-    });
-    return;
+  if constexpr (!is_gpu_v<ExecSpace>) {
+    if constexpr (lanes_capable_v<T>)
+      if (k <= kLaneMaxN) return lanes_trsm(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B);
+  } else {
+    if (k <= kMaxRegisterN) {
+      with_small_size_class(k, [&](auto nc) {
+        constexpr int N = decltype(nc)::value;
+        launch_range(exec, "kspd::batched::trsm[register]", nbatch,
+                     RegTrsm<N, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n)}, k + ncols);
+      });
+      return;
+    }
   }
   KSPD_REQUIRE(k <= kMaxStreamN, InvalidArgument, "kspd::batched::trsm: the streaming kernel takes k <= 64");
   const Tuning tu = tuning<ExecSpace, T>(k);

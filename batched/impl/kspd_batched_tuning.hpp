@@ -51,6 +51,13 @@ struct Tuning {
   int smem_potrf_min = 0, smem_potrf_max = 0;
   int smem_trsm_min = 0, smem_trsm_max = 0;
   int smem_threads = 0;              ///< threads per block of the shared-memory kernels (0: by n)
+  /// CUDA: shared-memory POTRF orders up to this (at most 32) run a warp per matrix, several
+  /// matrices per block (smem::potrf_warp_kernel), on batch-first data (consecutive matrices
+  /// adjacent); other layouts and larger n a block per matrix.
+  int smem_potrf_warp_max = 0;
+  /// CUDA: TRSM orders k in [smem_trsm_warp_min, smem_trsm_warp_max] (k <= 32) run the
+  /// warp-per-matrix kernel (smem::trsm_warp_kernel), besides [smem_trsm_min, smem_trsm_max].
+  int smem_trsm_warp_min = 0, smem_trsm_warp_max = 0;
   int smem_trsm_chunk = 128;         ///< right-hand sides per pass of the shared-memory TRSM (multiple of 8)
 };
 
@@ -69,6 +76,8 @@ struct TuningOverride {
   int smem_potrf_min = -1, smem_potrf_max = -1;
   int smem_trsm_min = -1, smem_trsm_max = -1;
   int smem_threads = -1;
+  int smem_potrf_warp_max = -1;
+  int smem_trsm_warp_min = -1, smem_trsm_warp_max = -1;
   int smem_trsm_chunk = -1;
 };
 inline TuningOverride& tuning_override() {
@@ -125,12 +134,24 @@ Tuning tuning(size_type n) {
     t.smem_potrf_max = 128;
     // fp32 from 65: at 49-64 the kernel wins alone (0.92x vs 0.81x at 64) but as the
     // recursion's 64-leaves it costs k = 128-256 (0.61x vs 0.71x at 128, 0.54x vs 0.66x at 192).
-    t.smem_trsm_min = sizeof(T) == 8 ? 25 : 65;
+    t.smem_trsm_min = sizeof(T) == 8 ? 33 : 65;
     t.smem_trsm_max = sizeof(T) == 8 ? 128 : 96;
     // TRSM right-hand sides per pass (fp64, nrhs = k, perf_batched --smem-chunk 32,64 vs 128):
     // k = 64: 32 gives two blocks per SM, 1.18x -> 1.27x cuBLAS batch-first, 1.46x -> 1.84x
     // column-major; k = 128: 128 (column-major 1.53x; 32: 1.02x).
-    t.smem_trsm_chunk = n <= 64 ? 32 : 128;
+    t.smem_trsm_chunk = n <= 24 ? 32 : n <= 32 ? 16 : n <= 64 ? 32 : 128;
+    // n <= 32: a warp per matrix, 4 fp64 / 8 fp32 matrices per block (H100, batch 100K,
+    // perf_tests/results/h100-batched-warp-2026-11-24.md). POTRF 17-32 on batch-first data: fp64
+    // n = 24 1.94x -> 2.90x cuSOLVER, n = 32 1.59x -> 1.90x; fp32 24 2.16x -> 2.70x (column-major
+    // and pointer data keep a block per matrix: fp64 n = 32 1.72x against 1.46x, fp32 2.00x
+    // against 1.33x). TRSM k = 16-32 every layout (the streaming kernel before): fp64 k = 16
+    // 0.97x / 0.48x (batch-first / column-major) -> 1.08x / 1.10x, k = 24 0.71x / 0.36x ->
+    // 0.98x / 1.02x, k = 32 (16 columns per pass; the block kernel's 0.94x / 1.33x) 1.26x / 1.29x;
+    // fp32 k = 24 0.76x / 0.27x -> 0.95x / 0.93x, k = 32 0.77x / 0.24x -> 1.17x / 1.12x.
+    // Right-hand sides per pass: 32 to k = 24, 16 at 25-32 (fp64 k = 32: 32 per pass 0.85x).
+    t.smem_potrf_warp_max = 32;
+    t.smem_trsm_warp_min = 16;
+    t.smem_trsm_warp_max = 32;
   }
 #endif
   const TuningOverride& o = tuning_override();
@@ -149,6 +170,9 @@ Tuning tuning(size_type n) {
   if (o.smem_trsm_min >= 0) t.smem_trsm_min = o.smem_trsm_min;
   if (o.smem_trsm_max >= 0) t.smem_trsm_max = o.smem_trsm_max;
   if (o.smem_threads > 0) t.smem_threads = o.smem_threads;
+  if (o.smem_potrf_warp_max >= 0) t.smem_potrf_warp_max = o.smem_potrf_warp_max;
+  if (o.smem_trsm_warp_min >= 0) t.smem_trsm_warp_min = o.smem_trsm_warp_min;
+  if (o.smem_trsm_warp_max >= 0) t.smem_trsm_warp_max = o.smem_trsm_warp_max;
   if (o.smem_trsm_chunk > 0) t.smem_trsm_chunk = (o.smem_trsm_chunk + 7) / 8 * 8;
   return t;
 }
@@ -167,8 +191,8 @@ constexpr bool real_kernels_v = !is_complex_v<T>;
 
 /// The host operations that have a per-matrix host BLAS/LAPACK path (Op::host).
 enum class HostOp { Potrf, Potrs, Trsm, Gemm };
-/// Host backends, Auto: which kernel runs a batch of order n. Register: one thread per matrix
-/// held in a compile-time N x N array (N = 1, 2, 4, 8: n is padded up); Serial: kspd's generic
+/// Host backends, Auto: which kernel runs a batch of order n. Register: the lane kernels (a
+/// thread runs 8 fp64 / 16 fp32 matrices in lockstep, n <= 16); Serial: kspd's generic
 /// one-thread-per-matrix loops; Vendor: one host BLAS/LAPACK call per matrix. Every path is
 /// spread over the cores (kspd_batched_host_threads.hpp). Measured on the 2-core development
 /// machine (perf_tests/results/cpu-batched-2026-11-24.md, single thread, best of the reps).
@@ -195,6 +219,14 @@ inline HostPath host_path_complex(HostOp op, size_type n, size_t bytes) {
     default: return HostPath::Vendor;
   }
 }
+/// Register on host backends is the lane kernels (kspd_batched_host_lanes.hpp, n <= 16), since
+/// 2026-11-24 (perf_tests/results/cpu-batched-lanes-2026-11-24.md: one thread, the 2-core VM,
+/// best of 15, column-major data, batch 4,000, ms generic / lanes / LAPACK loop, fp64): POTRF
+/// n = 2: 0.023 / 0.044 / 0.20, n = 5: 0.102 / 0.110 / 0.37, n = 6: 0.153 / 0.141 / 0.44, n = 8:
+/// 0.25 / 0.23 / 0.60; TRSM n = 5: 0.18 / 0.19 / 0.50, n = 6: 0.30 / 0.25 / 0.52, n = 8: 0.69 /
+/// 0.40 / 0.76; POTRS n = 1: 0.072 / 0.028 / 0.45, n = 8: 0.53 / 0.14 / 0.66 (fp32 alike); at
+/// n = 16 (batch 2,000) lanes 0.43 (POTRF), 0.22 (POTRS), 0.89 (TRSM) against the LAPACK loop's
+/// about 0.9 / 0.7 / 3.2. Before (the padded N = 1/2/4/8 register kernels, now GPU-only):
 /// fp64 and fp32 cross over at the same n within the noise. Single thread, column-major data,
 /// ms for a batch of 10,000 (register / serial / LAPACK loop, fp64): POTRF n = 4: 0.17 / 0.18 /
 /// 0.76, n = 8: 1.23 / 0.70 / 1.60, n = 12: - / 2.0 / 11.3, n = 16: - / 12.9 / 13.6, n = 20:
@@ -206,11 +238,9 @@ template <class T>
 HostPath host_path(HostOp op, size_type n) {
   if constexpr (is_complex_v<T>) return host_path_complex(op, n, sizeof(T));
   switch (op) {
-    case HostOp::Potrf:
-      return n <= 2 || n == 4 ? HostPath::Register : n <= 16 ? HostPath::Serial : HostPath::Vendor;
-    case HostOp::Potrs: return n <= 8 ? HostPath::Register : n <= 12 ? HostPath::Serial : HostPath::Vendor;
-    case HostOp::Trsm:  // fp32 keeps the register kernel up to 4 (0.14 / 0.26 / 0.70 ms at n = 4)
-      return n <= (sizeof(T) == 4 ? 4 : 2) ? HostPath::Register : n <= 9 ? HostPath::Serial : HostPath::Vendor;
+    case HostOp::Potrf: return n <= 5 ? HostPath::Serial : n <= 16 ? HostPath::Register : HostPath::Vendor;
+    case HostOp::Potrs: return n <= 16 ? HostPath::Register : HostPath::Vendor;
+    case HostOp::Trsm: return n <= 5 ? HostPath::Serial : n <= 16 ? HostPath::Register : HostPath::Vendor;
     default: return n <= 2 ? HostPath::Serial : HostPath::Vendor;  // Gemm
   }
 }

@@ -7,6 +7,7 @@
 //                [--stream-chunk 0|32|...] [--stream-min-blocks 0|4|8[,...]] [--potrf-variant auto|team|warp|shuffle[,...]]
 //                [--potrf-team 0|64|128|256[,...]] [--algo auto|serial|team|register[,...]]
 //                [--smem MIN:MAX[,...]] [--smem-threads 0|128|256] [--smem-chunk 0|32|64|128[,...]]
+//                [--smem-warp -1|0|16|32[,...]]
 // --algo runs everything once per BatchOptions::algo (a list); --best reports the fastest rep
 // (for loaded machines) instead of the median. Host: KSPD_BATCHED_THREADS=t sets
 // the threads a Serial-Kokkos batch spreads over (default: every core; 1: the calling thread).
@@ -44,7 +45,9 @@
 // and TRSM run on the shared-memory kernels; 0:0 the old kernels and recursion; "auto" the table):
 // a list runs everything once per range ("smem" heads each block); --smem-threads their block size;
 // --smem-chunk TuningOverride::smem_trsm_chunk (the TRSM's right-hand sides per pass; a list
-// runs everything per value).
+// runs everything per value); --smem-warp TuningOverride::smem_{potrf,trsm}_warp_max (the orders,
+// at most 32, whose shared-memory POTRF (batch-first data) and TRSM run a warp per matrix; 0: a
+// block per matrix; -1: the table); --smem MIN:MAX also sets smem_trsm_warp_min = MIN.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 #include <KokkosBatched_Gemm_Decl.hpp>
@@ -272,6 +275,27 @@ void lapack_gemm(int n, int k, const float* a, const float* b, float* c) {
 #endif
 
 double g_copy_bw = 0;
+/// Host builds with a thread pool: the per-core scaling of the column-major run ("kspd-cm"),
+/// its one-thread time t1 (kb::Impl::CallerOnlyScope) timed in the same run.
+template <class Time>
+void print_scaling(const char* prec, const char* op, long n, long nrhs, long nb, double tcm, const Time& time_cm) {
+#ifndef KSPD_ENABLE_CUDA_TPLS
+  const int nt = kb::Impl::host_threads();
+  if (nt <= 1) return;
+  double t1;
+  {
+    const kb::Impl::CallerOnlyScope one;
+    t1 = time_cm();
+  }
+  std::printf("%s %-6s n=%4ld nrhs=%4ld batch=%7ld kspd-cm   1 thread %9.4f ms, %d threads %9.4f ms: %5.2fx = %3.0f%% "
+              "of %d x the single-core rate\n",
+              prec, op, n, nrhs, nb, t1 * 1e3, nt, tcm * 1e3, t1 / tcm, 100 * t1 / tcm / nt, nt);
+  std::fflush(stdout);
+#else
+  (void)prec, (void)op, (void)n, (void)nrhs, (void)nb, (void)tcm, (void)time_cm;
+#endif
+}
+
 void print_line(const char* prec, const char* op, long n, long nrhs, long nb, const char* who, double t, double flops,
                 double bytes, const char* peer, double tpeer) {
   const double gb = bytes / t * 1e-9;
@@ -339,8 +363,10 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
               median_time([&] { c.reset_a(); }, [&] { kb::potrf(exec, kspd::Uplo::Lower, c.A, c.infos, g_opts); });
           const double tptr = median_time(
               [&] { c.reset_a(); }, [&] { kb::potrf(exec, kspd::Uplo::Lower, nb, n, c.ptrA(), n, c.infos, g_opts); });
-          const double tcm =
-              median_time([&] { c.reset_a(); }, [&] { kb::potrf(exec, kspd::Uplo::Lower, c.cmA(), c.infos, g_opts); });
+          auto time_cm = [&] {
+            return median_time([&] { c.reset_a(); }, [&] { kb::potrf(exec, kspd::Uplo::Lower, c.cmA(), c.infos, g_opts); });
+          };
+          const double tcm = time_cm();
 #ifdef KSPD_ENABLE_CUDA_TPLS
           const double tp = median_time([&] { c.reset_a(); }, [&] { potrf_batched(int(n), c.ptrA(), c.infos.data(), int(nb)); });
           const char* peer = "cusolverBatched";
@@ -353,6 +379,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           print_line(prec, "potrf", n, 0, nb, "kspd", t, fl, by, peer, tp);
           print_line(prec, "potrf", n, 0, nb, "kspd-ptr", tptr, fl, by, peer, tp);
           print_line(prec, "potrf", n, 0, nb, "kspd-cm", tcm, fl, by, peer, tp);
+          print_scaling(prec, "potrf", n, 0, nb, tcm, time_cm);
         } else if (op == "potrs") {  // nrhs = 1, cuSOLVER's only choice
           c.factor();
           Kokkos::View<T***, Kokkos::LayoutLeft, Mem> x("x", nb, n, 1), x0("x0", nb, n, 1);
@@ -373,8 +400,11 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           });
           Kokkos::View<T***, Kokkos::LayoutStride, Mem> xcm(px.data(),
                                                            Kokkos::LayoutStride(size_t(nb), size_t(n), size_t(n), 1, 1, size_t(n)));
-          const double tcm = median_time([&] { Kokkos::deep_copy(exec, px, px0); },
-                                         [&] { kb::potrs(exec, kspd::Uplo::Lower, c.cmA(), xcm, c.infos, g_opts); });
+          auto time_cm = [&] {
+            return median_time([&] { Kokkos::deep_copy(exec, px, px0); },
+                               [&] { kb::potrs(exec, kspd::Uplo::Lower, c.cmA(), xcm, c.infos, g_opts); });
+          };
+          const double tcm = time_cm();
 #ifdef KSPD_ENABLE_CUDA_TPLS
           Kokkos::View<int, Mem> info1("info1");
           const double tp = median_time([&] { Kokkos::deep_copy(exec, px, px0); },
@@ -389,6 +419,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           print_line(prec, "potrs", n, 1, nb, "kspd", t, fl, by, peer, tp);
           print_line(prec, "potrs", n, 1, nb, "kspd-ptr", tptr, fl, by, peer, tp);
           print_line(prec, "potrs", n, 1, nb, "kspd-cm", tcm, fl, by, peer, tp);
+          print_scaling(prec, "potrs", n, 1, nb, tcm, time_cm);
         } else if (op == "trsm") {  // Left Lower NoTrans NonUnit, nrhs columns
           c.factor();
           const double fl = nn * nn * nr * B, by = (nn * nn + 2 * nn * nr) * sz * B;
@@ -400,10 +431,13 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
             kb::trsm(exec, kspd::Side::Left, kspd::Uplo::Lower, kspd::Trans::NoTranspose, kspd::Diag::NonUnit, T(1), nb,
                      n, nrhs, const_cast<const T* const*>(c.ptrA()), n, c.ptrB(), n, g_opts);
           });
-          const double tcm = median_time([&] { c.reset_b(); }, [&] {
-            kb::trsm(exec, kspd::Side::Left, kspd::Uplo::Lower, kspd::Trans::NoTranspose, kspd::Diag::NonUnit, T(1),
-                     c.cmA(), c.cmB(), g_opts);
-          });
+          auto time_cm = [&] {
+            return median_time([&] { c.reset_b(); }, [&] {
+              kb::trsm(exec, kspd::Side::Left, kspd::Uplo::Lower, kspd::Trans::NoTranspose, kspd::Diag::NonUnit, T(1),
+                       c.cmA(), c.cmB(), g_opts);
+            });
+          };
+          const double tcm = time_cm();
 #ifdef KSPD_ENABLE_CUDA_TPLS
           const double tp = median_time([&] { c.reset_b(); },
                                         [&] { trsm_batched(T(1), int(n), int(nrhs), c.ptrA(), c.ptrB(), int(nb)); });
@@ -429,6 +463,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           print_line(prec, "trsm", n, nrhs, nb, "kspd", t, fl, by, peer, tp);
           print_line(prec, "trsm", n, nrhs, nb, "kspd-ptr", tptr, fl, by, peer, tp);
           print_line(prec, "trsm", n, nrhs, nb, "kspd-cm", tcm, fl, by, peer, tp);
+          print_scaling(prec, "trsm", n, nrhs, nb, tcm, time_cm);
           if (g_kk) print_line(prec, "trsm", n, nrhs, nb, "kspd", t, fl, by, "KK-SerialTrsm", tkk);
         } else {  // operations without a batched peer: syrk, trmm, trtri, potri
           // Timed on the LayoutLeft batch ("kspd") and on the column-major strided one ("kspd-cm").
@@ -506,6 +541,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> algos{"auto"};
   std::vector<std::string> smem_ranges{"auto"};
   std::vector<long> smem_chunks{0};
+  std::vector<long> smem_warps{-1};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -530,6 +566,7 @@ int main(int argc, char** argv) {
     else if (a == "--smem") smem_ranges = parse_words(next());
     else if (a == "--smem-threads") g_tune.smem_threads = int(std::stol(next()));
     else if (a == "--smem-chunk") smem_chunks = parse_list(next());
+    else if (a == "--smem-warp") smem_warps = parse_list(next());
     else if (a == "--best") g_best = true;
     else if (a == "--leaf") g_opts.leaf_size = int(std::stol(next()));
     else if (a == "--rec") {
@@ -562,6 +599,7 @@ int main(int argc, char** argv) {
   std::printf("kspd %s, Kokkos %d, exec %s\n", KSPD_GIT_HASH, KOKKOS_VERSION, Exec::name());
   g_copy_bw = copy_bandwidth();
   std::printf("copy bandwidth %.0f GB/s (device-to-device deep_copy, read + write)\n", g_copy_bw);
+  for (const long sw : smem_warps)
   for (const long sc : smem_chunks)
   for (const auto& smem : smem_ranges)
   for (const auto& algo : algos)
@@ -571,8 +609,12 @@ int main(int argc, char** argv) {
     const int smax = smem == "auto" || colon == std::string::npos ? -1 : std::stoi(smem.substr(colon + 1));
     g_tune.smem_potrf_min = g_tune.smem_trsm_min = smin;
     g_tune.smem_potrf_max = g_tune.smem_trsm_max = smax;
+    g_tune.smem_trsm_warp_min = smin;  // 0:0 switches the warp-per-matrix TRSM off too
+    g_tune.smem_trsm_warp_max = sw >= 0 ? int(sw) : smax == 0 ? 0 : -1;
     g_tune.smem_trsm_chunk = sc > 0 ? int(sc) : -1;
-    std::printf("smem %s (shared-memory POTRF / TRSM orders; auto = the tuning table) chunk %ld\n", smem.c_str(), sc);
+    g_tune.smem_potrf_warp_max = int(sw);
+    std::printf("smem %s (shared-memory POTRF / TRSM orders; auto = the tuning table) chunk %ld warp-max %ld\n",
+                smem.c_str(), sc, sw);
     g_opts.algo = algo == "serial" ? kb::BatchAlgo::Serial
                   : algo == "team" ? kb::BatchAlgo::Team
                   : algo == "register" ? kb::BatchAlgo::Register

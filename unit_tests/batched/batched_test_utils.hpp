@@ -24,7 +24,7 @@ inline const char* name(kspd::batched::BatchAlgo a) {
 inline std::vector<kspd::batched::BatchAlgo> algos_for(kspd::size_type n) {
   using A = kspd::batched::BatchAlgo;
   const bool gpu = !std::is_same<Mem, Kokkos::HostSpace>::value;
-  if (n <= (gpu ? kspd::batched::Impl::kMaxGroupN : kspd::batched::Impl::kMaxRegisterN))
+  if (n <= (gpu ? kspd::batched::Impl::kMaxGroupN : kspd::batched::Impl::kLaneMaxN))
     return {A::Auto, A::Serial, A::Team, A::Register};
   return {A::Auto, A::Serial, A::Team};
 }

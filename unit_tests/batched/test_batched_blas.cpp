@@ -414,7 +414,32 @@ TYPED_TEST(BatchedBlas, SmemTrsm) {
                 check_trsm<TypeParam>(false, m, n, 3, side, uplo, trans, diag, all_ifaces()[size_t((k + nrhs) % 3)],
                                       kb::BatchAlgo::Auto);
               }
+    // k <= 32: a warp per matrix, several matrices per block; 37 leaves a partial block.
+    for (size_type k : {9, 16, 17, 24, 32})
+      for (Side side : all_sides())
+        for (Uplo uplo : all_uplos())
+          for (Trans trans : {Trans::NoTranspose, Trans::Transpose})
+            for (Iface iface : all_ifaces()) {
+              const size_type m = side == Side::Left ? k : 21, n = side == Side::Left ? 21 : k;
+              check_trsm<TypeParam>(false, m, n, 37, side, uplo, trans, Diag::NonUnit, iface, kb::BatchAlgo::Auto);
+            }
   }
+}
+/// Host backends' lane TRSM (k <= 16, 8 fp64 / 16 fp32 matrices per thread in lockstep; GPUs:
+/// the register / streaming kernels): every side / uplo / trans / diag and interface, k around
+/// the 8 / 16 boundaries and 17, one and five right-hand sides, two full groups plus a partial one.
+TYPED_TEST(BatchedBlas, RegisterLanesTrsm) {
+  const size_type W = kb::Impl::lanes_v<TypeParam>;
+  for (size_type k : {1, 2, 7, 8, 9, 15, 16, 17})
+    for (size_type nrhs : {size_type(1), size_type(5)})
+      for (Side side : all_sides())
+        for (Uplo uplo : all_uplos())
+          for (Trans trans : all_trans())
+            for (Diag diag : all_diags())
+              for (Iface iface : all_ifaces()) {
+                const size_type m = side == Side::Left ? k : nrhs, n = side == Side::Left ? nrhs : k;
+                check_trsm<TypeParam>(false, m, n, 2 * W + 3, side, uplo, trans, diag, iface, kb::BatchAlgo::Register);
+              }
 }
 TYPED_TEST(BatchedBlas, StreamTrsmVariants) {
   const bool gpu = !std::is_same<Mem, Kokkos::HostSpace>::value;

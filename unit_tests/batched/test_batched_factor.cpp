@@ -277,6 +277,24 @@ TYPED_TEST(BatchedFactor, StreamPotrsVariants) {
             check_potrs<TypeParam>(n, nrhs, 45, uplo, all_ifaces()[size_t((n + nrhs) % 3)], kb::BatchAlgo::Register);
     }
 }
+/// Host backends' register family, the lane kernels (n <= 16: a thread runs 8 fp64 / 16 fp32
+/// matrices in lockstep; GPUs: the register / group kernels): batches of two full groups and a
+/// partial one, so the batch-first contiguous load and the padded lanes both run; every uplo
+/// and interface; a non-SPD matrix in a full group (first column), one in the partial group
+/// (middle column) and, through Auto, one ending the first group (last column); n around the
+/// 8 / 16 boundaries and 17 (the next family).
+TYPED_TEST(BatchedFactor, RegisterLanesPotrfPotrs) {
+  const size_type W = kb::Impl::lanes_v<TypeParam>, nb = 2 * W + 3;
+  for (size_type n : {1, 2, 3, 7, 8, 9, 12, 15, 16, 17})
+    for (Uplo uplo : all_uplos())
+      for (Iface iface : all_ifaces()) {
+        check_potrf<TypeParam>(n, nb, uplo, iface, kb::BatchAlgo::Register);
+        check_potrf<TypeParam>(n, nb, uplo, iface, kb::BatchAlgo::Register, W + 2, 1);
+        check_potrf<TypeParam>(n, nb, uplo, iface, kb::BatchAlgo::Register, 2 * W + 1, (n + 1) / 2);
+        check_potrf<TypeParam>(n, nb, uplo, iface, kb::BatchAlgo::Auto, W - 1, n);
+        for (size_type nrhs : {1, 4}) check_potrs<TypeParam>(n, nrhs, nb, uplo, iface, kb::BatchAlgo::Register);
+      }
+}
 /// The shared-memory POTRF (CUDA, 8-column blocks, MMA tile updates; fp64 n <= 128, fp32 n <=
 /// 256) forced for every n through the tuning override, odd / even n, partial 8-blocks, every
 /// uplo and interface, a non-SPD matrix failing in the first, middle and last column; fp64
@@ -295,6 +313,11 @@ TYPED_TEST(BatchedFactor, SmemPotrfPotrs) {
         check_potrf<TypeParam>(n, 5, uplo, iface, kb::BatchAlgo::Auto, 2);
         check_potrf<TypeParam>(n, 5, uplo, iface, kb::BatchAlgo::Auto, 4, n);
       }
+  // n <= 32: a warp per matrix, several matrices per block; a batch of 37 leaves a partial
+  // block, the failing matrix sits mid-block.
+  for (size_type n : {3, 8, 9, 16, 17, 24, 31, 32})
+    for (Uplo uplo : all_uplos())
+      for (Iface iface : all_ifaces()) check_potrf<TypeParam>(n, 37, uplo, iface, kb::BatchAlgo::Auto, 18, (n + 1) / 2);
   for (size_type n : {17, 33, 64, 127, 128, 200})
     for (Uplo uplo : all_uplos())
       for (size_type nrhs : {1, 17}) check_potrs<TypeParam>(n, nrhs, 3, uplo, all_ifaces()[size_t((n + nrhs) % 3)], kb::BatchAlgo::Auto);
