@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "kspd_dense.hpp"
+#include "kspd_dense_transposed.hpp"
 
 namespace kspd {
 namespace Impl {
@@ -25,8 +26,23 @@ int factor(const char* name, const ExecSpace& exec, FactorOp fop, Uplo uplo, Dia
                       : fop == FactorOp::Trtri ? DenseOp::Trtri
                       : fop == FactorOp::Lauum ? DenseOp::Lauum
                                                : DenseOp::Potri;
-  const Algo algo = resolve<ExecSpace, T>(opt.algo, dop, A.extent(0));
   auto a = make_mat(A);
+  if (upper_via_lower<ExecSpace, T>(opt, fop, uplo, a)) {
+    // in 'L' on W = A^H (kspd_dense_transposed.hpp): the triangle in, the same op, back out
+    const Mat<T> s = uplo == Uplo::Upper ? a.t() : a;  // the triangle, indexed as a lower one
+    const bool conj = uplo == Uplo::Upper;
+    auto W = transposed_workspace<ExecSpace, T>(a.n);
+    auto w = Kokkos::subview(W, Kokkos::make_pair(size_t(0), size_t(a.n)), Kokkos::ALL());
+    copy_lower<ExecSpace, T>(exec, s, make_mat(w), conj);
+    DenseOptions inner = opt;
+    inner.upper_via_lower = Toggle::Off;
+    const int info = factor(name, exec, fop, Uplo::Lower, diag, w, inner, vendor_info);
+    copy_lower<ExecSpace, T>(exec, make_mat(w), s, conj);
+    // W is freed on return (no stream-ordered free in every Kokkos): let the stream finish
+    if constexpr (!compat::is_host_exec_v<ExecSpace>) compat::fence(exec, "kspd::transposed::work");
+    return info;
+  }
+  const Algo algo = resolve<ExecSpace, T>(opt.algo, dop, A.extent(0));
   if (algo == Algo::Vendor && vendor_info) {  // the caller's info: nothing to allocate or read
     if (vendor_factor(exec, fop, uplo, diag, a, vendor_info)) {
       if (fop == FactorOp::Potrf && A.extent(0) > 0) native::nan_diagonal<ExecSpace, T>(exec, a, vendor_info);

@@ -17,8 +17,17 @@ struct DenseLapack : ::testing::Test {};
 using ScalarTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(DenseLapack, ScalarTypes);
 
+// The last two force the transposed-copy route of a triangle the vendor sees as 'U' (an
+// upper one column-major, a lower one row-major: the layouts cycle): vendor and recursive.
 std::vector<kspd::DenseOptions> all_options() {
-  return {{Algo::Auto, 0}, {Algo::Vendor, 0}, {Algo::Recursive, 8}, {Algo::Native, 8}, {Algo::Native, 0}};
+  constexpr auto on = kspd::Toggle::On;
+  return {{Algo::Auto, 0},
+          {Algo::Vendor, 0},
+          {Algo::Recursive, 8},
+          {Algo::Native, 8},
+          {Algo::Native, 0},
+          {Algo::Vendor, 0, kspd::Blocking::Auto, 0, on},
+          {Algo::Recursive, 8, kspd::Blocking::Auto, 0, on}};
 }
 const std::vector<int> kSizes = {0, 1, 2, 3, 7, 8, 15, 16, 17, 31, 33, 64, 65, 130};
 

@@ -1,0 +1,119 @@
+#ifndef KSPD_DENSE_TRANSPOSED_HPP
+#define KSPD_DENSE_TRANSPOSED_HPP
+/// \file kspd_dense_transposed.hpp
+/// The factorizations of a triangle that the vendor library would see as 'U' (an upper
+/// triangle stored column-major, or a lower one stored row-major), run in 'L' on a
+/// transposed copy: cuSOLVER's POTRF 'U' runs at about half the rate of its 'L' in fp64 and
+/// at a fifth in complex (H100, perf_tests/results/h100-rfp-blocking-2026-11-24.md), which
+/// is the whole gap of the RFP variants with an upper-stored diagonal block. With W = A^H
+/// (Hermitian A = A^H, so W's lower triangle holds the same matrix): potrf gives
+/// W = L L^H with U = L^H; inv(U) = inv(L)^H (trtri, potri); U U^H = L^H L (lauum). The copy
+/// costs two passes over the triangle and a workspace of its square, whose release (Kokkos)
+/// synchronizes the device.
+
+#include <Kokkos_Core.hpp>
+
+#include "kspd_compat.hpp"
+#include "kspd_dense_mat.hpp"
+#include "kspd_dense_vendor.hpp"
+#include "kspd_tags.hpp"
+
+namespace kspd::Impl {
+
+/// D(r, c) = S(r, c) (conjugated when `conj`) for r >= c: the lower triangle of the n x n S,
+/// any strides. On GPUs through 32 x 32 tiles in team scratch, so both the reads and the
+/// writes run along each operand's unit stride whatever the two layouts are.
+template <class ExecSpace, class T>
+void copy_lower(const ExecSpace& exec, CMat<T> S, Mat<T> D, bool conj) {
+  const size_type n = S.n;
+  if (n == 0) return;
+  if constexpr (compat::is_host_exec_v<ExecSpace>) {
+    Kokkos::parallel_for(
+        "kspd::transposed::copy_lower", Kokkos::RangePolicy<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const size_type c) {
+          for (size_type r = c; r < n; ++r) D(r, c) = conj_if(conj, S(r, c));
+        });
+  } else {
+    constexpr int B = 32;
+    using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    using Policy = Kokkos::TeamPolicy<ExecSpace>;
+    using Member = typename Policy::member_type;
+    const size_type nt = (n + B - 1) / B, tiles = nt * (nt + 1) / 2;
+    const bool s_rows = S.rs == 1, d_rows = D.rs == 1;  // which index is the unit stride
+    Policy policy(exec, tiles, 8, B);
+    policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(B * (B + 1))));
+    Kokkos::parallel_for(
+        "kspd::transposed::copy_lower", policy, KOKKOS_LAMBDA(const Member& team) {
+          // tile t = ti (ti + 1) / 2 + tj, tj <= ti: the lower triangle of tiles
+          const size_type t = team.league_rank();
+          size_type ti = size_type((compat::sqrt(8.0 * double(t) + 1.0) - 1.0) / 2.0);
+          while (ti * (ti + 1) / 2 > t) --ti;
+          while ((ti + 1) * (ti + 2) / 2 <= t) ++ti;
+          const size_type tj = t - ti * (ti + 1) / 2, r0 = ti * B, c0 = tj * B;
+          Scratch buf(team.team_scratch(0), B * (B + 1));
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, B), [&](const int a) {
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, B), [&](const int b) {
+              const int i = s_rows ? b : a, j = s_rows ? a : b;
+              const size_type r = r0 + i, c = c0 + j;
+              if (r < n && c < n && r >= c) buf(i * (B + 1) + j) = S(r, c);
+            });
+          });
+          team.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, B), [&](const int a) {
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, B), [&](const int b) {
+              const int i = d_rows ? b : a, j = d_rows ? a : b;
+              const size_type r = r0 + i, c = c0 + j;
+              if (r < n && c < n && r >= c) D(r, c) = conj_if(conj, buf(i * (B + 1) + j));
+            });
+          });
+        });
+  }
+}
+
+/// Whether the vendor call on `a` with `uplo` would be 'U' (false: 'L', or no unit stride).
+template <class T>
+bool vendor_sees_upper(Uplo uplo, const Mat<T>& a) {
+  Mat<T> b = a;
+  bool transposed = false;
+  if (!orient(b, transposed)) return false;
+  return (transposed ? flip(uplo) : uplo) == Uplo::Upper;
+}
+
+/// The table behind Toggle::Auto: where the transposed copy pays, per backend and operation.
+template <class ExecSpace, class T>
+bool upper_via_lower(const DenseOptions& opt, FactorOp fop, Uplo uplo, const Mat<T>& a) {
+  if (opt.upper_via_lower == Toggle::Off || a.n < 2 || !vendor_sees_upper(uplo, a)) return false;
+  const size_type bytes = a.n * ((a.n + 63) / 64 * 64) * sizeof(T);
+  if constexpr (compat::is_host_exec_v<ExecSpace>) {
+    // OpenBLAS's DPOTRF 'U' runs 0.89x of its 'L' at n = 2000 on the 2-core VM; the copy
+    // costs more than that (perf_tests/results/cpu-rfp-*): only when asked for
+    (void)fop;
+    (void)bytes;
+    return opt.upper_via_lower == Toggle::On;
+  } else {
+#ifdef KSPD_ENABLE_CUDA_TPLS
+    // only where the workspace fits with room to spare (RFP is chosen to save memory)
+    size_type free_b = 0, total_b = 0;
+    cuda::mem_get_info(free_b, total_b);
+    if (bytes + (size_type(512) << 20) > free_b) return false;
+    if (opt.upper_via_lower == Toggle::On) return true;
+    // FIXME: placeholder until the H100 sweep (run_device_rfp.sh) measures it: cuSOLVER's
+    // POTRF/TRTRI/POTRI 'U' against 'L' plus the copies
+    return has_vendor_v<ExecSpace, T> && fop != FactorOp::Lauum && a.n >= 1024;
+#else
+    (void)fop;
+    return opt.upper_via_lower == Toggle::On;
+#endif
+  }
+}
+
+/// An n x n column-major workspace, leading dimension rounded up to 64 elements.
+template <class ExecSpace, class T>
+auto transposed_workspace(size_type n) {
+  using W = Kokkos::View<T**, Kokkos::LayoutLeft, typename ExecSpace::memory_space>;
+  const size_type ld = (n + 63) / 64 * 64;
+  W w(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::transposed::work"), ld, n);
+  return w;
+}
+
+}  // namespace kspd::Impl
+#endif
