@@ -33,7 +33,8 @@ void copy_lower(const ExecSpace& exec, CMat<T> S, Mat<T> D, bool conj) {
           for (size_type r = c; r < n; ++r) D(r, c) = conj_if(conj, S(r, c));
         });
   } else {
-    constexpr int B = 32;
+    // the tile edge, a plain int so no constexpr local is odr-used in device code
+    const int B = 32;
     using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     using Policy = Kokkos::TeamPolicy<ExecSpace>;
     using Member = typename Policy::member_type;
@@ -78,40 +79,46 @@ bool vendor_sees_upper(Uplo uplo, const Mat<T>& a) {
   return (transposed ? flip(uplo) : uplo) == Uplo::Upper;
 }
 
+/// Whether an n x n workspace (square_workspace) fits in the free device memory with 512 MB
+/// to spare (always on the host: an allocation failure throws).
+template <class ExecSpace, class T>
+bool workspace_fits(size_type n) {
+#ifdef KSPD_ENABLE_CUDA_TPLS
+  if constexpr (!compat::is_host_exec_v<ExecSpace>) {
+    size_type free_b = 0, total_b = 0;
+    cuda::mem_get_info(free_b, total_b);
+    return n * ((n + 63) / 64 * 64) * sizeof(T) + (size_type(512) << 20) <= free_b;
+  }
+#endif
+  (void)n;
+  return true;
+}
+
 /// The table behind Toggle::Auto: where the transposed copy pays, per backend and operation.
 template <class ExecSpace, class T>
 bool upper_via_lower(const DenseOptions& opt, FactorOp fop, Uplo uplo, const Mat<T>& a) {
   if (opt.upper_via_lower == Toggle::Off || a.n < 2 || !vendor_sees_upper(uplo, a)) return false;
-  const size_type bytes = a.n * ((a.n + 63) / 64 * 64) * sizeof(T);
+  // only where the workspace fits with room to spare (RFP is chosen to save memory)
+  if (!workspace_fits<ExecSpace, T>(a.n)) return false;
+  if (opt.upper_via_lower == Toggle::On) return true;
   if constexpr (compat::is_host_exec_v<ExecSpace>) {
-    // OpenBLAS's DPOTRF 'U' runs 0.89x of its 'L' at n = 2000 on the 2-core VM; the copy
-    // costs more than that (perf_tests/results/cpu-rfp-*): only when asked for
+    // OpenBLAS's DPOTRF 'U' runs 0.89x of its 'L' at n = 2000 on the 2-core VM, less than
+    // the copy costs: only when asked for
     (void)fop;
-    (void)bytes;
-    return opt.upper_via_lower == Toggle::On;
+    return false;
   } else {
-#ifdef KSPD_ENABLE_CUDA_TPLS
-    // only where the workspace fits with room to spare (RFP is chosen to save memory)
-    size_type free_b = 0, total_b = 0;
-    cuda::mem_get_info(free_b, total_b);
-    if (bytes + (size_type(512) << 20) > free_b) return false;
-    if (opt.upper_via_lower == Toggle::On) return true;
     // FIXME: placeholder until the H100 sweep (run_device_rfp.sh) measures it: cuSOLVER's
     // POTRF/TRTRI/POTRI 'U' against 'L' plus the copies
     return has_vendor_v<ExecSpace, T> && fop != FactorOp::Lauum && a.n >= 1024;
-#else
-    (void)fop;
-    return opt.upper_via_lower == Toggle::On;
-#endif
   }
 }
 
 /// An n x n column-major workspace, leading dimension rounded up to 64 elements.
 template <class ExecSpace, class T>
-auto transposed_workspace(size_type n) {
+auto square_workspace(size_type n) {
   using W = Kokkos::View<T**, Kokkos::LayoutLeft, typename ExecSpace::memory_space>;
   const size_type ld = (n + 63) / 64 * 64;
-  W w(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::transposed::work"), ld, n);
+  W w(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::square_workspace"), ld, n);
   return w;
 }
 

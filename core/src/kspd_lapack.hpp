@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "kspd_dense.hpp"
+#include "kspd_dense_blas3_inverse.hpp"
 #include "kspd_dense_transposed.hpp"
 
 namespace kspd {
@@ -31,7 +32,7 @@ int factor(const char* name, const ExecSpace& exec, FactorOp fop, Uplo uplo, Dia
     // in 'L' on W = A^H (kspd_dense_transposed.hpp): the triangle in, the same op, back out
     const Mat<T> s = uplo == Uplo::Upper ? a.t() : a;  // the triangle, indexed as a lower one
     const bool conj = uplo == Uplo::Upper;
-    auto W = transposed_workspace<ExecSpace, T>(a.n);
+    auto W = square_workspace<ExecSpace, T>(a.n);
     auto w = Kokkos::subview(W, Kokkos::make_pair(size_t(0), size_t(a.n)), Kokkos::ALL());
     copy_lower<ExecSpace, T>(exec, s, make_mat(w), conj);
     DenseOptions inner = opt;
@@ -40,6 +41,27 @@ int factor(const char* name, const ExecSpace& exec, FactorOp fop, Uplo uplo, Dia
     copy_lower<ExecSpace, T>(exec, make_mat(w), s, conj);
     // W is freed on return (no stream-ordered free in every Kokkos): let the stream finish
     if constexpr (!compat::is_host_exec_v<ExecSpace>) compat::fence(exec, "kspd::transposed::work");
+    return info;
+  }
+  if (fop == FactorOp::Potri && blas3_inverse<ExecSpace, T>(opt, FactorOp::Trtri, diag, a.n)) {
+    // potri = trtri + lauum, each through its own table
+    const int info = factor(name, exec, FactorOp::Trtri, uplo, Diag::NonUnit, A, opt, vendor_info);
+    if (info == 0) (void)factor(name, exec, FactorOp::Lauum, uplo, Diag::NonUnit, A, opt);
+    return info;
+  }
+  if (blas3_inverse<ExecSpace, T>(opt, fop, diag, a.n)) {
+    // one trsm / trmm on a workspace (kspd_dense_blas3_inverse.hpp)
+    InfoSlot<ExecSpace> slot(exec);
+    int info = 0;
+    if (fop == FactorOp::Trtri) {
+      native::zero_diagonal<ExecSpace, T>(exec, a, slot.ptr());
+      info = slot.read();
+    }
+    if (info == 0) blas3_inverse_apply(exec, fop, uplo, A, opt);
+    if (vendor_info) {
+      Kokkos::View<int, typename ExecSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> dst(vendor_info);
+      Kokkos::deep_copy(exec, dst, info);
+    }
     return info;
   }
   const Algo algo = resolve<ExecSpace, T>(opt.algo, dop, A.extent(0));

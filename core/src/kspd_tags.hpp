@@ -40,6 +40,10 @@ struct DenseOptions {
   /// transposed copy in 'L' (a workspace of the triangle's square; kspd_dense_transposed.hpp).
   /// Auto: the measured table (CUDA, where cuSOLVER's 'U' is the slow one, when it fits).
   Toggle upper_via_lower = Toggle::Auto;
+  /// trtri (non-unit) and lauum as ONE trsm / trmm on an n x n workspace (3x the flops in
+  /// one large vendor call instead of a latency-bound small-n kernel; potri: both).
+  /// Auto: the measured table (kspd_dense_blas3_inverse.hpp).
+  Toggle blas3_inverse = Toggle::Auto;
 };
 
 KOKKOS_INLINE_FUNCTION constexpr char to_char(Uplo u) { return static_cast<char>(u); }
