@@ -2,12 +2,12 @@
 # GPU run of issue #14 (rfp helper, session 3), under 4 minutes on an H100, at most 6 files:
 #   tests.txt    the rfp and core unit tests (CUDA build), brief output
 #   pftrf_d.txt  fp64 pftrf, all 4 transr/uplo variants at even and odd n (the 8 RFP
-#                variants), n = 4K..32K, Split with cuSOLVER's POTRF 'U' on the upper-stored
+#                variants), n = 4K..32K: Split with cuSOLVER's POTRF 'U' on the upper-stored
 #                diagonal block (up=off, the old default) against the transposed copy in 'L'
-#                (up=on), and look-ahead nb 1024/2048 (fp64 to 16K); pftri to 16K: the
-#                vendor leaves (baseline) and Auto with up off/on x b3 off/on (trtri/lauum as one trsm/trmm on a workspace); cuSOLVER potrf/potri
-#                on the dense matrix in the same run (kspd/peer < 1: faster); `parts`: Split's
-#                four calls timed alone (Auto) at 8K and 16K
+#                (up=on), look-ahead nb 1024/2048 (to 16K); pftri to 16K: the vendor leaves
+#                (baseline) and Auto at up off/on x b3 off/on (trtri/lauum as one trsm/trmm on
+#                a workspace); cuSOLVER potrf/potri on the dense matrix in the same run
+#                (kspd/peer < 1: faster); `parts`: Split's four calls alone (Auto), 8K/16K
 #   pftrf_s.txt  the same in fp32
 #   pftrf_z.txt  complex double pftrf, 8K/16K
 #   device.txt   nvidia-smi
