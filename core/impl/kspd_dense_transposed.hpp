@@ -107,9 +107,12 @@ bool upper_via_lower(const DenseOptions& opt, FactorOp fop, Uplo uplo, const Mat
     (void)fop;
     return false;
   } else {
-    // FIXME: placeholder until the H100 sweep (run_device_rfp.sh) measures it: cuSOLVER's
-    // POTRF/TRTRI/POTRI 'U' against 'L' plus the copies
-    return has_vendor_v<ExecSpace, T> && fop != FactorOp::Lauum && a.n >= 1024;
+    // H100 (h100-rfp-upper-2026-11-24.md), pftrf's upper-stored half through the copy:
+    // fp64 0.75-0.93x of cuSOLVER's POTRF 'U' for blocks of 2K-16K, fp32 0.76-0.96x; complex
+    // double 0.72-0.97x for 4K blocks but 0.98-1.05x for 8K ones. POTRF only: TRTRI/LAUUM of
+    // an upper triangle go through blas3_inverse (with it, the copy gains nothing: 0.97-1.05x)
+    if (!has_vendor_v<ExecSpace, T> || fop != FactorOp::Potrf || a.n < 2048) return false;
+    return !is_complex_v<T> || a.n < 8192;
   }
 }
 
