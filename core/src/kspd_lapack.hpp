@@ -130,7 +130,8 @@ template <class ExecSpace, class AV>
 [[nodiscard]] int potrf(const ExecSpace& exec, Uplo uplo, const AV& A, const DenseOptions& opt = {}) {
   return Impl::factor("kspd::potrf", exec, Impl::FactorOp::Potrf, uplo, Diag::NonUnit, A, opt);
 }
-/// potrf writing info into a rank-0 View (non-blocking with cuSOLVER).
+/// potrf writing info into a rank-0 View (non-blocking with cuSOLVER, except through the
+/// transposed copy of DenseOptions::upper_via_lower, which fences to free its workspace).
 template <class ExecSpace, class AV, class InfoView,
           class = std::enable_if_t<Kokkos::is_view<InfoView>::value>>
 void potrf(const ExecSpace& exec, Uplo uplo, const AV& A, const InfoView& info, const DenseOptions& opt = {}) {
