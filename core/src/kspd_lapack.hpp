@@ -9,6 +9,8 @@
 #include <type_traits>
 
 #include "kspd_dense.hpp"
+#include "kspd_dense_blas3_inverse.hpp"
+#include "kspd_dense_transposed.hpp"
 
 namespace kspd {
 namespace Impl {
@@ -25,8 +27,44 @@ int factor(const char* name, const ExecSpace& exec, FactorOp fop, Uplo uplo, Dia
                       : fop == FactorOp::Trtri ? DenseOp::Trtri
                       : fop == FactorOp::Lauum ? DenseOp::Lauum
                                                : DenseOp::Potri;
-  const Algo algo = resolve<ExecSpace, T>(opt.algo, dop, A.extent(0));
   auto a = make_mat(A);
+  if (upper_via_lower<ExecSpace, T>(opt, fop, uplo, a)) {
+    // in 'L' on W = A^H (kspd_dense_transposed.hpp): the triangle in, the same op, back out
+    const Mat<T> s = uplo == Uplo::Upper ? a.t() : a;  // the triangle, indexed as a lower one
+    const bool conj = uplo == Uplo::Upper;
+    auto W = square_workspace<ExecSpace, T>(a.n);
+    auto w = Kokkos::subview(W, Kokkos::make_pair(size_t(0), size_t(a.n)), Kokkos::ALL());
+    copy_lower<ExecSpace, T>(exec, s, make_mat(w), conj);
+    DenseOptions inner = opt;
+    inner.upper_via_lower = Toggle::Off;
+    const int info = factor(name, exec, fop, Uplo::Lower, diag, w, inner, vendor_info);
+    copy_lower<ExecSpace, T>(exec, make_mat(w), s, conj);
+    // W is freed on return (no stream-ordered free in every Kokkos): let the stream finish
+    if constexpr (!compat::is_host_exec_v<ExecSpace>) compat::fence(exec, "kspd::transposed::work");
+    return info;
+  }
+  if (fop == FactorOp::Potri && blas3_inverse<ExecSpace, T>(opt, FactorOp::Trtri, diag, a.n)) {
+    // potri = trtri + lauum, each through its own table
+    const int info = factor(name, exec, FactorOp::Trtri, uplo, Diag::NonUnit, A, opt, vendor_info);
+    if (info == 0) (void)factor(name, exec, FactorOp::Lauum, uplo, Diag::NonUnit, A, opt);
+    return info;
+  }
+  if (blas3_inverse<ExecSpace, T>(opt, fop, diag, a.n)) {
+    // one trsm / trmm on a workspace (kspd_dense_blas3_inverse.hpp)
+    InfoSlot<ExecSpace> slot(exec);
+    int info = 0;
+    if (fop == FactorOp::Trtri) {
+      native::zero_diagonal<ExecSpace, T>(exec, a, slot.ptr());
+      info = slot.read();
+    }
+    if (info == 0) blas3_inverse_apply(exec, fop, uplo, A, opt);
+    if (vendor_info) {
+      Kokkos::View<int, typename ExecSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> dst(vendor_info);
+      Kokkos::deep_copy(exec, dst, info);
+    }
+    return info;
+  }
+  const Algo algo = resolve<ExecSpace, T>(opt.algo, dop, A.extent(0));
   if (algo == Algo::Vendor && vendor_info) {  // the caller's info: nothing to allocate or read
     if (vendor_factor(exec, fop, uplo, diag, a, vendor_info)) {
       if (fop == FactorOp::Potrf && A.extent(0) > 0) native::nan_diagonal<ExecSpace, T>(exec, a, vendor_info);
@@ -92,7 +130,8 @@ template <class ExecSpace, class AV>
 [[nodiscard]] int potrf(const ExecSpace& exec, Uplo uplo, const AV& A, const DenseOptions& opt = {}) {
   return Impl::factor("kspd::potrf", exec, Impl::FactorOp::Potrf, uplo, Diag::NonUnit, A, opt);
 }
-/// potrf writing info into a rank-0 View (non-blocking with cuSOLVER).
+/// potrf writing info into a rank-0 View (non-blocking with cuSOLVER, except through the
+/// transposed copy of DenseOptions::upper_via_lower, which fences to free its workspace).
 template <class ExecSpace, class AV, class InfoView,
           class = std::enable_if_t<Kokkos::is_view<InfoView>::value>>
 void potrf(const ExecSpace& exec, Uplo uplo, const AV& A, const InfoView& info, const DenseOptions& opt = {}) {

@@ -27,12 +27,23 @@ enum class Algo { Auto, Vendor, Recursive, Native };
 /// instance of the backend, overlapping the trailing GEMM/SYRK (CUDA; one lane on the host).
 enum class Blocking { Auto, Split, Blocked, LookAhead };
 
+/// A yes/no choice that Auto leaves to the backend's measured table.
+enum class Toggle { Auto, Off, On };
+
 /// Options of the recursive triangular and factorization kernels.
 struct DenseOptions {
   Algo algo = Algo::Auto;
   long long leaf_size = 0;  ///< recursion cutoff; 0 = the backend's default
   Blocking blocking = Blocking::Auto;
   long long block_size = 0;  ///< Blocked / LookAhead columns per step; 0 = the backend's default
+  /// potrf/trtri/lauum/potri of a triangle that the vendor would see as 'U' through a
+  /// transposed copy in 'L' (a workspace of the triangle's square; kspd_dense_transposed.hpp).
+  /// Auto: the measured table (CUDA, where cuSOLVER's 'U' is the slow one, when it fits).
+  Toggle upper_via_lower = Toggle::Auto;
+  /// trtri (non-unit) and lauum as ONE trsm / trmm on an n x n workspace (3x the flops in
+  /// one large vendor call instead of a latency-bound small-n kernel; potri: both).
+  /// Auto: the measured table (kspd_dense_blas3_inverse.hpp).
+  Toggle blas3_inverse = Toggle::Auto;
 };
 
 KOKKOS_INLINE_FUNCTION constexpr char to_char(Uplo u) { return static_cast<char>(u); }

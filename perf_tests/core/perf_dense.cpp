@@ -42,7 +42,10 @@ template <class T>
 void run(const std::vector<long>& ns, const std::vector<long>& nrhss, const std::vector<std::string>& ops, int reps,
          long leaf, bool lanes, bool all_sides, const char* prec) {
   Exec exec;
-  const kspd::DenseOptions rec{kspd::Algo::Recursive, leaf}, ven{kspd::Algo::Vendor, 0};
+  // vendor and recursive as such: without the workspace routes that Auto may add
+  constexpr auto off = kspd::Toggle::Off;
+  const kspd::DenseOptions rec{kspd::Algo::Recursive, leaf, kspd::Blocking::Auto, 0, off, off},
+      ven{kspd::Algo::Vendor, 0, kspd::Blocking::Auto, 0, off, off};
   const kspd::DenseOptions aut{};
   // CSV: the vendor call and kspd's, the same flop count.
   auto csv2 = [&](const std::string& op, const std::string& variant, long n, long nrhs, double flops, double tv, double tk) {

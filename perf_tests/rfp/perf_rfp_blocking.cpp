@@ -7,8 +7,12 @@
 //   Split.
 // Usage: perf_rfp_blocking [--n 4096,8192] [--prec s,d,z] [--variants NL,NU,TL,TU]
 //                          [--blocking split,blocked,lookahead,auto] [--nb 256,512,1024]
-//                          [--ops pftrf,pftri] [--reps 3] [--k 256] [--algos auto,recursive] [--smoke]
+//                          [--ops pftrf,pftri] [--reps 3] [--k 256] [--algos auto,recursive]
+//                          [--upper auto,off,on] [--blas3 auto,off,on] [--smoke]
 // --algos: the core algorithm of the block calls (DenseOptions::algo), each blocking at each.
+// --upper: DenseOptions::upper_via_lower (the upper-stored diagonal block factored, inverted,
+// multiplied in 'L' on a transposed copy), each case at each. --blas3 (pftri only):
+// DenseOptions::blas3_inverse (trtri / lauum as one trsm / trmm on a workspace).
 // --ops parts: Split's four calls (potrf t1, trsm s, herk t2, potrf t2) timed one by one.
 // Each blocking other than split and auto runs at every nb. One line per case: median time,
 // TFLOP/s, kspd/peer (time ratio: < 1 kspd faster), kspd/split, info, and the largest
@@ -26,7 +30,7 @@ struct Config {
   std::vector<std::string> precs = {"d", "s", "z"}, variants = {"NL", "NU", "TL", "TU"},
                            blockings = {"split", "lookahead", "auto"}, ops = {"pftrf", "pftri"};
   std::vector<long> nbs = {512};
-  std::vector<std::string> algos = {"auto"};
+  std::vector<std::string> algos = {"auto"}, uppers = {"auto"}, blas3s = {"auto"};
   int reps = 3;
   long k = 256;
 };
@@ -104,28 +108,32 @@ void run(const Config& c, const char* prec) {
 #endif
       // pftrf: every blocking (x nb)
       std::vector<kspd::DenseOptions> opts;
-      for (const auto& a : c.algos) {
-        const kspd::Algo al = a == "vendor" ? kspd::Algo::Vendor : a == "recursive" ? kspd::Algo::Recursive
-                                                                                  : kspd::Algo::Auto;
-        for (const auto& b : c.blockings) {
-          const kspd::Blocking bk = parse_blocking(b);
-          if (bk == kspd::Blocking::Split || bk == kspd::Blocking::Auto) opts.push_back({al, 0, bk, 0});
-          else
-            for (long nb : c.nbs) opts.push_back({al, 0, bk, nb});
+      for (const auto& u : c.uppers)
+        for (const auto& a : c.algos) {
+          const kspd::Algo al = a == "vendor" ? kspd::Algo::Vendor : a == "recursive" ? kspd::Algo::Recursive
+                                                                                    : kspd::Algo::Auto;
+          const kspd::Toggle up = parse_toggle(u);
+          for (const auto& b : c.blockings) {
+            const kspd::Blocking bk = parse_blocking(b);
+            if (bk == kspd::Blocking::Split || bk == kspd::Blocking::Auto) opts.push_back({al, 0, bk, 0, up});
+            else
+              for (long nb : c.nbs) opts.push_back({al, 0, bk, nb, up});
+          }
         }
-      }
       double t_split = 0;
       if (has(c.ops, "pftrf"))
         for (const auto& o : opts) {
           int ik = 0;
           const double tk = median_time(c.reps, [&] { Kokkos::deep_copy(exec, W.data(), A0.data()); },
                                         [&] { ik = kspd::rfp::pftrf(exec, W, o); });
-          if (o.blocking == kspd::Blocking::Split && o.algo == kspd::Algo::Auto) t_split = tk;
+          // the baseline: the first split row (with --upper off,...: cuSOLVER's 'U' as before)
+          if (o.blocking == kspd::Blocking::Split && o.algo == kspd::Algo::Auto && t_split == 0) t_split = tk;
           const double dd = peer_timed && var == c.variants.front() ? diag_diff(W, D) : -1;
-          std::printf("%s pftrf  n=%6ld %s %-9s nb=%5lld %-9s | kspd %10.3f ms %7.2f TF | kspd/peer %6.3f | kspd/split %6.3f "
+          std::printf("%s pftrf  n=%6ld %s %-9s nb=%5lld %-9s up=%-4s | kspd %10.3f ms %7.2f TF | kspd/peer %6.3f | kspd/split %6.3f "
                       "| info %d | diag rel diff %.1e\n",
                       prec, n, var.c_str(), blocking_name(o.blocking), o.block_size,
-                      o.algo == kspd::Algo::Auto ? "auto" : o.algo == kspd::Algo::Vendor ? "vendor" : "recursive", tk * 1e3, fac_flops / tk * 1e-12,
+                      o.algo == kspd::Algo::Auto ? "auto" : o.algo == kspd::Algo::Vendor ? "vendor" : "recursive",
+                      toggle_name(o.upper_via_lower), tk * 1e3, fac_flops / tk * 1e-12,
                       tpf > 0 ? tk / tpf : 0.0, t_split > 0 ? tk / t_split : 0.0, ik, dd);
           std::fflush(stdout);
           kspd::perf::csv_row(prec, "pftrf", var, n, -1, -1,
@@ -181,16 +189,23 @@ void run(const Config& c, const char* prec) {
         if (kspd::rfp::pftrf(exec, W) != 0) continue;
         kspd::rfp::Matrix<T, Mem> F("F", n, transr, uplo);
         Kokkos::deep_copy(exec, F.data(), W.data());
+        // the vendor leaves as before (baseline), then Auto at each --upper x --blas3
+        std::vector<kspd::DenseOptions> popts = {
+            {kspd::Algo::Vendor, 0, kspd::Blocking::Auto, 0, kspd::Toggle::Off, kspd::Toggle::Off}};
+        for (const auto& u : c.uppers)
+          for (const auto& b3 : c.blas3s)
+            popts.push_back({kspd::Algo::Auto, 0, kspd::Blocking::Auto, 0, parse_toggle(u), parse_toggle(b3)});
         double t_vendor = 0;
-        for (const auto algo : {kspd::Algo::Vendor, kspd::Algo::Auto}) {
-          const kspd::DenseOptions o{algo, 0};
+        for (const auto& o : popts) {
+          const kspd::Algo algo = o.algo;
           int ik = 0;
           const double tk = median_time(c.reps, [&] { Kokkos::deep_copy(exec, W.data(), F.data()); },
                                         [&] { ik = kspd::rfp::pftri(exec, W, o); });
-          if (algo == kspd::Algo::Vendor) t_vendor = tk;
-          std::printf("%s pftri  n=%6ld %s algo=%-6s    | kspd %10.3f ms %7.2f TF | peer/kspd %6.3f | vendor/kspd %6.3f "
+          if (algo == kspd::Algo::Vendor && t_vendor == 0) t_vendor = tk;
+          std::printf("%s pftri  n=%6ld %s algo=%-6s up=%-4s b3=%-4s | kspd %10.3f ms %7.2f TF | peer/kspd %6.3f | vendor/kspd %6.3f "
                       "| info %d\n",
-                      prec, n, var.c_str(), algo == kspd::Algo::Vendor ? "vendor" : "auto", tk * 1e3,
+                      prec, n, var.c_str(), algo == kspd::Algo::Vendor ? "vendor" : "auto", toggle_name(o.upper_via_lower),
+                      toggle_name(o.blas3_inverse), tk * 1e3,
                       2.0 * fac_flops / tk * 1e-12, tpi > 0 ? tpi / tk : 0.0, t_vendor / tk, ik);
           std::fflush(stdout);
           kspd::perf::csv_row(prec, "pftri", var, n, -1, -1, algo == kspd::Algo::Vendor ? "kspd vendor" : "kspd auto",
@@ -218,6 +233,8 @@ int main(int argc, char* argv[]) {
       c.precs = {"s", "d", "c", "z"};
       c.blockings = {"split", "blocked", "lookahead", "auto"};
       c.algos = {"auto", "recursive"};
+      c.uppers = {"auto", "on"};
+      c.blas3s = {"auto", "on"};
     } else if (arg("--n")) c.ns = parse_list(argv[++i]);
     else if (arg("--prec")) c.precs = parse_words(argv[++i]);
     else if (arg("--variants")) c.variants = parse_words(argv[++i]);
@@ -227,6 +244,8 @@ int main(int argc, char* argv[]) {
     else if (arg("--reps")) c.reps = std::stoi(argv[++i]);
     else if (arg("--k")) c.k = std::stol(argv[++i]);
     else if (arg("--algos")) c.algos = parse_words(argv[++i]);
+    else if (arg("--upper")) c.uppers = parse_words(argv[++i]);
+    else if (arg("--blas3")) c.blas3s = parse_words(argv[++i]);
     else {
       std::fprintf(stderr, "perf_rfp_blocking: unknown argument %s\n", argv[i]);
       return 2;

@@ -120,6 +120,18 @@ inline kspd::Blocking parse_blocking(const std::string& w) {
   }
   return kspd::Blocking::Auto;
 }
+inline kspd::Toggle parse_toggle(const std::string& w) {
+  if (w == "on") return kspd::Toggle::On;
+  if (w == "off") return kspd::Toggle::Off;
+  if (w != "auto") {
+    std::fprintf(stderr, "unknown toggle %s (auto, off, on)\n", w.c_str());
+    std::exit(2);
+  }
+  return kspd::Toggle::Auto;
+}
+inline const char* toggle_name(kspd::Toggle t) {
+  return t == kspd::Toggle::On ? "on" : t == kspd::Toggle::Off ? "off" : "auto";
+}
 inline const char* blocking_name(kspd::Blocking b) {
   switch (b) {
     case kspd::Blocking::Split: return "split";

@@ -1,11 +1,15 @@
 // perf_rfp_cpu_pftrf: kspd::rfp::pftrf against LAPACK's own ?pftrf on the host, real and
 // complex (d, z; s, c), every RFP variant, on copies of the same buffer A = X X^H / k + I.
 // The two calls alternate (kspd first on even repetitions, LAPACK first on odd ones) so that
-// both see the same machine load; medians are reported.
+// both see the same machine load; medians and best-of-reps are reported, each line with the
+// 1-minute load average (/proc/loadavg: the VM is shared), and a summary per precision.
 // Usage: perf_rfp_cpu_pftrf [--n 1000,2000,4000] [--prec d,z] [--variants all|NL,NU,TL,TU]
 //                           [--reps 7] [--k 256] [--algo auto|vendor|recursive|native] [--leaf 0]
-//                           [--blocking auto|split|blocked|lookahead] [--nb 0] [--smoke]
-// ratio = t_LAPACK / t_kspd: kspd's speed relative to LAPACK's (>= 1: kspd at least as fast).
+//                           [--blocking auto|split|blocked|lookahead] [--nb 0] [--upper auto|off|on] [--smoke]
+// ratio = t_LAPACK / t_kspd: kspd's speed relative to LAPACK's (>= 1: kspd at least as fast);
+// best = min t_LAPACK / min t_kspd over the repetitions.
+#include <cmath>
+#include <fstream>
 #include <complex>
 
 #include "perf_rfp_common.hpp"
@@ -41,6 +45,27 @@ double mag(const T& v) {
   else return std::fabs(double(v));
 }
 
+double load_average() {
+  std::ifstream f("/proc/loadavg");
+  double l = -1;
+  f >> l;
+  return l;
+}
+
+/// Geometric means of the ratios of one precision (median and best).
+struct Summary {
+  double log_med = 0, log_best = 0, lo = 1e30, hi = 0;
+  int count = 0, at_least_one = 0;
+  void add(double med, double best) {
+    log_med += std::log(med);
+    log_best += std::log(best);
+    lo = std::min(lo, med);
+    hi = std::max(hi, med);
+    ++count;
+    at_least_one += med >= 1.0;
+  }
+};
+
 struct Config {
   std::vector<long> ns = {1000, 2000, 4000};
   std::vector<std::string> precs = {"d", "z"}, variants = {"NL", "NU", "TL", "TU"};
@@ -53,6 +78,7 @@ template <class T>
 void run(const Config& c, const char* prec) {
   using R = kspd::real_t<T>;
   Exec exec;
+  Summary sum;
   for (long n : c.ns)
     for (const auto& var : c.variants) {
       const kspd::Trans transr = var[0] == 'N' ? kspd::Trans::NoTranspose : kspd::Trans::Transpose;
@@ -100,14 +126,21 @@ void run(const Config& c, const char* prec) {
       std::sort(tl.begin(), tl.end());
       const double mk = tk[tk.size() / 2], ml = tl[tl.size() / 2];
       const double flops = (kspd::is_complex_v<T> ? 4.0 : 1.0) * double(n) * n * n / 3.0;
+      const double best = tl.front() / tk.front();
+      sum.add(ml / mk, best);
       std::printf("%s %s n=%5ld | kspd %9.2f ms %6.1f GF/s | LAPACK %cpftrf %9.2f ms %6.1f GF/s | ratio %.3f | "
-                  "min %.2f/%.2f ms | info %d/%d | factor rel diff %.1e\n",
+                  "min %.2f/%.2f ms best %.3f | info %d/%d | factor rel diff %.1e | load %.1f\n",
                   prec, var.c_str(), n, mk * 1e3, flops / mk * 1e-9, prec[0], ml * 1e3, flops / ml * 1e-9, ml / mk,
-                  tk.front() * 1e3, tl.front() * 1e3, ik, il, diff / (amax > 0 ? amax : 1));
+                  tk.front() * 1e3, tl.front() * 1e3, best, ik, il, diff / (amax > 0 ? amax : 1), load_average());
       std::fflush(stdout);
       kspd::perf::csv_row(prec, "pftrf", var, n, -1, -1, "kspd", mk * 1e3, flops / mk * 1e-9);
       kspd::perf::csv_row(prec, "pftrf", var, n, -1, -1, "LAPACK", ml * 1e3, flops / ml * 1e-9);
     }
+  if (sum.count > 0)
+    std::printf("%s summary: %d cases, median ratio geomean %.3f (%.3f-%.3f, %d of %d >= 1.0), best-of-%d ratio "
+                "geomean %.3f\n",
+                prec, sum.count, std::exp(sum.log_med / sum.count), sum.lo, sum.hi, sum.at_least_one, sum.count, c.reps,
+                std::exp(sum.log_best / sum.count));
 }
 }  // namespace
 
@@ -140,6 +173,7 @@ int main(int argc, char* argv[]) {
     } else if (arg("--leaf")) c.opt.leaf_size = std::stol(argv[++i]);
     else if (arg("--blocking")) c.opt.blocking = parse_blocking(argv[++i]);
     else if (arg("--nb")) c.opt.block_size = std::stol(argv[++i]);
+    else if (arg("--upper")) c.opt.upper_via_lower = parse_toggle(argv[++i]);
     else {
       std::fprintf(stderr, "perf_rfp_cpu_pftrf: unknown argument %s\n", argv[i]);
       return 2;
@@ -147,9 +181,10 @@ int main(int argc, char* argv[]) {
   }
   const char* nt = std::getenv("OPENBLAS_NUM_THREADS");
   std::printf("perf_rfp_cpu_pftrf: backend %s, kspd %d.%d (git %s), OPENBLAS_NUM_THREADS=%s, k %ld, reps %d "
-              "(median), algo %d leaf %lld blocking %s nb %lld; ratio = t_LAPACK / t_kspd\n",
+              "(median), algo %d leaf %lld blocking %s nb %lld upper_via_lower %s; ratio = t_LAPACK / t_kspd\n",
               Exec::name(), KSPD_VERSION_MAJOR, KSPD_VERSION_MINOR, KSPD_GIT_HASH, nt ? nt : "(unset)", c.k, c.reps,
-              int(c.opt.algo), c.opt.leaf_size, blocking_name(c.opt.blocking), c.opt.block_size);
+              int(c.opt.algo), c.opt.leaf_size, blocking_name(c.opt.blocking), c.opt.block_size,
+              toggle_name(c.opt.upper_via_lower));
   for (const auto& p : c.precs) {
     if (p == "s") run<float>(c, "s");
     if (p == "d") run<double>(c, "d");

@@ -50,6 +50,9 @@ class BlockedCholesky {
       for (size_type o = 0; o < np(p); o += nb) cols_.push_back({p, o, std::min(nb, np(p) - o)});
     // the block kernels themselves run their default algorithms, not the blocking override
     opt_.blocking = Blocking::Auto;
+    // the transposed copy of an upper-stored panel (core's upper_via_lower) frees its
+    // workspace, which Kokkos does with a device-wide sync: it would serialize the lanes
+    if (lanes_.concurrent() && opt_.upper_via_lower == Toggle::Auto) opt_.upper_via_lower = Toggle::Off;
   }
   size_type steps() const { return cols_.size(); }
   /// Global index (0-based) of block k's first column.

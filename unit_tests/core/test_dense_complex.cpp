@@ -20,13 +20,27 @@ struct DenseComplex : ::testing::Test {};
 using ComplexTypes = ::testing::Types<Kokkos::complex<float>, Kokkos::complex<double>>;
 TYPED_TEST_SUITE(DenseComplex, ComplexTypes);
 
+// The last four force the transposed-copy route (W = A^H in 'L') where the vendor sees 'U'.
 std::vector<kspd::DenseOptions> all_options() {
-  return {{Algo::Auto, 0}, {Algo::Vendor, 0}, {Algo::Recursive, 8}, {Algo::Native, 8}, {Algo::Native, 0}};
+  constexpr auto on = kspd::Toggle::On;
+  return {{Algo::Auto, 0},
+          {Algo::Vendor, 0},
+          {Algo::Recursive, 8},
+          {Algo::Native, 8},
+          {Algo::Native, 0},
+          {Algo::Vendor, 0, kspd::Blocking::Auto, 0, on},
+          {Algo::Recursive, 8, kspd::Blocking::Auto, 0, on},
+          // trtri / lauum (and potri's halves) as one trsm / trmm on a workspace, with and
+          // without the transposed copy first
+          {Algo::Auto, 0, kspd::Blocking::Auto, 0, kspd::Toggle::Off, on},
+          {Algo::Recursive, 8, kspd::Blocking::Auto, 0, on, on}};
 }
 bool in_tri(Uplo u, kspd::size_type i, kspd::size_type j) { return u == Uplo::Lower ? i >= j : i <= j; }
 std::string tag(const char* op, Uplo u, const kspd::DenseOptions& o, kspd::size_type n, int layout) {
   return std::string(op) + " uplo=" + kspd::to_char(u) + " n=" + std::to_string(n) + " algo=" +
-         std::to_string(int(o.algo)) + " leaf=" + std::to_string(o.leaf_size) + " layout=" + std::to_string(layout);
+         std::to_string(int(o.algo)) + " leaf=" + std::to_string(o.leaf_size) +
+         " upper_via_lower=" + std::to_string(int(o.upper_via_lower)) +
+         " blas3_inverse=" + std::to_string(int(o.blas3_inverse)) + " layout=" + std::to_string(layout);
 }
 CHostMat with_nan_outside(const CHostMat& A, Uplo u) {
   CHostMat B = A;

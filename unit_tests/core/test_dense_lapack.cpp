@@ -17,8 +17,21 @@ struct DenseLapack : ::testing::Test {};
 using ScalarTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(DenseLapack, ScalarTypes);
 
+// The last four force the transposed-copy route of a triangle the vendor sees as 'U' (an
+// upper one column-major, a lower one row-major: the layouts cycle): vendor and recursive.
 std::vector<kspd::DenseOptions> all_options() {
-  return {{Algo::Auto, 0}, {Algo::Vendor, 0}, {Algo::Recursive, 8}, {Algo::Native, 8}, {Algo::Native, 0}};
+  constexpr auto on = kspd::Toggle::On;
+  return {{Algo::Auto, 0},
+          {Algo::Vendor, 0},
+          {Algo::Recursive, 8},
+          {Algo::Native, 8},
+          {Algo::Native, 0},
+          {Algo::Vendor, 0, kspd::Blocking::Auto, 0, on},
+          {Algo::Recursive, 8, kspd::Blocking::Auto, 0, on},
+          // trtri / lauum (and potri's halves) as one trsm / trmm on a workspace, with and
+          // without the transposed copy first
+          {Algo::Auto, 0, kspd::Blocking::Auto, 0, kspd::Toggle::Off, on},
+          {Algo::Recursive, 8, kspd::Blocking::Auto, 0, on, on}};
 }
 const std::vector<int> kSizes = {0, 1, 2, 3, 7, 8, 15, 16, 17, 31, 33, 64, 65, 130};
 

@@ -28,7 +28,12 @@ char ul(const Variant& v) { return kspd::to_char(v.uplo); }
 std::vector<kspd::DenseOptions> paths() {
   using B = kspd::Blocking;
   return {{Algo::Auto, 0},          {Algo::Native, 8},         {Algo::Auto, 0, B::Split},
-          {Algo::Auto, 0, B::Blocked, 5}, {Algo::Auto, 0, B::LookAhead, 8}, {Algo::Native, 8, B::LookAhead, 1}};
+          {Algo::Auto, 0, B::Blocked, 5}, {Algo::Auto, 0, B::LookAhead, 8}, {Algo::Native, 8, B::LookAhead, 1},
+          // an upper-stored diagonal block through the transposed copy (W = A^H in 'L')
+          {Algo::Auto, 0, B::Split, 0, kspd::Toggle::On}, {Algo::Auto, 0, B::LookAhead, 8, kspd::Toggle::On},
+          // pftri's trtri / lauum as one trsm / trmm on a workspace, with the copy and without
+          {Algo::Auto, 0, B::Split, 0, kspd::Toggle::Off, kspd::Toggle::On},
+          {Algo::Auto, 0, B::Split, 0, kspd::Toggle::On, kspd::Toggle::On}};
 }
 const std::vector<int>& csizes() {
   static const std::vector<int> s = {0, 1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 32, 33, 64, 65, 129};

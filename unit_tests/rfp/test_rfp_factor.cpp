@@ -250,10 +250,20 @@ TYPED_TEST(RfpFactor, PfconMatchesPoconAndBoundsTheTruth) {
 TYPED_TEST(RfpFactor, RecursiveAndNativePathsMatchLapack) {
   using T = TypeParam;
   unsigned seed = 6000;
-  for (const kspd::DenseOptions opt : {kspd::DenseOptions{kspd::Algo::Recursive, 8}, kspd::DenseOptions{kspd::Algo::Native, 8}})
+  // the last four: the upper-stored diagonal block through the transposed copy in 'L'
+  const kspd::Toggle on = kspd::Toggle::On;
+  for (const kspd::DenseOptions opt :
+       {kspd::DenseOptions{kspd::Algo::Recursive, 8}, kspd::DenseOptions{kspd::Algo::Native, 8},
+        kspd::DenseOptions{kspd::Algo::Auto, 0, kspd::Blocking::Auto, 0, on},
+        kspd::DenseOptions{kspd::Algo::Recursive, 8, kspd::Blocking::Auto, 0, on},
+        // and pftri's trtri / lauum as one trsm / trmm on a workspace
+        kspd::DenseOptions{kspd::Algo::Auto, 0, kspd::Blocking::Auto, 0, kspd::Toggle::Off, on},
+        kspd::DenseOptions{kspd::Algo::Auto, 0, kspd::Blocking::Auto, 0, on, on}})
     for (int n : {1, 2, 17, 33, 64, 65, 129})
       for (const auto& v : all_variants()) {
-        const std::string where = name(v, n) + " algo=" + std::to_string(int(opt.algo));
+        const std::string where = name(v, n) + " algo=" + std::to_string(int(opt.algo)) +
+                                  " upper_via_lower=" + std::to_string(int(opt.upper_via_lower)) +
+                                  " blas3_inverse=" + std::to_string(int(opt.blas3_inverse));
         HostMat A = random_spd(n, ++seed);
         auto ref = lapack_rfp<T>(A, v);
         auto R = device_rfp(ref, n, v);
@@ -309,6 +319,9 @@ TYPED_TEST(RfpFactor, BlockedPftrfMatchesLapack) {
     for (long long nb : {1, 3, 8, 16, 1000})
       if (b != B::Split || nb == 1000) opts.push_back({kspd::Algo::Auto, 0, b, nb});
   opts.push_back({kspd::Algo::Native, 8, B::LookAhead, 8});
+  // every diagonal block (and panel potrf) of an upper-stored half through the transposed copy
+  opts.push_back({kspd::Algo::Auto, 0, B::Split, 0, kspd::Toggle::On});
+  opts.push_back({kspd::Algo::Auto, 0, B::LookAhead, 16, kspd::Toggle::On});
   for (const auto& opt : opts)
     for (int n : {1, 2, 7, 8, 17, 33, 64, 65, 129})
       for (const auto& v : all_variants()) {
