@@ -74,7 +74,7 @@ class ResidentSolve {
     };
     if (int(part) & int(SolvePart::Forward))
       for (size_type l = 0; l < nl; ++l) {
-        ls.diag_forward(exec, lb[size_t(l)], lb[size_t(l + 1)], P.level_width[size_t(l)]);
+        ls.template diag_solve<false>(exec, lb[size_t(l)], lb[size_t(l + 1)], P.level_width[size_t(l)]);
         mark(tl_.diag_forward, l, 0);
         if (cb[size_t(l + 1)] > cb[size_t(l)]) {
           if (tiled) ls.below_forward_tiled(exec, cb[size_t(l)], cb[size_t(l + 1)]);
@@ -91,7 +91,7 @@ class ResidentSolve {
           else below_backward_columns(ls, exec, cb[size_t(l)], cb[size_t(l + 1)]);
           mark(tl_.below_backward, l, 2);
         }
-        ls.diag_backward(exec, lb[size_t(l)], lb[size_t(l + 1)], P.level_width[size_t(l)]);
+        ls.template diag_solve<true>(exec, lb[size_t(l)], lb[size_t(l + 1)], P.level_width[size_t(l)]);
         mark(tl_.diag_backward, l, 3);
       }
     if (timeline) summarize(per_level, P);

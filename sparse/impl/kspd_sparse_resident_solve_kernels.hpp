@@ -161,13 +161,15 @@ struct LevelSolve {
         });
   }
 
-  /// L11 x = b for the units [b, e): per block of 32 columns, y_b = inv(L_bb) x_b (x_b
-  /// staged; y_b written and kept in scratch), then the team updates the unit's diagonal
-  /// rows below the block with it.
-  void diag_forward(const Exec& exec, size_type b, size_type e, int width) const {
+  /// L11 x = b (Backward false) or L11^T x = y (true) for the units [b, e), by blocks of 32
+  /// columns (forward from the top, backward from the bottom): y_b = inv(L_bb) x_b or
+  /// inv(L_bb)^T x_b (x_b staged; y_b written and kept in scratch), then the team updates the
+  /// unit's other diagonal rows with it (below the block forward, above it backward).
+  template <bool Backward>
+  void diag_solve(const Exec& exec, size_type b, size_type e, int width) const {
     const LevelSolve me = *this;
     Kokkos::parallel_for(
-        "kspd::sparse::resident::forward_diag",
+        Backward ? "kspd::sparse::resident::backward_diag" : "kspd::sparse::resident::forward_diag",
         diag_team(exec, int(e - b), width).set_scratch_size(0, Kokkos::PerTeam(2 * Scratch::shmem_size(kBlock * kBlock))),
         KOKKOS_LAMBDA(const Member& t) {
           const SolveUnit u = me.units[b + t.league_rank()];
@@ -175,59 +177,29 @@ struct LevelSolve {
           const int k = u.ncols, ld = u.ld;
           Scalar* X = me.W + u.first_col;
           Scratch Xb(t.team_scratch(0), kBlock * kBlock), Yb(t.team_scratch(0), kBlock * kBlock);
-          for (int jb = 0; jb < k; jb += kBlock) {
-            const int je = jb + kBlock < k ? jb + kBlock : k, bs = je - jb, rest = k - je;
+          const int nblocks = (k + kBlock - 1) / kBlock;
+          for (int step = 0; step < nblocks; ++step) {
+            const int jb = (Backward ? nblocks - 1 - step : step) * kBlock;
+            const int je = jb + kBlock < k ? jb + kBlock : k, bs = je - jb;
+            const int others = Backward ? jb : k - je;  // rows updated with y_b
             const Scalar* D = me.dinv + u.doff + std::int64_t(jb) * kBlock;
             for (int c0 = 0; c0 < me.nr; c0 += kBlock) {
               const int nc = me.nr - c0 < kBlock ? me.nr - c0 : kBlock;
               stage(t, X + jb + c0 * me.ldw, me.ldw, bs, nc, Xb);
               Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
                 const int i = q % bs, c = q / bs;
-                const Scalar y = dot32(i + 1, D + i, kBlock, [&](int j) { return Xb(j + kBlock * c); });
+                // forward: row i of inv(L_bb); backward: column i of it (row i of its transpose)
+                const Scalar y = Backward ? dot32(bs - i, D + kBlock * i + i, 1, [&](int j) { return Xb(i + j + kBlock * c); })
+                                          : dot32(i + 1, D + i, kBlock, [&](int j) { return Xb(j + kBlock * c); });
                 X[jb + i + (c0 + c) * me.ldw] = y;
                 Yb(i + kBlock * c) = y;
               });
               t.team_barrier();
-              Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rest * nc), [&](const int q) {
-                const int i = je + q % rest, c = q / rest;
-                X[i + (c0 + c) * me.ldw] -=
-                    dot32(bs, p + i + std::int64_t(jb) * ld, ld, [&](int j) { return Yb(j + kBlock * c); });
-              });
-              t.team_barrier();
-            }
-          }
-        });
-  }
-
-  /// L11^T x = y for the units [b, e), blocks of 32 from the bottom: y_b = inv(L_bb)^T x_b,
-  /// then the unit's rows above the block updated with it.
-  void diag_backward(const Exec& exec, size_type b, size_type e, int width) const {
-    const LevelSolve me = *this;
-    Kokkos::parallel_for(
-        "kspd::sparse::resident::backward_diag",
-        diag_team(exec, int(e - b), width).set_scratch_size(0, Kokkos::PerTeam(2 * Scratch::shmem_size(kBlock * kBlock))),
-        KOKKOS_LAMBDA(const Member& t) {
-          const SolveUnit u = me.units[b + t.league_rank()];
-          const Scalar* p = me.vals + u.voff;
-          const int k = u.ncols, ld = u.ld;
-          Scalar* X = me.W + u.first_col;
-          Scratch Xb(t.team_scratch(0), kBlock * kBlock), Yb(t.team_scratch(0), kBlock * kBlock);
-          for (int jb = ((k - 1) / kBlock) * kBlock; jb >= 0; jb -= kBlock) {
-            const int je = jb + kBlock < k ? jb + kBlock : k, bs = je - jb;
-            const Scalar* D = me.dinv + u.doff + std::int64_t(jb) * kBlock;
-            for (int c0 = 0; c0 < me.nr; c0 += kBlock) {
-              const int nc = me.nr - c0 < kBlock ? me.nr - c0 : kBlock;
-              stage(t, X + jb + c0 * me.ldw, me.ldw, bs, nc, Xb);
-              Kokkos::parallel_for(Kokkos::TeamThreadRange(t, bs * nc), [&](const int q) {
-                const int i = q % bs, c = q / bs;  // column i of inv(L_bb): row i of its transpose
-                const Scalar y = dot32(bs - i, D + kBlock * i + i, 1, [&](int j) { return Xb(i + j + kBlock * c); });
-                X[jb + i + (c0 + c) * me.ldw] = y;
-                Yb(i + kBlock * c) = y;
-              });
-              t.team_barrier();
-              Kokkos::parallel_for(Kokkos::TeamThreadRange(t, jb * nc), [&](const int q) {
-                const int i = q % jb, c = q / jb;
-                X[i + (c0 + c) * me.ldw] -= dot32(bs, p + std::int64_t(i) * ld + jb, 1, [&](int j) { return Yb(j + kBlock * c); });
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(t, others * nc), [&](const int q) {
+                const int c = q / others;
+                const int i = (Backward ? 0 : je) + q % others;
+                const Scalar* Lrow = Backward ? p + std::int64_t(i) * ld + jb : p + i + std::int64_t(jb) * ld;
+                X[i + (c0 + c) * me.ldw] -= dot32(bs, Lrow, Backward ? 1 : ld, [&](int j) { return Yb(j + kBlock * c); });
               });
               t.team_barrier();
             }
