@@ -144,10 +144,12 @@ void host_trsm(Side side, Uplo uplo, Trans trans, Diag diag, T alpha, const kspd
 }
 
 /// Whether a host backend runs an Auto batch of Op (order n) as a loop of host BLAS/LAPACK
-/// calls (the tuning table's measured choice); Op::value_type and Op::host_op name the entry.
-template <class Op>
-bool host_vendor(size_type n) {
-  return host_path<typename Op::value_type>(Op::host_op, n) == HostPath::Vendor;
+/// calls (the tuning table's measured choice for the threads that will run it: the backend's
+/// own, or batch_for's pool on a Serial Kokkos); Op::value_type and Op::host_op name the entry.
+template <class Op, class ExecSpace>
+bool host_vendor(const ExecSpace& exec, size_type n) {
+  const int threads = exec.concurrency() > 1 ? int(exec.concurrency()) : caller_only_scopes().load() > 0 ? 1 : host_threads();
+  return host_path<typename Op::value_type>(Op::host_op, n, threads) == HostPath::Vendor;
 }
 
 template <class ExecSpace, class Op>
@@ -156,7 +158,7 @@ void launch(const ExecSpace& exec, const std::string& label, size_type nbatch, c
   if (nbatch <= 0) return;
   const double work = double(size) * double(size) * double(size);
   if constexpr (!is_gpu_v<ExecSpace> && has_host<Op>::value) {
-    if (opts.algo == BatchAlgo::Auto && host_vendor<Op>(size)) {
+    if (opts.algo == BatchAlgo::Auto && host_vendor<Op>(exec, size)) {
       compat::fence(exec, "kspd::batched::host_vendor");
       batch_for(exec, label.c_str(), nbatch, HostKernel<Op>{op, infos}, work);
       return;

@@ -245,6 +245,33 @@ HostPath host_path(HostOp op, size_type n) {
   }
 }
 
+/// The per-matrix LAPACK loop stops scaling with host threads: concurrent calls serialize
+/// inside OpenBLAS (0.3.21, Debian's, pthread build, one BLAS thread per caller). 16-core
+/// H100 host, fp64, column-major data, batch 100,000 (54,253 at n = 48), ms with 1 / 16
+/// threads (perf_tests/results/h100host-batched-cpu-threads-2026-11-24.md): LAPACK loop POTRF
+/// n = 24: 129 / 131, n = 32: 235 / 116; POTRS n = 24: 110 / 230, n = 32: 192 / 262, n = 48:
+/// 194 / 159; TRSM n = 24: 237 / 147, n = 32: 475 / 135; kspd's generic kernel (Serial) POTRF
+/// n = 24: 161 / 15.6, n = 32: 431 / 35.1, n = 48: 631 / 60.9; POTRS n = 24: 142 / 10.2, 32: 212
+/// / 15.7, 48: 258 / 16.4; TRSM n = 24: 786 / 56.8, 32: 1540 / 110 (at 48 Auto's recursion, 74,
+/// beats it, 175). So from kHostVendorMaxThreads + 1 threads on, Auto takes the generic kernel
+/// where it would call the vendor, up to these orders.
+constexpr int kHostVendorMaxThreads = 2;
+inline size_type host_serial_max_threaded(HostOp op) {
+  switch (op) {
+    case HostOp::Potrf: return 48;
+    case HostOp::Potrs: return 64;
+    case HostOp::Trsm: return 32;
+    default: return 0;  // Gemm: the vendor's
+  }
+}
+/// host_path for a batch that `threads` host threads run (kHostVendorMaxThreads above).
+template <class T>
+HostPath host_path(HostOp op, size_type n, int threads) {
+  const HostPath p = host_path<T>(op, n);
+  if (p == HostPath::Vendor && threads > kHostVendorMaxThreads && n <= host_serial_max_threaded(op)) return HostPath::Serial;
+  return p;
+}
+
 /// The register tile of the tiled GEMM for C m x n of `bytes`-sized scalars. H100
 /// (h100-batched-gemm-tiles-2026-11-22.txt, batch 10,000): fp64 8 x 4 is fastest at n = 33-256
 /// (8 x 8 needs 219 registers and runs fewer warps: 0.84x of 8 x 4 at n = 33, 0.92x at 256);
