@@ -381,9 +381,15 @@ class Numeric {
     if (on_device) {
       dev_.trsm(task.snode, r0, m);
     } else {
+      // A tall panel over a narrow triangle: OpenBLAS' own trsm runs 22-30 GFLOP/s there (k =
+      // 64-256, AVX-512 core), the recursion with 16-column vendor leaves 29-58 (its GEMMs carry
+      // all but 16/k of the flops; perf_tests/results/cpu-sparse-factor-efficiency-2026-11-24.md)
       HostExec exec;
+      DenseOptions rec;
+      rec.algo = Algo::Recursive;
+      rec.leaf_size = kTrsmLeaf;
       kspd::trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1),
-                 panel_view(task.snode, 0, sn.ncols), panel_view(task.snode, r0, m));
+                 panel_view(task.snode, 0, sn.ncols), panel_view(task.snode, r0, m), rec);
     }
     count(1, on_device);
   }
@@ -498,6 +504,7 @@ class Numeric {
   Kokkos::View<Scalar*, Kokkos::HostSpace> host_;
   Kokkos::View<Scalar*, StagingSpace> pinned_;
   Scalar* vals_ = nullptr;
+  static constexpr size_type kTrsmLeaf = 16;  ///< columns of the panel trsm's vendor leaves
   static constexpr size_type kLockCols = 32;  ///< target columns per scatter lock
   std::vector<size_type> lock_base_;          ///< supernode s's locks start at lock_base_[s]
   std::vector<std::mutex> locks_;
