@@ -37,6 +37,7 @@
 #include "kspd_core.hpp"
 #include "kspd_host_blas.hpp"
 #include "kspd_sparse_device_factor.hpp"
+#include "kspd_sparse_factor_pages.hpp"
 #include "kspd_sparse_resident.hpp"
 #include "kspd_sparse_resident_solve.hpp"
 #include "kspd_sparse_analysis_threads.hpp"
@@ -103,7 +104,7 @@ class Numeric {
   /// factorization (a subset factorization: only the subset's panels and its ancestors').
   const Scalar* values() const {
     if (resident() && !host_current_) {
-      if (host_.extent(0) == 0) const_cast<Numeric*>(this)->allocate_host(false);
+      if (host_.size() == 0) const_cast<Numeric*>(this)->allocate_host(false);
       resident_->copy_values_to(vals_, used_panels());  // a subset: its panels and its ancestors
       host_current_ = true;
     }
@@ -126,7 +127,10 @@ class Numeric {
     f(vals_ + S_.snodes[size_t(s)].value_offset);
   }
   /// The host panels (a worker reading a finished supernode's panel).
-  Scalar* host_panels() { return vals_; }
+  Scalar* host_panels() {
+    host_.mark_written();
+    return vals_;
+  }
   /// The last run stopped because another rank stopped (its failure is agreed after).
   bool stopped_by_remote() const { return stopped_by_remote_; }
   /// A run that goes on from an earlier one (host placement): `done` (supernodes outside
@@ -146,6 +150,7 @@ class Numeric {
   Scalar* values_in_place() {
     host_current_ = false;
     if (rsolve_) rsolve_->invalidate();  // the diagonal blocks' inverses are recomputed
+    host_.mark_written();
     return resident() ? resident_->values().data() : vals_;
   }
 
@@ -204,9 +209,15 @@ class Numeric {
       pinned_ = Kokkos::View<Scalar*, StagingSpace>(alloc, static_cast<size_t>(std::max<size_type>(S_.nvalues, 1)));
       vals_ = pinned_.data();
     } else {
-      host_ = Kokkos::View<Scalar*, Kokkos::HostSpace>(alloc, static_cast<size_t>(std::max<size_type>(S_.nvalues, 1)));
+      host_ = FactorPages<Scalar>(static_cast<size_t>(std::max<size_type>(S_.nvalues, 1)));
       vals_ = host_.data();
     }
+  }
+
+  /// Values [b, e) set to zero (a thread's share of them).
+  void zero_values(size_type b, size_type e) {
+    if (pinned_.data() != nullptr) std::fill(vals_ + b, vals_ + e, Scalar(0));
+    else host_.zero(size_t(b), size_t(e));
   }
 
   /// The panels a subset factorization uses: the subset's and its ancestors' (empty: all).
@@ -239,7 +250,7 @@ class Numeric {
       // 16-thread factorization at 40^3).
       const int T = int(std::min<size_type>(nthreads, 1 + S_.nvalues / (size_type(1) << 20)));
       const size_type nv = S_.nvalues, nm = size_type(S_.value_map.size());
-      run_threads(T, [&](int t) { std::fill(v + nv * t / T, v + nv * (t + 1) / T, Scalar(0)); });
+      run_threads(T, [&](int t) { zero_values(nv * t / T, nv * (t + 1) / T); });
       run_threads(T, [&](int t) {
         for (size_type p = nm * t / T; p < nm * (t + 1) / T; ++p) v[S_.value_map[size_t(p)]] = avalues[p];
       });
@@ -249,12 +260,13 @@ class Numeric {
       const std::vector<char> used = used_panels();
       for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) {
         const Supernode& sn = S_.snodes[size_t(s)];
-        if (used[size_t(s)]) std::fill(v + sn.value_offset, v + sn.value_offset + sn.nrows() * sn.ncols, Scalar(0));
+        if (used[size_t(s)]) zero_values(sn.value_offset, sn.value_offset + sn.nrows() * sn.ncols);
       }
       // The caller gives zeros outside the subset's panels (or where they are zero anyway).
       for (size_t p = 0; p < S_.value_map.size(); ++p)
         if (avalues[p] != Scalar(0)) v[S_.value_map[p]] = avalues[p];
     }
+    host_.mark_written();
     if (start_panels_) {  // continue_from: the done panels and their updates into the ancestors
       std::vector<char> from(S_.snodes.size(), 0);
       for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) {  // postorder: children first
@@ -501,7 +513,7 @@ class Numeric {
   bool stopped_by_remote_ = false;
   SnodeSubset done_;                     ///< continue_from: supernodes factored by an earlier run
   const Scalar* start_panels_ = nullptr;  ///< continue_from: its panels
-  Kokkos::View<Scalar*, Kokkos::HostSpace> host_;
+  FactorPages<Scalar> host_;  ///< the host placement's values (Linux: fresh zero pages)
   Kokkos::View<Scalar*, StagingSpace> pinned_;
   Scalar* vals_ = nullptr;
   static constexpr size_type kTrsmLeaf = 16;  ///< columns of the panel trsm's vendor leaves
