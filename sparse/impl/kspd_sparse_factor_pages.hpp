@@ -9,22 +9,24 @@
 /// populate (perf_tests/results/cpu-sparse-factor-efficiency-2026-11-24.md). Elsewhere it is
 /// an ordinary allocation that zero() writes.
 
-#include <cerrno>
 #include <cstddef>
-#include <cstdint>
 #include <cstring>
-#include <new>
-#include <string>
 #include <utility>
 
-#include "kspd_error.hpp"
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#include <unistd.h>
-#endif
-
 namespace kspd::sparse::Impl {
+
+/// Memory from the system (kspd_sparse_factor_pages.cpp keeps <sys/mman.h> out of the headers).
+struct RawPages {
+  void* p = nullptr;
+  bool zeroed = false;  ///< the pages are known to hold zeros (Linux: untouched anonymous memory)
+};
+/// `bytes` of memory: Linux anonymous mmap (zeroed), elsewhere operator new. Throws kspd::Error.
+RawPages allocate_pages(std::size_t bytes);
+/// Frees what allocate_pages(bytes) returned.
+void free_pages(void* p, std::size_t bytes) noexcept;
+/// Commits the pages that hold [p, p + bytes) of zeroed memory at once (Linux 5.14's
+/// MADV_POPULATE_WRITE); a no-op where that is missing (they fault in on first touch instead).
+void commit_pages(void* p, std::size_t bytes) noexcept;
 
 template <class Scalar>
 class FactorPages {
@@ -32,20 +34,9 @@ class FactorPages {
   FactorPages() = default;
   /// n entries; throws kspd::Error when the memory cannot be had.
   explicit FactorPages(std::size_t n) : n_(n) {
-    const std::size_t bytes = n * sizeof(Scalar);
-#if defined(__linux__)
-    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    KSPD_REQUIRE(p != MAP_FAILED, Error,
-                 "kspd::sparse: allocating the factor (" << bytes << " bytes) failed: " << std::strerror(errno));
-    p_ = static_cast<Scalar*>(p);
-    fresh_ = true;
-#else
-    try {
-      p_ = static_cast<Scalar*>(::operator new(bytes));
-    } catch (const std::bad_alloc&) {
-      KSPD_REQUIRE(false, Error, "kspd::sparse: allocating the factor (" << bytes << " bytes) failed");
-    }
-#endif
+    const RawPages r = allocate_pages(n * sizeof(Scalar));
+    p_ = static_cast<Scalar*>(r.p);
+    fresh_ = r.zeroed;
   }
   FactorPages(const FactorPages&) = delete;
   FactorPages& operator=(const FactorPages&) = delete;
@@ -55,12 +46,7 @@ class FactorPages {
     return *this;
   }
   ~FactorPages() {
-    if (!p_) return;
-#if defined(__linux__)
-    munmap(p_, n_ * sizeof(Scalar));
-#else
-    ::operator delete(p_);
-#endif
+    if (p_) free_pages(p_, n_ * sizeof(Scalar));
   }
 
   Scalar* data() const { return p_; }
@@ -71,17 +57,8 @@ class FactorPages {
   /// Threads may call it on disjoint ranges.
   void zero(std::size_t b, std::size_t e) {
     if (e <= b) return;
-    if (!fresh_) {
-      std::memset(static_cast<void*>(p_ + b), 0, (e - b) * sizeof(Scalar));
-      return;
-    }
-#if defined(__linux__)
-    constexpr int populate_write = 23;  // MADV_POPULATE_WRITE (Linux 5.14); older kernels: EINVAL
-    const std::uintptr_t page = std::uintptr_t(sysconf(_SC_PAGESIZE));
-    const std::uintptr_t lo = reinterpret_cast<std::uintptr_t>(p_ + b) & ~(page - 1);
-    const std::uintptr_t hi = (reinterpret_cast<std::uintptr_t>(p_ + e) + page - 1) & ~(page - 1);
-    (void)madvise(reinterpret_cast<void*>(lo), hi - lo, populate_write);
-#endif
+    if (fresh_) commit_pages(p_ + b, (e - b) * sizeof(Scalar));
+    else std::memset(static_cast<void*>(p_ + b), 0, (e - b) * sizeof(Scalar));
   }
   /// The values were written: later zero() calls write zeros.
   void mark_written() { fresh_ = false; }
