@@ -37,6 +37,7 @@
 #include "kspd_core.hpp"
 #include "kspd_host_blas.hpp"
 #include "kspd_sparse_device_factor.hpp"
+#include "kspd_sparse_factor_pages.hpp"
 #include "kspd_sparse_resident.hpp"
 #include "kspd_sparse_resident_solve.hpp"
 #include "kspd_sparse_analysis_threads.hpp"
@@ -103,7 +104,7 @@ class Numeric {
   /// factorization (a subset factorization: only the subset's panels and its ancestors').
   const Scalar* values() const {
     if (resident() && !host_current_) {
-      if (host_.extent(0) == 0) const_cast<Numeric*>(this)->allocate_host(false);
+      if (host_.size() == 0) const_cast<Numeric*>(this)->allocate_host(false);
       resident_->copy_values_to(vals_, used_panels());  // a subset: its panels and its ancestors
       host_current_ = true;
     }
@@ -126,7 +127,10 @@ class Numeric {
     f(vals_ + S_.snodes[size_t(s)].value_offset);
   }
   /// The host panels (a worker reading a finished supernode's panel).
-  Scalar* host_panels() { return vals_; }
+  Scalar* host_panels() {
+    host_.mark_written();
+    return vals_;
+  }
   /// The last run stopped because another rank stopped (its failure is agreed after).
   bool stopped_by_remote() const { return stopped_by_remote_; }
   /// A run that goes on from an earlier one (host placement): `done` (supernodes outside
@@ -146,6 +150,7 @@ class Numeric {
   Scalar* values_in_place() {
     host_current_ = false;
     if (rsolve_) rsolve_->invalidate();  // the diagonal blocks' inverses are recomputed
+    host_.mark_written();
     return resident() ? resident_->values().data() : vals_;
   }
 
@@ -204,9 +209,15 @@ class Numeric {
       pinned_ = Kokkos::View<Scalar*, StagingSpace>(alloc, static_cast<size_t>(std::max<size_type>(S_.nvalues, 1)));
       vals_ = pinned_.data();
     } else {
-      host_ = Kokkos::View<Scalar*, Kokkos::HostSpace>(alloc, static_cast<size_t>(std::max<size_type>(S_.nvalues, 1)));
+      host_ = FactorPages<Scalar>(static_cast<size_t>(std::max<size_type>(S_.nvalues, 1)));
       vals_ = host_.data();
     }
+  }
+
+  /// Values [b, e) set to zero (a thread's share of them).
+  void zero_values(size_type b, size_type e) {
+    if (pinned_.data() != nullptr) std::fill(vals_ + b, vals_ + e, Scalar(0));
+    else host_.zero(size_t(b), size_t(e));
   }
 
   /// The panels a subset factorization uses: the subset's and its ancestors' (empty: all).
@@ -239,7 +250,7 @@ class Numeric {
       // 16-thread factorization at 40^3).
       const int T = int(std::min<size_type>(nthreads, 1 + S_.nvalues / (size_type(1) << 20)));
       const size_type nv = S_.nvalues, nm = size_type(S_.value_map.size());
-      run_threads(T, [&](int t) { std::fill(v + nv * t / T, v + nv * (t + 1) / T, Scalar(0)); });
+      run_threads(T, [&](int t) { zero_values(nv * t / T, nv * (t + 1) / T); });
       run_threads(T, [&](int t) {
         for (size_type p = nm * t / T; p < nm * (t + 1) / T; ++p) v[S_.value_map[size_t(p)]] = avalues[p];
       });
@@ -249,12 +260,13 @@ class Numeric {
       const std::vector<char> used = used_panels();
       for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) {
         const Supernode& sn = S_.snodes[size_t(s)];
-        if (used[size_t(s)]) std::fill(v + sn.value_offset, v + sn.value_offset + sn.nrows() * sn.ncols, Scalar(0));
+        if (used[size_t(s)]) zero_values(sn.value_offset, sn.value_offset + sn.nrows() * sn.ncols);
       }
       // The caller gives zeros outside the subset's panels (or where they are zero anyway).
       for (size_t p = 0; p < S_.value_map.size(); ++p)
         if (avalues[p] != Scalar(0)) v[S_.value_map[p]] = avalues[p];
     }
+    host_.mark_written();
     if (start_panels_) {  // continue_from: the done panels and their updates into the ancestors
       std::vector<char> from(S_.snodes.size(), 0);
       for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) {  // postorder: children first
@@ -322,7 +334,7 @@ class Numeric {
  private:
   struct Work {
     std::vector<Scalar> c, dsave;
-    std::vector<size_type> rel;
+    std::vector<size_type> rel, pf;  ///< scatter: target row of each source row; rows to prefetch
     double seconds[5] = {0, 0, 0, 0, 0};  ///< timeline: potrf, trsm, update product, scatter, scatter lock wait
   };
   using Clock = std::chrono::steady_clock;
@@ -381,9 +393,15 @@ class Numeric {
     if (on_device) {
       dev_.trsm(task.snode, r0, m);
     } else {
+      // A tall panel over a narrow triangle: OpenBLAS' own trsm runs 22-30 GFLOP/s there (k =
+      // 64-256, AVX-512 core), the recursion with 16-column vendor leaves 29-58 (its GEMMs carry
+      // all but 16/k of the flops; perf_tests/results/cpu-sparse-factor-efficiency-2026-11-24.md)
       HostExec exec;
+      DenseOptions rec;
+      rec.algo = Algo::Recursive;
+      rec.leaf_size = kTrsmLeaf;
       kspd::trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1),
-                 panel_view(task.snode, 0, sn.ncols), panel_view(task.snode, r0, m));
+                 panel_view(task.snode, 0, sn.ncols), panel_view(task.snode, r0, m), rec);
     }
     count(1, on_device);
   }
@@ -440,10 +458,12 @@ class Numeric {
     const size_type* srows = S_.rows.data() + sn.row_begin + r0;
     const size_type* trows = S_.rows.data() + tn.row_begin;
     w.rel.resize(static_cast<size_t>(mb));
+    w.pf.clear();
     size_type q = 0;
     for (size_type i = 0; i < mb; ++i) {
       while (trows[q] != srows[i]) ++q;
       w.rel[size_t(i)] = q;
+      if (w.pf.empty() || q >= w.rel[size_t(w.pf.back())] + kLineEntries) w.pf.push_back(i);
     }
     const size_type ldt = tn.nrows();
     Scalar* pt = vals_ + tn.value_offset;
@@ -456,12 +476,30 @@ class Numeric {
       std::lock_guard<std::mutex> lk(locks_[size_t(lock_base_[size_t(t)] + chunk)]);
       lap(w, 4, t0);
       for (; j < je; ++j) {
+        if (j + 1 < nb) prefetch_column(pt + (srows[j + 1] - tn.first_col) * ldt, j + 1, w);
         Scalar* col = pt + (srows[j] - tn.first_col) * ldt;
         const Scalar* cj = c + j * ldc;
         const size_type* rel = w.rel.data();
         for (size_type i = j; i < mb; ++i) col[rel[i]] -= cj[i];
       }
       lap(w, 3, t0);
+    }
+  }
+
+  /// The target column's cache lines that the scatter of source column j touches (its rows
+  /// j.. below), fetched while column j - 1 is added: the targets of a fan-out update are
+  /// cold (last touched a subtree ago), and the scatter waited on them (69% of its samples).
+  /// w.pf lists rows at least a line apart; each one's line and the next are fetched.
+  static void prefetch_column(const Scalar* col, size_type j, const Work& w) {
+    const size_type* rel = w.rel.data();
+    const auto b = std::lower_bound(w.pf.begin(), w.pf.end(), j);
+    if (b == w.pf.end() || *b != j) {  // rows j.. before the next listed one lie within a line of row j
+      __builtin_prefetch(col + rel[j], 1, 3);
+      __builtin_prefetch(col + rel[j] + (kLineEntries - 1), 1, 3);
+    }
+    for (auto p = b; p != w.pf.end(); ++p) {
+      __builtin_prefetch(col + rel[*p], 1, 3);
+      __builtin_prefetch(col + rel[*p] + (kLineEntries - 1), 1, 3);
     }
   }
 
@@ -495,9 +533,11 @@ class Numeric {
   bool stopped_by_remote_ = false;
   SnodeSubset done_;                     ///< continue_from: supernodes factored by an earlier run
   const Scalar* start_panels_ = nullptr;  ///< continue_from: its panels
-  Kokkos::View<Scalar*, Kokkos::HostSpace> host_;
+  FactorPages<Scalar> host_;  ///< the host placement's values (Linux: fresh zero pages)
   Kokkos::View<Scalar*, StagingSpace> pinned_;
   Scalar* vals_ = nullptr;
+  static constexpr size_type kTrsmLeaf = 16;  ///< columns of the panel trsm's vendor leaves
+  static constexpr size_type kLineEntries = size_type(64 / sizeof(Scalar));  ///< entries per cache line
   static constexpr size_type kLockCols = 32;  ///< target columns per scatter lock
   std::vector<size_type> lock_base_;          ///< supernode s's locks start at lock_base_[s]
   std::vector<std::mutex> locks_;
