@@ -29,12 +29,12 @@ struct HostSolveTuning {
   size_type grain = 96;       ///< a task holds at most 1/grain of the work
   size_type big = 1 << 17;    ///< top panels of at least this many entries: all threads
   size_type panel = 256;      ///< column panel of a big supernode
-  size_type chunk = 256;      ///< rows per product chunk of a big supernode
+  size_type chunk = 128;      ///< rows per product chunk of a big supernode (16 threads on 40^3's top panels)
   double min_parallel_work = 2e6;  ///< below this many panel entries x right-hand sides: one thread
 };
 
 struct HostSolvePlan {
-  size_type panel = 256, chunk = 256;            ///< HostSolveTuning's
+  size_type panel = 256, chunk = 128;            ///< HostSolveTuning's
   double min_parallel_work = 2e6;                ///< HostSolveTuning's
 
   std::vector<size_type> task_first, task_root;  ///< task t: supernodes [task_first[t], task_root[t]]

@@ -271,7 +271,8 @@ class HostSolve {
   }
 
   /// Backward on a big panel, the last column panel first: each chunk's product into its
-  /// slot of part_, then rank 0 subtracts them in chunk order and solves the triangle.
+  /// slot of part_, then the ranks subtract them in chunk order (32 columns each), and
+  /// rank 0 solves the triangle.
   template <class Sync>
   void backward_big(size_type s, Scalar* Wb, size_type nr, Scalar* tmp, int r, int T, Sync& sync, int th) {
     const Supernode& sn = S_.snodes[size_t(s)];
@@ -295,12 +296,17 @@ class HostSolve {
         leaves::below_backward(L + i0 + p * ld, mi, pk, ld, tmp, mi, nr, part + c * NP * nr, pk, false);
       }
       sync();
-      if (r == 0) {
+      // the chunks' products subtracted in chunk order, groups of 32 columns per rank
+      constexpr size_type G = 32;
+      for (size_type j0 = 0, grp = 0; j0 < pk; j0 += G, ++grp) {
+        if (T > 1 && int(grp % size_type(T)) != r) continue;
+        const size_type j1 = std::min(pk, j0 + G);
         for (size_type c = 0; c < nchunk; ++c)
           for (size_type cc = 0; cc < nr; ++cc)
-            for (size_type j = 0; j < pk; ++j) X[p + j + cc * ldw_] -= part[c * NP * nr + j + cc * pk];
-        leaves::diag_backward(L + p + p * ld, pk, ld, X + p, ldw_, nr);
+            for (size_type j = j0; j < j1; ++j) X[p + j + cc * ldw_] -= part[c * NP * nr + j + cc * pk];
       }
+      if (T > 1) sync();
+      if (r == 0) leaves::diag_backward(L + p + p * ld, pk, ld, X + p, ldw_, nr);
       sync();
     }
   }

@@ -36,7 +36,7 @@ std::vector<CscMatrix<Scalar>> solve_matrices() {
 }
 
 /// Small plans: tasks of a few supernodes, every top panel "big", panels of 3 columns and
-/// chunks of 5 rows; threads used however small the work.
+/// chunks of 5 rows, or panels of 80 and chunks of 7; threads used however small the work.
 std::vector<ki::HostSolveTuning> tunings() {
   ki::HostSolveTuning shrunk;
   shrunk.grain = 16;
@@ -44,9 +44,12 @@ std::vector<ki::HostSolveTuning> tunings() {
   shrunk.panel = 3;
   shrunk.chunk = 5;
   shrunk.min_parallel_work = 0;
+  ki::HostSolveTuning wide = shrunk;  // panels wider than one group of 32 columns
+  wide.panel = 80;
+  wide.chunk = 7;
   ki::HostSolveTuning dflt;
   dflt.min_parallel_work = 0;
-  return {dflt, shrunk};
+  return {dflt, shrunk, wide};
 }
 
 /// The supernodal panels rebuilt from the CSC factor (rows matched through Symbolic::rows).
@@ -119,7 +122,7 @@ TYPED_TEST(SparseHostSolve, EveryPartThreadsAndRhsMatchDenseReference) {
   using Scalar = TypeParam;
   for (const auto& A : solve_matrices<Scalar>()) {
     ks::Options opt;
-    opt.max_supernode = 24;  // several supernodes per separator
+    opt.max_supernode = 40;  // several supernodes per separator, some wider than 32
     ks::SupernodalCholesky<Scalar> chol(opt);
     ASSERT_EQ(chol.factorize(Kokkos::DefaultExecutionSpace(), A), 0);
     const ki::Symbolic& S = chol.symbolic();
@@ -157,7 +160,7 @@ TYPED_TEST(SparseHostSolve, SameBitsForEveryThreadCount) {
   using Scalar = TypeParam;
   const auto A = ks::elasticity_3d<Scalar>(7, 6, 5);
   ks::Options opt;
-  opt.max_supernode = 32;
+  opt.max_supernode = 72;
   ks::SupernodalCholesky<Scalar> chol(opt);
   ASSERT_EQ(chol.factorize(Kokkos::DefaultExecutionSpace(), A), 0);
   const ki::Symbolic& S = chol.symbolic();
