@@ -30,12 +30,15 @@ struct HostSolveTuning {
   size_type big = 1 << 17;    ///< top panels of at least this many entries: all threads
   size_type panel = 256;      ///< column panel of a big supernode
   size_type chunk = 128;      ///< rows per product chunk of a big supernode (16 threads on 40^3's top panels)
-  double min_parallel_work = 2e6;  ///< below this many panel entries x right-hand sides: one thread
+  /// Panel entries x right-hand sides per thread at least (0: no limit): a thread costs its
+  /// start and the barriers, about 1 M entries' time (H100 host, 16 threads: elasticity 16^3
+  /// took 1.46x CHOLMOD's time, 28^3 0.71x).
+  double work_per_thread = 1e6;
 };
 
 struct HostSolvePlan {
   size_type panel = 256, chunk = 128;            ///< HostSolveTuning's
-  double min_parallel_work = 2e6;                ///< HostSolveTuning's
+  double work_per_thread = 1e6;                  ///< HostSolveTuning's
 
   std::vector<size_type> task_first, task_root;  ///< task t: supernodes [task_first[t], task_root[t]]
   std::vector<size_type> task_order;             ///< tasks by decreasing work (the threads' queue)
@@ -56,7 +59,7 @@ inline HostSolvePlan make_host_solve_plan(const Symbolic& S, const HostSolveTuni
   HostSolvePlan P;
   P.panel = tune.panel;
   P.chunk = tune.chunk;
-  P.min_parallel_work = tune.min_parallel_work;
+  P.work_per_thread = tune.work_per_thread;
   const size_type ns = size_type(S.snodes.size());
   std::vector<double> w(size_t(ns), 0.0), sw(size_t(ns), 0.0);
   std::vector<size_type> first(static_cast<size_t>(ns));

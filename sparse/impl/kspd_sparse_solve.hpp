@@ -13,8 +13,10 @@
 /// Every sum runs in an order fixed by the tree and the number of right-hand sides: the
 /// result has the same bits for every thread count.
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cmath>
 #include <condition_variable>
 #include <mutex>
 #include <system_error>
@@ -67,7 +69,8 @@ class HostSolve {
   int useful_threads(int threads) const {
     const double work = P_.work * double(nrhs_);
     int T = std::max(1, threads);
-    if (work < P_.min_parallel_work) T = 1;  // (threads would cost more than they save)
+    if (P_.work_per_thread > 0)  // (threads would cost more than they save)
+      T = int(std::min<double>(T, std::max(1.0, std::floor(work / P_.work_per_thread))));
     const size_type items = size_type(P_.task_root.size()) * nb_;
     return int(std::max<size_type>(1, std::min<size_type>(T, std::max<size_type>(items, 1))));
   }

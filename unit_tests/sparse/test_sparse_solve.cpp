@@ -43,12 +43,12 @@ std::vector<ki::HostSolveTuning> tunings() {
   shrunk.big = 8;
   shrunk.panel = 3;
   shrunk.chunk = 5;
-  shrunk.min_parallel_work = 0;
+  shrunk.work_per_thread = 0;
   ki::HostSolveTuning wide = shrunk;  // panels wider than one group of 32 columns
   wide.panel = 80;
   wide.chunk = 7;
   ki::HostSolveTuning dflt;
-  dflt.min_parallel_work = 0;
+  dflt.work_per_thread = 0;
   return {dflt, shrunk, wide};
 }
 
