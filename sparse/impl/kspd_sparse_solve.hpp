@@ -32,7 +32,9 @@
 
 namespace kspd::sparse::Impl {
 
-/// A reusable barrier for a fixed team (spins briefly, then yields: cores may be shared).
+/// A reusable barrier for a fixed team: spins briefly, then sleeps on a condition variable
+/// (on a shared machine a spinning or yielding waiter can hold the core its partner needs:
+/// a 2-thread solve of elasticity 16^3 once took 122 ms instead of 8 on the loaded VM).
 class SolveBarrier {
  public:
   explicit SolveBarrier(int n = 1) : n_(n) {}
@@ -42,16 +44,24 @@ class SolveBarrier {
     const int g = gen_.load(std::memory_order_acquire);
     if (count_.fetch_add(1, std::memory_order_acq_rel) + 1 == n_) {
       count_.store(0, std::memory_order_relaxed);
-      gen_.fetch_add(1, std::memory_order_release);
+      {
+        std::lock_guard<std::mutex> lk(m_);
+        gen_.fetch_add(1, std::memory_order_release);
+      }
+      cv_.notify_all();
       return;
     }
-    for (int spin = 0; gen_.load(std::memory_order_acquire) == g; ++spin)
-      if (spin > 256) std::this_thread::yield();
+    for (int spin = 0; spin < 2000; ++spin)
+      if (gen_.load(std::memory_order_acquire) != g) return;
+    std::unique_lock<std::mutex> lk(m_);
+    cv_.wait(lk, [&] { return gen_.load(std::memory_order_acquire) != g; });
   }
 
  private:
   int n_;
   std::atomic<int> count_{0}, gen_{0};
+  std::mutex m_;
+  std::condition_variable cv_;
 };
 
 template <class Scalar>
@@ -89,6 +99,7 @@ class HostSolve {
     // the chunks' partial products of a big backward panel: one slice per team
     part_.resize(size_t((nb_ >= size_type(T) ? T : 1) * chunks * P_.panel * cw_));
     if (T == 1) {
+      all_.reset(1);
       body(0, 1);
       return;
     }
@@ -113,6 +124,7 @@ class HostSolve {
     {
       std::lock_guard<std::mutex> lk(m);
       team = int(pool.size()) + 1;
+      all_.reset(team);
     }
     cv.notify_all();
     body(0, team);
@@ -121,14 +133,6 @@ class HostSolve {
 
  private:
   void body(int t, int T) {
-    if (t == 0) {
-      all_.reset(T);
-      next_.store(0);
-      next_top_.store(0);
-      next_bwd_.store(0);
-    }
-    start_.fetch_add(1);
-    while (start_.load() < T) std::this_thread::yield();  // (t = 0 reset the counters first)
     const size_type nt = size_type(P_.task_root.size());
     if (fwd_)
       for (size_type q; (q = next_.fetch_add(1)) < nt * nb_;) forward_task(P_.task_order[size_t(q / nb_)], q % nb_, t);
@@ -324,7 +328,6 @@ class HostSolve {
   std::vector<Scalar> buf_, part_;
   SolveBarrier all_;
   std::atomic<size_type> next_{0}, next_top_{0}, next_bwd_{0};
-  std::atomic<int> start_{0};
 };
 
 /// W: n x nrhs, column-major with leading dimension ldw, in the permuted numbering.
