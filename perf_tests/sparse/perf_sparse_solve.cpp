@@ -26,6 +26,7 @@
 #include "kspd_sparse_generate.hpp"
 #include "kspd_sparse_io.hpp"
 #include "kspd_sparse_supernodal_cholesky.hpp"
+#include "kspd_perf_csv.hpp"
 
 #ifdef KSPD_HAVE_CHOLMOD
 #include <cholmod.h>
@@ -116,6 +117,7 @@ struct Cholmod {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kspd::perf::csv_args(argc, argv);  // --csv FILE: every result row as CSV too
   Kokkos::ScopeGuard guard;
   int reps = 15, kspd_blas = 1, cholmod_blas = 0;
   std::vector<int> threads;
@@ -210,6 +212,9 @@ int main(int argc, char** argv) {
                     long(nrhs), threads[q], ks_t.best() * 1e3, ks_t.median() * 1e3, cm_t.best() * 1e3,
                     cm_t.median() * 1e3, ratio(ks_t.best(), cm_t.best()), ratio(ks_t.median(), cm_t.median()), res,
                     q == 0 ? "ref" : same ? "same" : "DIFFER");
+        const std::string variant = name + "-T" + std::to_string(threads[q]);
+        kspd::perf::csv_row("d", "solve", variant, long(n), long(nrhs), -1, "kspd", ks_t.best() * 1e3);
+        if (!cm_t.t.empty()) kspd::perf::csv_row("d", "solve", variant, long(n), long(nrhs), -1, "CHOLMOD", cm_t.best() * 1e3);
         std::fflush(stdout);
       }
     }
