@@ -96,10 +96,15 @@ class HostSolve {
     size_type chunks = 1;
     for (size_type s : P_.top)
       if (P_.big[size_t(s)]) chunks = std::max(chunks, (S_.snodes[size_t(s)].nrows() + P_.chunk - 1) / P_.chunk);
-    // the chunks' partial products of a big backward panel: one slice per team
-    part_.resize(size_t((nb_ >= size_type(T) ? T : 1) * chunks * P_.panel * cw_));
+    // the chunks' partial products of a big backward panel: one slice per team (the team
+    // count is known once the threads have started)
+    auto setup = [&](int team) {
+      part_.resize(size_t((nb_ >= size_type(team) ? team : 1) * chunks * P_.panel * cw_));
+      all_.reset(team);
+      nteam_ = team;
+    };
     if (T == 1) {
-      all_.reset(1);
+      setup(1);
       body(0, 1);
       return;
     }
@@ -123,8 +128,8 @@ class HostSolve {
     }
     {
       std::lock_guard<std::mutex> lk(m);
+      setup(int(pool.size()) + 1);
       team = int(pool.size()) + 1;
-      all_.reset(team);
     }
     cv.notify_all();
     body(0, team);
@@ -289,7 +294,7 @@ class HostSolve {
     const size_type* rows = S_.rows.data() + sn.row_begin;
     const size_type NP = P_.panel, NC = P_.chunk;
     // a team of one (whole blocks per thread) has its own slice of part_
-    Scalar* part = part_.data() + (T == 1 ? size_type(th) * (part_.size() / tmp_.size()) : 0);
+    Scalar* part = part_.data() + (T == 1 ? size_type(th) * (part_.size() / size_t(nteam_)) : 0);
     for (size_type p = ((k - 1) / NP) * NP; p >= 0; p -= NP) {
       const size_type pk = std::min(NP, k - p);
       const size_type q0 = p + pk, nq = ld - q0, nchunk = (nq + NC - 1) / NC;
@@ -327,6 +332,7 @@ class HostSolve {
   std::vector<std::vector<Scalar>> tmp_;
   std::vector<Scalar> buf_, part_;
   SolveBarrier all_;
+  int nteam_ = 1;
   std::atomic<size_type> next_{0}, next_top_{0}, next_bwd_{0};
 };
 

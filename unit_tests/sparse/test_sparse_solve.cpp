@@ -181,6 +181,16 @@ TYPED_TEST(SparseHostSolve, SameBitsForEveryThreadCount) {
         if (threads == 1) W1 = W;
         else EXPECT_EQ(std::memcmp(W.data(), W1.data(), W.size() * sizeof(Scalar)), 0) << "bits differ from 1 thread";
       }
+      {  // 5 threads asked, the system refuses all but one more: a team of 2, same bits
+        SCOPED_TRACE("nrhs=" + std::to_string(nrhs) + " threads=5, 3 refused");
+        std::vector<Scalar> W(static_cast<size_t>(n * nrhs));
+        for (size_type r = 0; r < nrhs; ++r)
+          for (size_type i = 0; i < n; ++i) W[size_t(i + r * n)] = Scalar(B0(i, r));
+        kspd::Impl::thread_start_budget() = 1;
+        ki::supernodal_solve(S, P, vals.data(), W.data(), nrhs, n, ks::SolvePart::Both, 5);
+        kspd::Impl::thread_start_budget() = -1;
+        EXPECT_EQ(std::memcmp(W.data(), W1.data(), W.size() * sizeof(Scalar)), 0) << "bits differ from 1 thread";
+      }
     }
   }
 }
