@@ -28,6 +28,22 @@ void ssymm_(const char*, const char*, const fint*, const fint*, const float*, co
             const float*, const fint*, const float*, float*, const fint*, flen, flen);
 void dsymm_(const char*, const char*, const fint*, const fint*, const double*, const double*, const fint*,
             const double*, const fint*, const double*, double*, const fint*, flen, flen);
+void sgemv_(const char*, const fint*, const fint*, const float*, const float*, const fint*, const float*,
+            const fint*, const float*, float*, const fint*, flen);
+void dgemv_(const char*, const fint*, const fint*, const double*, const double*, const fint*, const double*,
+            const fint*, const double*, double*, const fint*, flen);
+void strsv_(const char*, const char*, const char*, const fint*, const float*, const fint*, float*, const fint*,
+            flen, flen, flen);
+void dtrsv_(const char*, const char*, const char*, const fint*, const double*, const fint*, double*, const fint*,
+            flen, flen, flen);
+void cgemv_(const char*, const fint*, const fint*, const std::complex<float>*, const std::complex<float>*, const fint*,
+            const std::complex<float>*, const fint*, const std::complex<float>*, std::complex<float>*, const fint*, flen);
+void zgemv_(const char*, const fint*, const fint*, const std::complex<double>*, const std::complex<double>*, const fint*,
+            const std::complex<double>*, const fint*, const std::complex<double>*, std::complex<double>*, const fint*, flen);
+void ctrsv_(const char*, const char*, const char*, const fint*, const std::complex<float>*, const fint*,
+            std::complex<float>*, const fint*, flen, flen, flen);
+void ztrsv_(const char*, const char*, const char*, const fint*, const std::complex<double>*, const fint*,
+            std::complex<double>*, const fint*, flen, flen, flen);
 void strsm_(const char*, const char*, const char*, const char*, const fint*, const fint*, const float*,
             const float*, const fint*, float*, const fint*, flen, flen, flen, flen);
 void dtrsm_(const char*, const char*, const char*, const char*, const fint*, const fint*, const double*,
@@ -117,6 +133,19 @@ fint ld(long long v) { return to_fint(v < 1 ? 1 : v, "leading dimension"); }
     if (M == 0 || N == 0) return;                                                                \
     P##trsm_(&side, &uplo, &ta, &diag, &M, &N, &alpha, A, &LA, B, &LB, 1, 1, 1, 1);              \
   }                                                                                              \
+  void gemv(char ta, size_type m, size_type n, T alpha, const T* A, offset_type lda, const T* x, \
+            offset_type incx, T beta, T* y, offset_type incy) {                                  \
+    fint M = to_fint(m, "m"), N = to_fint(n, "n"), LA = ld(lda), IX = to_fint(incx, "incx"),      \
+         IY = to_fint(incy, "incy");                                                             \
+    if (M == 0 || N == 0) return;                                                                \
+    P##gemv_(&ta, &M, &N, &alpha, A, &LA, x, &IX, &beta, y, &IY, 1);                             \
+  }                                                                                              \
+  void trsv(char uplo, char ta, char diag, size_type n, const T* A, offset_type lda, T* x,       \
+            offset_type incx) {                                                                  \
+    fint N = to_fint(n, "n"), LA = ld(lda), IX = to_fint(incx, "incx");                          \
+    if (N == 0) return;                                                                          \
+    P##trsv_(&uplo, &ta, &diag, &N, A, &LA, x, &IX, 1, 1, 1);                                    \
+  }                                                                                              \
   void trmm(char side, char uplo, char ta, char diag, size_type m, size_type n, T alpha,         \
             const T* A, offset_type lda, T* B, offset_type ldb) {                                \
     fint M = to_fint(m, "m"), N = to_fint(n, "n"), LA = ld(lda), LB = ld(ldb);                   \
@@ -188,6 +217,20 @@ KSPD_HOST_BLAS_DEF(double, d)
     if (M == 0 || N == 0) return;                                                                \
     const std::complex<R> a = fc(alpha);                                                         \
     P##trsm_(&side, &uplo, &ta, &diag, &M, &N, &a, fc(A), &LA, fc(B), &LB, 1, 1, 1, 1);          \
+  }                                                                                              \
+  void gemv(char ta, size_type m, size_type n, T alpha, const T* A, offset_type lda, const T* x, \
+            offset_type incx, T beta, T* y, offset_type incy) {                                  \
+    fint M = to_fint(m, "m"), N = to_fint(n, "n"), LA = ld(lda), IX = to_fint(incx, "incx"),      \
+         IY = to_fint(incy, "incy");                                                             \
+    if (M == 0 || N == 0) return;                                                                \
+    const std::complex<R> a = fc(alpha), b = fc(beta);                                           \
+    P##gemv_(&ta, &M, &N, &a, fc(A), &LA, fc(x), &IX, &b, fc(y), &IY, 1);                        \
+  }                                                                                              \
+  void trsv(char uplo, char ta, char diag, size_type n, const T* A, offset_type lda, T* x,       \
+            offset_type incx) {                                                                  \
+    fint N = to_fint(n, "n"), LA = ld(lda), IX = to_fint(incx, "incx");                          \
+    if (N == 0) return;                                                                          \
+    P##trsv_(&uplo, &ta, &diag, &N, fc(A), &LA, fc(x), &IX, 1, 1, 1);                            \
   }                                                                                              \
   void trmm(char side, char uplo, char ta, char diag, size_type m, size_type n, T alpha,         \
             const T* A, offset_type lda, T* B, offset_type ldb) {                                \

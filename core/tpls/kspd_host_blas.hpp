@@ -3,7 +3,8 @@
 /// \file kspd_host_blas.hpp
 /// Host BLAS/LAPACK bindings: one overload per scalar, compiled in kspd_host_blas.cpp so the
 /// Fortran symbols never reach user code. Dimensions are 64-bit here and checked against the
-/// 32-bit BLAS interface there.
+/// 32-bit BLAS interface there. gemv and trsv (BLAS-2) serve the one-right-hand-side
+/// supernodal solve; their increments must be positive.
 
 #include "kspd_types.hpp"
 
@@ -20,6 +21,10 @@ namespace kspd::Impl::host {
             const T* B, offset_type ldb, T beta, T* C, offset_type ldc);                        \
   void trsm(char side, char uplo, char ta, char diag, size_type m, size_type n, T alpha,        \
             const T* A, offset_type lda, T* B, offset_type ldb);                                \
+  void gemv(char ta, size_type m, size_type n, T alpha, const T* A, offset_type lda, const T* x, \
+            offset_type incx, T beta, T* y, offset_type incy);                                  \
+  void trsv(char uplo, char ta, char diag, size_type n, const T* A, offset_type lda, T* x,      \
+            offset_type incx);                                                                  \
   void trmm(char side, char uplo, char ta, char diag, size_type m, size_type n, T alpha,        \
             const T* A, offset_type lda, T* B, offset_type ldb);                                \
   int potrf(char uplo, size_type n, T* A, offset_type lda);                                     \
@@ -42,6 +47,10 @@ KSPD_HOST_BLAS_DECL(double)
             R beta, T* C, offset_type ldc);                                                     \
   void trsm(char side, char uplo, char ta, char diag, size_type m, size_type n, T alpha,        \
             const T* A, offset_type lda, T* B, offset_type ldb);                                \
+  void gemv(char ta, size_type m, size_type n, T alpha, const T* A, offset_type lda, const T* x, \
+            offset_type incx, T beta, T* y, offset_type incy);                                  \
+  void trsv(char uplo, char ta, char diag, size_type n, const T* A, offset_type lda, T* x,      \
+            offset_type incx);                                                                  \
   void trmm(char side, char uplo, char ta, char diag, size_type m, size_type n, T alpha,        \
             const T* A, offset_type lda, T* B, offset_type ldb);                                \
   int potrf(char uplo, size_type n, T* A, offset_type lda);                                     \

@@ -42,6 +42,7 @@
 #include "kspd_sparse_resident_solve.hpp"
 #include "kspd_sparse_analysis_threads.hpp"
 #include "kspd_sparse_scheduler.hpp"
+#include "kspd_sparse_host_solve_plan.hpp"
 #include "kspd_sparse_solve.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
@@ -199,7 +200,11 @@ class Numeric {
     if (resident())
       rsolve_->solve(exec, resident_->values().data(), resident_->rows().data(), W, nrhs, ldw, part,
                      opt_.offload.timeline);
-    else supernodal_solve(S_, vals_, W, nrhs, ldw, part);
+    else {
+      std::call_once(plan_once_, [&] { hplan_ = make_host_solve_plan(S_); });
+      supernodal_solve(S_, hplan_, vals_, W, nrhs, ldw, part,
+                       opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency()));
+    }
   }
 
  private:
@@ -545,6 +550,8 @@ class Numeric {
   std::vector<char> gathered_;
   std::vector<std::unique_ptr<Gathered>> shared_;
   DeviceFactor<Scalar, OffloadExec> dev_;
+  mutable std::once_flag plan_once_;  ///< the host solve's schedule, built by the first solve
+  mutable HostSolvePlan hplan_;
   FactorStats stats_;
   std::mutex stats_mutex_;
 };
