@@ -206,9 +206,9 @@ KOKKOS_INLINE_FUNCTION constexpr std::int64_t panel_small_size(std::int64_t nb, 
 /// M = chol(I + s Z Z^T), R = chol(I + s Z^T Z) (info[0], info[1]: LAPACK's info of each),
 /// the generator Q = [M^-T, -Z R^-T; s Z^T M^-T, R^-T] ((bw + k)^2, ld bw + k), and
 /// D <- D M. Every dependent chain (the triangular solve, both Cholesky factorizations, both
-/// inverses) is a sweep over columns with one team barrier per column and the rows below
-/// (times the right-hand sides) spread over the team, so a panel costs about 3 bw + k
-/// barriers, not bw^2 / 2 dependent steps on one thread. The small matrices Ds (a copy of
+/// inverses, the latter two in the same steps) is a sweep over columns with one team
+/// barrier per column and the rows below (times the right-hand sides) spread over the team,
+/// so a panel costs about 2 max(bw, k) barriers, not bw^2 / 2 dependent steps on one thread. The small matrices Ds (a copy of
 /// D), Z, G (-> M), X (M^-1), R, Y (R^-1) are workspaces (bw x bw, bw x k, bw x bw,
 /// bw x bw, k x k, k x k): team scratch on a device.
 template <class Member, class Mat, class SMat, class Scalar>
@@ -262,6 +262,10 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, const Mat& D, cons
   // M = chol(G), R = chol(R) side by side, right-looking: step j takes the unscaled column j
   // out of the trailing lower part (A(i, l) -= A(i, j) A(l, j) / A(j, j)); every thread reads
   // the same pivots, so all stop at the same failing column. The columns are scaled after.
+  // The same steps invert the factors: X = M^-1 (Y = R^-1) by the column sweep of Z's solve
+  // with right-hand sides I, on the unscaled columns (M(i, j) = A(i, j) / sqrt(d_j), so
+  // X(i, :) -= M(i, j) X(j, :) / M(j, j) is X(i, :) -= A(i, j) X(j, :) / d_j, and row i is
+  // divided by sqrt(d_i) at the end); X(j, c) = 0 for c > j, so step j touches c <= j only.
   bool gok = true, rok = true;
   for (int j = 0; j < n2; ++j) {
     const bool g = gok && j < bw, r = rok && j < k;
@@ -271,14 +275,20 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, const Mat& D, cons
     const int ng = gok && g ? bw - j - 1 : 0, nr = rok && r ? k - j - 1 : 0;
     if (ng + nr == 0) continue;
     const Scalar ig = Scalar(1) / dg, ir = Scalar(1) / dr;
-    team_for(mb, 0, ng * ng + nr * nr, [&](int t) {
-      if (t < ng * ng) {
-        const int i = j + 1 + t % ng, l = j + 1 + t / ng;
-        if (i >= l) G(i, l) -= G(i, j) * (G(l, j) * ig);
+    const int sg = ng * (ng + j + 1), sr = nr * (nr + j + 1);  // trailing square + inverse rows, per factor
+    team_for(mb, 0, sg + sr, [&](int t) {
+      const bool onG = t < sg;
+      if (!onG) t -= sg;
+      const int nn = onG ? ng : nr;
+      const SMat& A = onG ? G : R;
+      const SMat& V = onG ? X : Y;
+      const Scalar id = onG ? ig : ir;
+      const int i = j + 1 + t % nn, c = t / nn;
+      if (c < nn) {
+        const int l = j + 1 + c;
+        if (i >= l) A(i, l) -= A(i, j) * (A(l, j) * id);
       } else {
-        t -= ng * ng;
-        const int i = j + 1 + t % nr, l = j + 1 + t / nr;
-        if (i >= l) R(i, l) -= R(i, j) * (R(l, j) * ir);
+        V(i, c - nn) -= A(i, j) * (V(j, c - nn) * id);
       }
     });
     team_barrier(mb);
@@ -287,39 +297,20 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, const Mat& D, cons
   team_for(mb, 0, bw * bw + k * k, [&](int t) {
     if (t < bw * bw) {
       const int i = t % bw, j = t / bw;
+      const Scalar is = Scalar(1) / compat::sqrt(G(i, i));
       if (i > j) G(i, j) /= compat::sqrt(G(j, j));
+      X(i, j) *= is;
     } else {
       const int i = (t - bw * bw) % k, j = (t - bw * bw) / k;
+      const Scalar is = Scalar(1) / compat::sqrt(R(i, i));
       if (i > j) R(i, j) /= compat::sqrt(R(j, j));
+      Y(i, j) *= is;
     }
   });
   team_barrier(mb);
   team_for(mb, 0, bw + k, [&](int t) {
     if (t < bw) G(t, t) = compat::sqrt(G(t, t));
     else R(t - bw, t - bw) = compat::sqrt(R(t - bw, t - bw));
-  });
-  team_barrier(mb);
-  // X = M^-1, Y = R^-1: the same column sweep as for Z, right-hand sides I (X(l, j) = 0 for
-  // j > l, so step l touches columns j <= l only)
-  for (int l = 0; l + 1 < n2; ++l) {
-    const int ng = l + 1 < bw ? (bw - l - 1) * (l + 1) : 0, nr = l + 1 < k ? (k - l - 1) * (l + 1) : 0;
-    const int rg = bw - l - 1, rr = k - l - 1;
-    const Scalar ig = l < bw ? Scalar(1) / G(l, l) : Scalar(0), ir = l < k ? Scalar(1) / R(l, l) : Scalar(0);
-    team_for(mb, 0, ng + nr, [&](int t) {
-      if (t < ng) {
-        const int i = l + 1 + t % rg, j = t / rg;
-        X(i, j) -= G(i, l) * (X(l, j) * ig);
-      } else {
-        t -= ng;
-        const int i = l + 1 + t % rr, j = t / rr;
-        Y(i, j) -= R(i, l) * (Y(l, j) * ir);
-      }
-    });
-    team_barrier(mb);
-  }
-  team_for(mb, 0, bw * bw + k * k, [&](int t) {
-    if (t < bw * bw) X(t % bw, t / bw) /= G(t % bw, t % bw);
-    else Y((t - bw * bw) % k, (t - bw * bw) / k) /= R((t - bw * bw) % k, (t - bw * bw) % k);
   });
   team_barrier(mb);
   // Q11 = M^-T = X^T, Q22 = R^-T = Y^T, Q21 = s Z^T M^-T = s (X Z)^T, Q12 = -Z R^-T = -(Y Z^T)^T;
