@@ -3,7 +3,10 @@
 // the same analysis), in the same run; prints the ratio refactor / update.
 //
 //   perf_sparse_update [--smoke] [--size N] [--rank K] [--threads T] [--reps R]
-//                      [--placement host|resident] [--cpu-time]
+//                      [--placement host|resident] [--cpu-time] [--plan-only]
+// --plan-only: analyse, print the path's shape and stop (no factorization).
+// --update-threads T1,T2,..: then the update and downdate again with each of these host
+// thread counts (host placement; the factorizations keep --threads), against the same refactor.
 // --cpu-time: the process's CPU time (all its threads) instead of wall-clock time: on a
 // loaded machine, with --threads 1 and OPENBLAS_NUM_THREADS=1, the work's own time without
 // the other processes' preemption (host placement only: a device's time is not CPU time).
@@ -82,6 +85,8 @@ int main(int argc, char** argv) {
   Kokkos::ScopeGuard guard;  // our flags are not Kokkos's
   size_type size = 40, rank = 16;
   int threads = 2, reps = 3;
+  bool plan_only = false;
+  std::vector<int> update_threads;
   std::string placement = "host";
   for (int a = 1; a < argc; ++a) {
     const std::string s = argv[a];
@@ -99,13 +104,24 @@ int main(int argc, char** argv) {
     else if (s == "--reps") reps = std::atoi(next().c_str());
     else if (s == "--placement") placement = next();
     else if (s == "--cpu-time") cpu_time = true;
+    else if (s == "--plan-only") plan_only = true;
+    else if (s == "--update-threads") {
+      const std::string v = next();
+      for (size_t b = 0; b < v.size();) {
+        const size_t e = std::min(v.find(',', b), v.size());
+        update_threads.push_back(std::atoi(v.substr(b, e - b).c_str()));
+        b = e + 1;
+      }
+    }
     else {
       std::fprintf(stderr, "usage: perf_sparse_update [--smoke] [--size N] [--rank K] [--threads T] [--reps R] "
-                           "[--placement host|resident] [--cpu-time]\n");
+                           "[--placement host|resident] [--cpu-time] [--plan-only] [--update-threads T1,T2,..]\n");
       return s == "--help" ? 0 : 2;
     }
   }
-  if (size < 2 || rank < 1 || rank > 64 || threads < 1 || reps < 1 || (placement != "host" && placement != "resident")) {
+  const bool bad_ut = std::any_of(update_threads.begin(), update_threads.end(), [](int t) { return t < 1; });
+  if (size < 2 || rank < 1 || rank > 64 || threads < 1 || reps < 1 || (placement != "host" && placement != "resident") ||
+      bad_ut || (!update_threads.empty() && placement != "host")) {
     std::fprintf(stderr, "perf_sparse_update: bad arguments\n");
     return 2;
   }
@@ -129,6 +145,31 @@ int main(int argc, char** argv) {
   double t0 = now();
   chol.analyze(A);
   const double t_analyse = now() - t0;
+  {  // the work's shape: supernodes on W's paths, their panels (launch-bound on a GPU) and entries;
+     // steps: the panels one after the other on the path (per level its widest supernode's)
+    const auto& S = chol.symbolic();
+    const auto plan = ks::Impl::plan_update(S, W, "perf_sparse_update");
+    const bool wide = placement == "resident";
+    long long panels = 0, entries = 0, steps = 0;
+    std::vector<long long> np(plan.path.size());
+    for (size_t q = 0; q < plan.path.size(); ++q) {
+      const auto& sn = S.snodes[plan.path[q]];
+      const long long nb = ks::Impl::update_panel_width(plan.act_begin[q + 1] - plan.act_begin[q], wide);
+      np[q] = (sn.ncols + nb - 1) / nb;
+      panels += np[q];
+      entries += (long long)sn.nrows() * sn.ncols;
+    }
+    for (size_type l = 0; l < plan.levels(); ++l) {
+      long long w = 0;
+      for (size_type i = plan.level_begin[size_t(l)]; i < plan.level_begin[size_t(l + 1)]; ++i)
+        w = std::max(w, np[size_t(plan.level_order[size_t(i)])]);
+      steps += w;
+    }
+    std::printf("  path: %zu of %zu supernodes, %lld levels, %lld panels, %lld panel steps, %.1f%% of L's entries\n",
+                plan.path.size(), S.snodes.size(), (long long)plan.levels(), panels, steps,
+                100.0 * double(entries) / double(chol.analysis_stats().nnz_l_stored));
+    if (plan_only) return 0;
+  }
   std::vector<double> t_factor, t_refactor, t_up, t_down;
   double res_up = 0, res_down = 0;
   for (int r = 0; r < reps; ++r) {
@@ -153,25 +194,29 @@ int main(int argc, char** argv) {
               (long long)size, (long long)A.n, (long long)as.nnz_l_stored, (long long)as.nsupernodes, (long long)rank,
               placement.c_str(), chol.resident() ? "factor resident in the execution space" : "factor on the host", threads,
               reps, cpu_time ? "process CPU time" : "wall-clock time");
-  {  // the work's shape: supernodes on W's paths, their panels (launch-bound on a GPU) and entries
-    const auto& S = chol.symbolic();
-    const auto plan = ks::Impl::plan_update(S, W, "perf_sparse_update");
-    long long panels = 0, entries = 0;
-    for (size_t q = 0; q < plan.path.size(); ++q) {
-      const auto& sn = S.snodes[plan.path[q]];
-      const long long nb = ks::Impl::update_panel_width(plan.act_begin[q + 1] - plan.act_begin[q], chol.resident());
-      panels += (sn.ncols + nb - 1) / nb;
-      entries += (long long)sn.nrows() * sn.ncols;
-    }
-    std::printf("  path: %zu of %zu supernodes, %lld panels, %.1f%% of L's entries\n", plan.path.size(), S.snodes.size(),
-                panels, 100.0 * double(entries) / double(as.nnz_l_stored));
-  }
   std::printf("  analyse %.3f s, factorize A %.3f s, refactorize A + W W^T %.3f s\n", t_analyse, median(t_factor),
               median(t_refactor));
   std::printf("  update   + W W^T %.4f s  (refactor / update   = %.1fx)  residual %.1e\n", median(t_up),
               median(t_refactor) / median(t_up), res_up);
   std::printf("  downdate - W W^T %.4f s  (refactor / downdate = %.1fx)  residual %.1e\n", median(t_down),
               median(t_refactor) / median(t_down), res_down);
+  for (int ut : update_threads) {  // the factor is A's again (the downdate)
+    chol.options().threads = ut;
+    std::vector<double> u, d;
+    for (int r = 0; r < reps; ++r) {
+      t0 = now();
+      if (chol.update(exec, W, ks::Sign::Plus) != 0) return 1;
+      u.push_back(now() - t0);
+      res_up = std::max(res_up, residual(chol, Ap));
+      t0 = now();
+      if (chol.update(exec, W, ks::Sign::Minus) != 0) return 1;
+      d.push_back(now() - t0);
+      res_down = std::max(res_down, residual(chol, A));
+    }
+    std::printf("  %2d update threads: update %.4f s (%.1fx), downdate %.4f s (%.1fx)  residuals %.1e %.1e\n", ut,
+                median(u), median(t_refactor) / median(u), median(d), median(t_refactor) / median(d), res_up, res_down);
+  }
+  chol.options().threads = threads;
   {
     namespace kp = kspd::perf;
     const std::string v = "elasticity" + std::to_string((long long)size) + " " + placement;

@@ -3,12 +3,17 @@
 /// \file kspd_sparse_update_batched.hpp
 /// The rank-k modification of a factor in an execution space's memory (the resident
 /// placement; kspd_sparse_update_impl.hpp has the method), by batched kernels: per level of
-/// the path (supernodes on different branches, disjoint W columns) one gather of W's rows,
-/// then per panel index t one launch of panel_transform for panel t of every supernode of
-/// the level (a team each) and one launch applying those panels' Q to the rows below them
-/// (a team per chunk of kApplyRows rows: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q,
-/// staged in team scratch), then one scatter of W'_B. So a level costs 2 + 2 * (its widest
-/// supernode's panels) launches, whatever its width, and nothing waits until the end.
+/// the path (supernodes on different branches, disjoint W columns) one launch per panel
+/// index t (update_step): for every supernode of the level its panel t's team first takes
+/// the panel's rows through panel t - 1's Q, then runs panel_transform, while the other teams
+/// take the rest of the rows below panel t - 1 through that Q (a team per chunk of
+/// kApplyRows rows: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q, staged in team
+/// scratch). The level's first launch also gathers W's rows of its supernodes from the
+/// compact W, and the rows below a supernode's last panel go back there. So a level costs
+/// 1 + (its widest supernode's panels) launches, whatever its width, and nothing waits
+/// until the end. (The panel's own rows are all its transform needs from panel t - 1: a
+/// look-ahead of one panel, which halves the launches of a transform launch followed by an
+/// apply launch.)
 
 #include <Kokkos_Core.hpp>
 
@@ -27,9 +32,25 @@ struct UpdSnode {
   std::int64_t r0, a0, m, c, k, ws;
 };
 /// One panel of one supernode: columns [p, p + bw) of the supernode at value offset voff;
-/// Q and the small matrices in the slots of its supernode; info: its postorder number.
+/// Q in the slot of its supernode and parity; info: its postorder number; prev: the
+/// supernode's previous panel (index in the panels), or -1 (then the panel's team gathers
+/// the panel's W rows); r0, a0: the supernode's rows in rmap and active columns in act;
+/// last: the supernode's last panel (the rows below it go back to the compact W).
 struct UpdPanel {
-  std::int64_t voff, m, p, bw, k, ws, q, sm, info;
+  std::int64_t voff, m, p, bw, k, ws, q, info, prev, r0, a0, last;
+};
+/// W in the compact numbering of the path's columns (ld ldw) and the maps of the path
+/// supernodes' rows (rmap) and active columns (act) into it.
+template <class Scalar>
+struct UpdW {
+  Scalar* wc;
+  std::int64_t ldw;
+  const std::int64_t* rmap;
+  const std::int64_t* act;
+  /// W(row r0 + i, column a0 + j) of a supernode (r0, a0: its offsets in rmap and act)
+  KOKKOS_INLINE_FUNCTION Scalar& at(std::int64_t r0, std::int64_t a0, std::int64_t i, std::int64_t j) const {
+    return wc[rmap[r0 + i] + act[a0 + j] * ldw];
+  }
 };
 /// A chunk of rows below a panel: rows [row0, row0 + kApplyRows) of panel `panel`.
 struct UpdRows {
@@ -42,83 +63,96 @@ int update_team_size() {
   return compat::is_host_exec_v<Exec> ? 1 : 128;
 }
 
-/// ws[s.ws + i + j m] = Wc(rmap(r0 + i), act(a0 + j)) (gather), or the reverse for rows
-/// i >= c (scatter), for the supernodes [b, e) of sd.
-template <class Exec, class Scalar, class WcView, class IdxView, class SnView>
-void update_move_rows(const Exec& exec, bool gather, const WcView& wc, const IdxView& rmap, const IdxView& act,
-                      const SnView& sd, size_type b, size_type e, Scalar* ws) {
-  using Policy = Kokkos::TeamPolicy<Exec>;
-  Kokkos::parallel_for(
-      gather ? "kspd::sparse::update::gather" : "kspd::sparse::update::scatter",
-      Policy(exec, int(e - b), update_team_size<Exec>()), KOKKOS_LAMBDA(const typename Policy::member_type& mb) {
-        const UpdSnode d = sd(b + mb.league_rank());
-        const std::int64_t i0 = gather ? 0 : d.c, rows = d.m - i0;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * d.k), [&](const std::int64_t t) {
-          const std::int64_t i = i0 + t % rows, j = t / rows;
-          Scalar& w = ws[d.ws + i + j * d.m];
-          Scalar& g = wc(rmap(d.r0 + i), act(d.a0 + j));
-          if (gather) w = g;
-          else g = w;
-        });
-      });
+/// Rows [row0, row0 + rows) of panel d (rows <= kApplyRows) and of its W rows through its Q,
+/// by one team: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q, staged in x (kApplyRows x
+/// (bw + k)). Below the supernode's last panel the new W rows go to the compact W (for the
+/// ancestors), not back to ws.
+template <class Member, class Scalar>
+KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& d, std::int64_t row0, std::int64_t rows,
+                                              Scalar* vals, Scalar* ws, const UpdW<Scalar>& W, const Scalar* qb, Scalar* x) {
+  const std::int64_t bw = d.bw, kb = d.bw + d.k, m = d.m;
+  Scalar* l = vals + d.voff + row0 + d.p * m;  // L(row0 + i, p + j) = l[i + j m]
+  Scalar* w = ws + d.ws + row0;                // W(row0 + i, j) = w[i + j m]
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [&](const std::int64_t t) {
+    const std::int64_t i = t % rows, j = t / rows;
+    x[i + j * kApplyRows] = j < bw ? l[i + j * m] : w[i + (j - bw) * m];
+  });
+  mb.team_barrier();
+  const Scalar* q = qb + d.q;  // kb x kb, ld kb
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [&](const std::int64_t t) {
+    const std::int64_t i = t % rows, j = t / rows;
+    Scalar y = 0;
+    for (std::int64_t s = 0; s < kb; ++s) y += x[i + s * kApplyRows] * q[s + j * kb];
+    if (j < bw) l[i + j * m] = y;
+    else if (d.last) W.at(d.r0, d.a0, row0 + i, j - bw) = y;
+    else w[i + (j - bw) * m] = y;
+  });
 }
 
-/// panel_transform for the panels [b, e) of pd, a team each.
-template <class Exec, class Scalar, class PanelView>
-void update_transform(const Exec& exec, const PanelView& pd, size_type b, size_type e, Scalar* vals, Scalar* ws, Scalar* qb,
-                      Scalar* sm, int* infos, Scalar sg, std::int64_t nbmax, std::int64_t kmax) {
+/// One step of a level, one launch: the panels [pb, pe) of pd (a team each: first the rows of
+/// the panel through the previous panel's Q, or for a supernode's first panel the panel's
+/// W rows gathered from the compact W, then panel_transform), the chunks [rb, re) of rd (the
+/// other rows below the previous panels, a team each) and, in a level's first step, the
+/// gather of the other W rows of the supernodes [gb, ge) of sd (a team each). The teams
+/// touch disjoint rows, and a panel's Q goes to the slot of its parity (the previous
+/// panel's Q is read in the same launch). Team scratch: the staging of a chunk, and the
+/// panel's small matrices (in the block's shared memory with it where both fit, else
+/// level 1).
+template <class Exec, class Scalar, class PanelView, class RowsView, class SnView>
+void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, const SnView& sd, size_type pb, size_type pe,
+                 size_type rb, size_type re, size_type gb, size_type ge, Scalar* vals, Scalar* ws, const UpdW<Scalar>& W,
+                 Scalar* qb, int* infos, Scalar sg, std::int64_t nbmax, std::int64_t kmax) {
   using Policy = Kokkos::TeamPolicy<Exec>;
   using Mat = Kokkos::View<Scalar**, Kokkos::LayoutStride, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  Kokkos::parallel_for(
-      "kspd::sparse::update::panel_transform", Policy(exec, int(e - b), update_team_size<Exec>()),
-      KOKKOS_LAMBDA(const typename Policy::member_type& mb) {
-        const UpdPanel d = pd(b + mb.league_rank());
-        auto mat = [](Scalar* p, std::int64_t r, std::int64_t c, std::int64_t ld) {
-          return Mat(p, Kokkos::LayoutStride(size_t(r), 1, size_t(c), size_t(ld)));
-        };
-        const std::int64_t bw = d.bw, k = d.k;
-        Scalar* z = sm + d.sm;
-        Scalar* g = z + nbmax * kmax;
-        Scalar* r = g + nbmax * nbmax;
-        Scalar* t = r + kmax * kmax;
-        panel_transform(mb, mat(vals + d.voff + d.p + d.p * d.m, bw, bw, d.m), mat(ws + d.ws + d.p, bw, k, d.m), sg,
-                        mat(z, bw, k, bw), mat(g, bw, bw, bw), mat(r, k, k, k), mat(t, bw, bw, bw),
-                        mat(qb + d.q, bw + k, bw + k, bw + k), infos + 2 * d.info);
-      });
-}
-
-/// The rows below the panels through their Q: the chunks [b, e) of rows, a team each,
-/// [L W] staged in team scratch (kApplyRows x (bw + k)), then multiplied by Q in place.
-template <class Exec, class Scalar, class PanelView, class RowsView>
-void update_apply(const Exec& exec, const PanelView& pd, const RowsView& rd, size_type b, size_type e, Scalar* vals,
-                  Scalar* ws, const Scalar* qb, std::int64_t kbmax) {
-  using Policy = Kokkos::TeamPolicy<Exec>;
   using Scratch = Kokkos::View<Scalar*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  const size_t bytes = Scratch::shmem_size(size_t(kApplyRows * kbmax));
+  const size_t nx = size_t(kApplyRows * (nbmax + kmax)), ns = size_t(panel_small_size(nbmax, kmax));
+  const bool shared = Scratch::shmem_size(std::max(nx, ns)) <= size_t(Policy::scratch_size_max(0));
+  const size_t n0 = shared ? std::max(nx, ns) : nx;  // level 0: the staging, and the small matrices where they fit
+  Policy policy(exec, int((pe - pb) + (re - rb) + (ge - gb)), update_team_size<Exec>());
+  if (shared) policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(n0)));
+  else policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(nx))).set_scratch_size(1, Kokkos::PerTeam(Scratch::shmem_size(ns)));
+  const std::int64_t npan = std::int64_t(pe - pb), nrows = std::int64_t(re - rb);
+  // HintLightWeight: the closure goes as a kernel argument. Above 512 bytes Kokkos' CUDA
+  // backend would otherwise copy it to constant memory, which waits on the host for the
+  // previous such launch to finish: every step would pay a launch's full round trip.
   Kokkos::parallel_for(
-      "kspd::sparse::update::apply",
-      Policy(exec, int(e - b), update_team_size<Exec>()).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+      "kspd::sparse::update::step",
+      Kokkos::Experimental::require(policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight),
       KOKKOS_LAMBDA(const typename Policy::member_type& mb) {
-        const UpdRows c = rd(b + mb.league_rank());
-        const UpdPanel d = pd(c.panel);
-        const std::int64_t bw = d.bw, kb = d.bw + d.k, m = d.m;
-        const std::int64_t rows = (m - c.row0 < kApplyRows) ? m - c.row0 : kApplyRows;
-        Scratch x(mb.team_scratch(0), size_t(kApplyRows * kbmax));
-        Scalar* l = vals + d.voff + c.row0 + d.p * m;  // L(row0 + i, p + j) = l[i + j m]
-        Scalar* w = ws + d.ws + c.row0;                // W(row0 + i, j) = w[i + j m]
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [&](const std::int64_t t) {
-          const std::int64_t i = t % rows, j = t / rows;
-          x(i + j * kApplyRows) = j < bw ? l[i + j * m] : w[i + (j - bw) * m];
-        });
+        const std::int64_t r = mb.league_rank();
+        if (r >= npan + nrows) {  // gather W's rows below the supernode's first panel
+          const UpdSnode d = sd(gb + (r - npan - nrows));
+          const std::int64_t i0 = d.c < nbmax ? d.c : nbmax, rows = d.m - i0;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * d.k), [&](const std::int64_t t) {
+            const std::int64_t i = i0 + t % rows, j = t / rows;
+            ws[d.ws + i + j * d.m] = W.at(d.r0, d.a0, i, j);
+          });
+          return;
+        }
+        Scratch x(mb.team_scratch(0), n0);
+        if (r >= npan) {
+          const UpdRows c = rd(rb + (r - npan));
+          const UpdPanel d = pd(c.panel);
+          const std::int64_t rows = d.m - c.row0 < kApplyRows ? d.m - c.row0 : kApplyRows;
+          update_apply_rows(mb, d, c.row0, rows, vals, ws, W, qb, x.data());
+          return;
+        }
+        const UpdPanel d = pd(pb + r);
+        if (d.prev >= 0) {
+          update_apply_rows(mb, pd(d.prev), d.p, d.bw, vals, ws, W, qb, x.data());
+        } else {  // the first panel: its W rows
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, d.bw * d.k), [&](const std::int64_t t) {
+            const std::int64_t i = d.p + t % d.bw, j = t / d.bw;
+            ws[d.ws + i + j * d.m] = W.at(d.r0, d.a0, i, j);
+          });
+        }
         mb.team_barrier();
-        const Scalar* q = qb + d.q;  // kb x kb, ld kb
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [&](const std::int64_t t) {
-          const std::int64_t i = t % rows, j = t / rows;
-          Scalar y = 0;
-          for (std::int64_t s = 0; s < kb; ++s) y += x(i + s * kApplyRows) * q[s + j * kb];
-          if (j < bw) l[i + j * m] = y;
-          else w[i + (j - bw) * m] = y;
-        });
+        Scalar* small = shared ? x.data() : Scratch(mb.team_scratch(1), ns).data();
+        auto mat = [](Scalar* p, std::int64_t rr, std::int64_t cc, std::int64_t ld) {
+          return Mat(p, Kokkos::LayoutStride(size_t(rr), 1, size_t(cc), size_t(ld)));
+        };
+        panel_transform(mb, mat(vals + d.voff + d.p + d.p * d.m, d.bw, d.bw, d.m), mat(ws + d.ws + d.p, d.bw, d.k, d.m), sg,
+                        small, mat(qb + d.q, d.bw + d.k, d.bw + d.k, d.bw + d.k), infos + 2 * d.info);
       });
 }
 
@@ -132,7 +166,7 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   if (P.path.empty() || P.k == 0) return {};
   const Scalar sg = sign == Sign::Plus ? Scalar(1) : Scalar(-1);
   const std::int64_t kmax = P.k, nbmax = update_panel_width(kmax, true), kbmax = nbmax + kmax;
-  const std::int64_t smallsz = nbmax * kmax + 2 * nbmax * nbmax + kmax * kmax;
+  KSPD_REQUIRE(nbmax <= kApplyRows, Error, "kspd::sparse::update: a panel's rows must fit one chunk (internal)");
   const auto noinit = [](const char* name) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)); };
   auto upload = [&](const char* name, const auto& h) {
     using T = typename std::decay_t<decltype(h)>::value_type;
@@ -157,10 +191,9 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   std::vector<UpdPanel> ph;
   std::vector<UpdRows> rh;
   struct Step {
-    size_type pb, pe, rb, re;
+    size_type pb, pe, rb, re, gb, ge;
   };
   std::vector<Step> steps;
-  std::vector<size_type> level_steps{0};
   std::int64_t ws_max = 0, width = 0;
   for (size_type l = 0; l < P.levels(); ++l) {
     const size_type b = P.level_begin[size_t(l)], e = P.level_begin[size_t(l + 1)];
@@ -175,24 +208,32 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
     }
     ws_max = std::max(ws_max, ws);
     width = std::max<std::int64_t>(width, e - b);
-    for (std::int64_t t = 0; t < npan; ++t) {
-      Step st{size_type(ph.size()), 0, size_type(rh.size()), 0};
+    // step t: panel t of every supernode that has one, and the rows below panel t - 1 (those
+    // of panel t go with its transform)
+    std::vector<std::int64_t> last(size_t(e - b), -1);
+    const size_type s0 = size_type(sh.size()) - (e - b);  // the level's supernodes in sh
+    for (std::int64_t t = 0; t <= npan; ++t) {
+      Step st{size_type(ph.size()), 0, size_type(rh.size()), 0, t == 0 ? s0 : 0, t == 0 ? s0 + (e - b) : 0};
       for (size_type i = b; i < e; ++i) {
         const size_t q = size_t(P.level_order[size_t(i)]);
         const UpdSnode& d = sh[size_t(sh.size() - size_t(e - i))];
-        const std::int64_t p = t * nbmax;
-        if (p >= d.c) continue;
-        const std::int64_t bw = std::min(nbmax, d.c - p), slot = std::int64_t(i - b);
-        const std::int64_t pi = std::int64_t(ph.size());
-        ph.push_back(UpdPanel{S.snodes[size_t(P.path[q])].value_offset, d.m, p, bw, d.k, d.ws, slot * kbmax * kbmax,
-                              slot * smallsz, pnum[q] + t});
-        for (std::int64_t r = p + bw; r < d.m; r += kApplyRows) rh.push_back(UpdRows{pi, r});
+        const std::int64_t p = t * nbmax, slot = std::int64_t(i - b), prev = last[size_t(slot)];
+        std::int64_t r0 = prev >= 0 ? ph[size_t(prev)].p + ph[size_t(prev)].bw : d.m;  // prev's rows from r0 on
+        last[size_t(slot)] = -1;
+        if (p < d.c) {
+          const std::int64_t bw = std::min(nbmax, d.c - p);
+          last[size_t(slot)] = std::int64_t(ph.size());
+          ph.push_back(UpdPanel{S.snodes[size_t(P.path[q])].value_offset, d.m, p, bw, d.k, d.ws,
+                                (2 * slot + t % 2) * kbmax * kbmax, pnum[q] + t, prev, d.r0, d.a0, p + bw == d.c});
+          r0 = p + bw;
+        }
+        if (prev >= 0)
+          for (std::int64_t r = r0; r < d.m; r += kApplyRows) rh.push_back(UpdRows{prev, r});
       }
       st.pe = size_type(ph.size());
       st.re = size_type(rh.size());
-      steps.push_back(st);
+      if (st.pe > st.pb || st.re > st.rb || st.ge > st.gb) steps.push_back(st);
     }
-    level_steps.push_back(size_type(steps.size()));
   }
   const auto sd = upload("kspd::sparse::update::snodes", sh);
   const auto pd = upload("kspd::sparse::update::panels", ph);
@@ -200,20 +241,11 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   const auto rmap = upload("kspd::sparse::update::rmap", P.rmap), act = upload("kspd::sparse::update::active", P.act);
   Kokkos::View<int*, Mem> infos("kspd::sparse::update::info", size_t(std::max<size_type>(2 * pnum.back(), 1)));
   Kokkos::View<Scalar*, Mem> ws(noinit("kspd::sparse::update::Ws"), size_t(std::max<std::int64_t>(ws_max, 1)));
-  Kokkos::View<Scalar*, Mem> qb(noinit("kspd::sparse::update::Q"), size_t(width * kbmax * kbmax));
-  Kokkos::View<Scalar*, Mem> sm(noinit("kspd::sparse::update::small"), size_t(width * smallsz));
-  size_type s0 = 0;
-  for (size_type l = 0; l < P.levels(); ++l) {
-    const size_type s1 = s0 + P.level_begin[size_t(l + 1)] - P.level_begin[size_t(l)];
-    update_move_rows(exec, true, wc, rmap, act, sd, s0, s1, ws.data());
-    for (size_type t = level_steps[size_t(l)]; t < level_steps[size_t(l + 1)]; ++t) {
-      const Step& st = steps[size_t(t)];
-      update_transform(exec, pd, st.pb, st.pe, vals, ws.data(), qb.data(), sm.data(), infos.data(), sg, nbmax, kmax);
-      if (st.re > st.rb) update_apply(exec, pd, rd, st.rb, st.re, vals, ws.data(), qb.data(), kbmax);
-    }
-    update_move_rows(exec, false, wc, rmap, act, sd, s0, s1, ws.data());
-    s0 = s1;
-  }
+  Kokkos::View<Scalar*, Mem> qb(noinit("kspd::sparse::update::Q"), size_t(2 * width * kbmax * kbmax));
+  const UpdW<Scalar> Wd{wc.data(), std::int64_t(wc.stride_1()), rmap.data(), act.data()};
+  for (const Step& st : steps)
+    update_step(exec, pd, rd, sd, st.pb, st.pe, st.rb, st.re, st.gb, st.ge, vals, ws.data(), Wd, qb.data(), infos.data(), sg,
+                nbmax, kmax);
   exec.fence();
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), infos);
   return first_failure(S, P, true, [&](size_t i) { return h(i); });

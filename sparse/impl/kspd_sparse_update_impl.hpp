@@ -29,18 +29,12 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <exception>
-#include <mutex>
 #include <sstream>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "kspd_core.hpp"
-#include "kspd_runtime.hpp"
 #include "kspd_sparse_resident.hpp"
 #include "kspd_sparse_symbolic.hpp"
 #include "kspd_sparse_update.hpp"
@@ -201,98 +195,163 @@ KOKKOS_INLINE_FUNCTION void team_single(const Member& mb, const F& f) {
   Kokkos::single(Kokkos::PerTeam(mb), f);
 }
 
+/// Scalars of the small matrices of one panel of bw <= nb columns and k W columns
+/// (panel_transform's Ds, Z, G, X: nb x nb, nb x k, nb x nb, nb x nb; R, Y: k x k).
+KOKKOS_INLINE_FUNCTION constexpr std::int64_t panel_small_size(std::int64_t nb, std::int64_t k) {
+  return 3 * nb * nb + nb * k + 2 * k * k;
+}
+
 /// The small matrices of one panel, by one team (one launch, or a host worker, instead of a
 /// dozen vendor calls and copies: on a GPU the panels are launch-bound): Z = D^-1 W_P,
 /// M = chol(I + s Z Z^T), R = chol(I + s Z^T Z) (info[0], info[1]: LAPACK's info of each),
 /// the generator Q = [M^-T, -Z R^-T; s Z^T M^-T, R^-T] ((bw + k)^2, ld bw + k), and
-/// D <- D M. Z, G, R, T: workspaces of bw x k, bw x bw, k x k, bw x bw.
-template <class Member, class Mat, class Scalar>
-KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, const Mat& D, const Mat& Wp, Scalar s, const Mat& Z,
-                                            const Mat& G, const Mat& R, const Mat& T, const Mat& Q, int* info) {
-  const int bw = int(D.extent(0)), k = int(Wp.extent(1));
-  // Cholesky of the lower n x n A in place; info[slot] = the failing column (1-based)
-  auto chol = [&](const Mat& A, int n, int slot) {
-    for (int j = 0; j < n; ++j) {
-      team_single(mb, [&] {
-        const Scalar d = A(j, j);
-        if (!(d > 0)) info[slot] = j + 1;
-        else A(j, j) = compat::sqrt(d);
-      });
-      team_barrier(mb);
-      if (info[slot] != 0) return;
-      team_for(mb, j + 1, n, [&](int i) { A(i, j) /= A(j, j); });
-      team_barrier(mb);
-      const int r = n - j - 1;
-      team_for(mb, 0, r * r, [&](int t) {
-        const int i = j + 1 + t % r, l = j + 1 + t / r;
-        if (i >= l) A(i, l) -= A(i, j) * A(l, j);
-      });
-      team_barrier(mb);
-    }
-  };
-  // Z = D^-1 W_P, a column per thread; G = I, R = I
-  team_for(mb, 0, k, [&](int j) {
-    for (int i = 0; i < bw; ++i) {
-      Scalar z = Wp(i, j);
-      for (int l = 0; l < i; ++l) z -= D(i, l) * Z(l, j);
-      Z(i, j) = z / D(i, i);
+/// D <- D M. Every dependent chain (the triangular solve, both Cholesky factorizations, both
+/// inverses, the latter two in the same steps) is a sweep over columns with one team
+/// barrier per column and the rows below (times the right-hand sides) spread over the team,
+/// so a panel costs about 2 max(bw, k) barriers, not bw^2 / 2 dependent steps on one thread. The small matrices Ds (a copy of
+/// D), Z, G (-> M), X (M^-1), R, Y (R^-1) are workspaces (bw x bw, bw x k, bw x bw,
+/// bw x bw, k x k, k x k): team scratch on a device.
+template <class Member, class Mat, class SMat, class Scalar>
+KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, const Mat& D, const Mat& Wp, Scalar s, const SMat& Ds,
+                                            const SMat& Z, const SMat& G, const SMat& X, const SMat& R, const SMat& Y,
+                                            const Mat& Q, int* info) {
+  const int bw = int(D.extent(0)), k = int(Wp.extent(1)), n2 = bw > k ? bw : k;
+  // Ds = lower(D), Z = W_P
+  team_for(mb, 0, bw * bw + bw * k, [&](int t) {
+    if (t < bw * bw) {
+      const int i = t % bw, j = t / bw;
+      Ds(i, j) = i >= j ? D(i, j) : Scalar(0);
+    } else {
+      const int i = (t - bw * bw) % bw, j = (t - bw * bw) / bw;
+      Z(i, j) = Wp(i, j);
     }
   });
   team_barrier(mb);
+  // Z = Ds^-1 Z: step l takes row l's (unscaled) value out of the rows below it; the
+  // division by the diagonal comes at the end
+  for (int l = 0; l + 1 < bw; ++l) {
+    const int r = bw - l - 1;
+    const Scalar il = Scalar(1) / Ds(l, l);  // a multiplication in the loop, not a division
+    team_for(mb, 0, r * k, [&](int t) {
+      const int i = l + 1 + t % r, j = t / r;
+      Z(i, j) -= Ds(i, l) * (Z(l, j) * il);
+    });
+    team_barrier(mb);
+  }
+  team_for(mb, 0, bw * k, [&](int t) { Z(t % bw, t / bw) /= Ds(t % bw, t % bw); });
+  team_barrier(mb);
+  // G = I + s Z Z^T, R = I + s Z^T Z (lower parts); X = I, Y = I
   team_for(mb, 0, bw * bw + k * k, [&](int t) {
     if (t < bw * bw) {
       const int i = t % bw, j = t / bw;
       Scalar g = i == j ? 1 : 0;
-      for (int l = 0; l < k; ++l) g += s * Z(i, l) * Z(j, l);
+      if (i >= j)
+        for (int l = 0; l < k; ++l) g += s * Z(i, l) * Z(j, l);
       G(i, j) = g;
+      X(i, j) = i == j ? 1 : 0;
     } else {
       const int i = (t - bw * bw) % k, j = (t - bw * bw) / k;
       Scalar g = i == j ? 1 : 0;
-      for (int l = 0; l < bw; ++l) g += s * Z(l, i) * Z(l, j);
+      if (i >= j)
+        for (int l = 0; l < bw; ++l) g += s * Z(l, i) * Z(l, j);
       R(i, j) = g;
+      Y(i, j) = i == j ? 1 : 0;
     }
   });
   team_barrier(mb);
-  chol(G, bw, 0);
-  chol(R, k, 1);
-  if (info[0] != 0 || info[1] != 0) return;  // the factor is unusable: nothing more to do
-  // Q11 = M^-T, Q22 = R^-T: column j of the inverse of the lower factor, a thread each,
-  // stored transposed
-  team_for(mb, 0, bw + k, [&](int c) {
-    const bool m = c < bw;
-    const int n = m ? bw : k, j = m ? c : c - bw, o = m ? 0 : bw;
-    const Mat& A = m ? G : R;
-    for (int i = 0; i < n; ++i) {
-      Scalar x = i == j ? 1 : 0;
-      for (int l = j; l < i; ++l) x -= A(i, l) * Q(o + j, o + l);
-      Q(o + j, o + i) = i < j ? Scalar(0) : x / A(i, i);
-    }
-  });
-  team_barrier(mb);
-  // Q21 = s Z^T M^-T, Q12 = -Z R^-T; T = D M (lower)
-  team_for(mb, 0, 2 * bw * k + bw * bw, [&](int t) {
-    if (t < bw * k) {
-      const int i = t % k, j = t / k;  // Q21(i, j) = s sum_l Z(l, i) Q11(l, j)
-      Scalar x = 0;
-      for (int l = 0; l <= j; ++l) x += Z(l, i) * Q(l, j);
-      Q(bw + i, j) = s * x;
-    } else if (t < 2 * bw * k) {
-      const int i = (t - bw * k) % bw, j = (t - bw * k) / bw;  // Q12(i, j) = -sum_l Z(i, l) Q22(l, j)
-      Scalar x = 0;
-      for (int l = 0; l <= j; ++l) x -= Z(i, l) * Q(bw + l, bw + j);
-      Q(i, bw + j) = x;
+  // M = chol(G), R = chol(R) side by side, right-looking: step j takes the unscaled column j
+  // out of the trailing lower part (A(i, l) -= A(i, j) A(l, j) / A(j, j)); every thread reads
+  // the same pivots, so all stop at the same failing column. The columns are scaled after.
+  // The same steps invert the factors: X = M^-1 (Y = R^-1) by the column sweep of Z's solve
+  // with right-hand sides I, on the unscaled columns (M(i, j) = A(i, j) / sqrt(d_j), so
+  // X(i, :) -= M(i, j) X(j, :) / M(j, j) is X(i, :) -= A(i, j) X(j, :) / d_j, and row i is
+  // divided by sqrt(d_i) at the end); X(j, c) = 0 for c > j, so step j touches c <= j only.
+  bool gok = true, rok = true;
+  for (int j = 0; j < n2; ++j) {
+    const bool g = gok && j < bw, r = rok && j < k;
+    const Scalar dg = g ? G(j, j) : Scalar(1), dr = r ? R(j, j) : Scalar(1);
+    if (g && !(dg > 0)) gok = false, info[0] = j + 1;  // the same value from every thread
+    if (r && !(dr > 0)) rok = false, info[1] = j + 1;
+    const int ng = gok && g ? bw - j - 1 : 0, nr = rok && r ? k - j - 1 : 0;
+    if (ng + nr == 0) continue;
+    const Scalar ig = Scalar(1) / dg, ir = Scalar(1) / dr;
+    const int sg = ng * (ng + j + 1), sr = nr * (nr + j + 1);  // trailing square + inverse rows, per factor
+    team_for(mb, 0, sg + sr, [&](int t) {
+      const bool onG = t < sg;
+      if (!onG) t -= sg;
+      const int nn = onG ? ng : nr;
+      const SMat& A = onG ? G : R;
+      const SMat& V = onG ? X : Y;
+      const Scalar id = onG ? ig : ir;
+      const int i = j + 1 + t % nn, c = t / nn;
+      if (c < nn) {
+        const int l = j + 1 + c;
+        if (i >= l) A(i, l) -= A(i, j) * (A(l, j) * id);
+      } else {
+        V(i, c - nn) -= A(i, j) * (V(j, c - nn) * id);
+      }
+    });
+    team_barrier(mb);
+  }
+  if (!gok || !rok) return;  // the factor is unusable: nothing more to do
+  team_for(mb, 0, bw * bw + k * k, [&](int t) {
+    if (t < bw * bw) {
+      const int i = t % bw, j = t / bw;
+      const Scalar is = Scalar(1) / compat::sqrt(G(i, i));
+      if (i > j) G(i, j) /= compat::sqrt(G(j, j));
+      X(i, j) *= is;
     } else {
-      const int i = (t - 2 * bw * k) % bw, j = (t - 2 * bw * k) / bw;
-      Scalar x = 0;
-      for (int l = j; l <= i; ++l) x += D(i, l) * G(l, j);
-      T(i, j) = i >= j ? x : Scalar(0);
+      const int i = (t - bw * bw) % k, j = (t - bw * bw) / k;
+      const Scalar is = Scalar(1) / compat::sqrt(R(i, i));
+      if (i > j) R(i, j) /= compat::sqrt(R(j, j));
+      Y(i, j) *= is;
     }
   });
   team_barrier(mb);
-  team_for(mb, 0, bw * bw, [&](int t) {
-    const int i = t % bw, j = t / bw;
-    if (i >= j) D(i, j) = T(i, j);
+  team_for(mb, 0, bw + k, [&](int t) {
+    if (t < bw) G(t, t) = compat::sqrt(G(t, t));
+    else R(t - bw, t - bw) = compat::sqrt(R(t - bw, t - bw));
   });
+  team_barrier(mb);
+  // Q11 = M^-T = X^T, Q22 = R^-T = Y^T, Q21 = s Z^T M^-T = s (X Z)^T, Q12 = -Z R^-T = -(Y Z^T)^T;
+  // D <- D M (lower)
+  const int kb = bw + k;
+  team_for(mb, 0, kb * kb + bw * bw, [&](int t) {
+    if (t < kb * kb) {
+      const int i = t % kb, j = t / kb;
+      Scalar x = 0;
+      if (i < bw && j < bw) x = X(j, i);
+      else if (i >= bw && j >= bw) x = Y(j - bw, i - bw);
+      else if (i >= bw) {  // Q21(i - bw, j) = s sum_{l <= j} X(j, l) Z(l, i - bw)
+        for (int l = 0; l <= j; ++l) x += X(j, l) * Z(l, i - bw);
+        x *= s;
+      } else {  // Q12(i, j - bw) = -sum_{l <= j - bw} Z(i, l) Y(j - bw, l)
+        for (int l = 0; l <= j - bw; ++l) x -= Z(i, l) * Y(j - bw, l);
+      }
+      Q(i, j) = x;
+    } else {
+      const int i = (t - kb * kb) % bw, j = (t - kb * kb) / bw;
+      if (i >= j) {
+        Scalar x = 0;
+        for (int l = j; l <= i; ++l) x += Ds(i, l) * G(l, j);
+        D(i, j) = x;
+      }
+    }
+  });
+}
+
+/// panel_transform with its workspaces carved from `small` (panel_small_size(bw, k) scalars).
+template <class Member, class Mat, class Scalar>
+KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, const Mat& D, const Mat& Wp, Scalar s, Scalar* small,
+                                            const Mat& Q, int* info) {
+  const size_t bw = D.extent(0), k = Wp.extent(1);
+  auto mat = [&](size_t r, size_t c) {
+    Mat a(small, Kokkos::LayoutStride(r, 1, c, r > 0 ? r : 1));
+    small += r * c;
+    return a;
+  };
+  const Mat Ds = mat(bw, bw), Z = mat(bw, k), G = mat(bw, bw), X = mat(bw, bw), R = mat(k, k), Y = mat(k, k);
+  panel_transform(mb, D, Wp, s, Ds, Z, G, X, R, Y, Q, info);
 }
 
 /// One panel's transformation, kept for the rows below the supernode's diagonal block.
@@ -319,45 +378,12 @@ void below_rows(Scalar* panel, Scalar* wsp, size_type m, size_type k, const std:
     Mat Lr(panel + i0 + p.col * m, Kokkos::LayoutStride(size_t(rows), 1, size_t(bw), size_t(m)));
     Mat Wr(wsp + i0, Kokkos::LayoutStride(size_t(rows), 1, size_t(k), size_t(m)));
     CMat Q(qbuf + p.q_offset, Kokkos::LayoutStride(size_t(kb), 1, size_t(kb), size_t(kb)));
-    for (size_type j = 0; j < kb; ++j)
-      for (size_type i = 0; i < rows; ++i) X(i, j) = j < bw ? Lr(i, j) : Wr(i, j - bw);
+    for (size_type j = 0; j < kb; ++j)  // contiguous columns
+      std::copy_n(j < bw ? panel + i0 + (p.col + j) * m : wsp + i0 + (j - bw) * m, rows, xp + j * rows);
     const auto top = std::make_pair(size_t(0), size_t(bw)), bot = std::make_pair(size_t(bw), size_t(kb));
     kspd::gemm(Host(), Trans::NoTranspose, Trans::NoTranspose, Scalar(1), X, Kokkos::subview(Q, Kokkos::ALL, top), Scalar(0), Lr);
     kspd::gemm(Host(), Trans::NoTranspose, Trans::NoTranspose, Scalar(1), X, Kokkos::subview(Q, Kokkos::ALL, bot), Scalar(0), Wr);
   }
-}
-
-/// below_rows over rows [i0, i1) split among up to `threads` host threads (the caller one of
-/// them); a thread the system refuses leaves its rows to the others.
-template <class Scalar>
-void below_rows_threaded(int threads, Scalar* panel, Scalar* wsp, size_type m, size_type k, const std::vector<PanelQ>& pq,
-                         const Scalar* qbuf, size_type i0, size_type i1, size_type kb) {
-  using Host = Kokkos::DefaultHostExecutionSpace;
-  constexpr size_type kChunk = 256;  // rows per piece of work
-  const size_type nchunks = (i1 - i0 + kChunk - 1) / kChunk;
-  std::atomic<size_type> next{0};
-  std::exception_ptr error;
-  std::mutex em;
-  auto work = [&] {
-    try {
-      std::vector<Scalar> x(size_t(kChunk * kb));
-      for (size_type c; (c = next.fetch_add(1)) < nchunks;)
-        below_rows(panel, wsp, m, k, pq, qbuf, i0 + c * kChunk, std::min(i1, i0 + (c + 1) * kChunk), x.data());
-    } catch (...) {
-      std::lock_guard<std::mutex> lk(em);
-      if (!error) error = std::current_exception();
-      next = nchunks;
-    }
-  };
-  std::vector<std::thread> pool;
-  const int extra = int(std::min<size_type>(size_type(threads), nchunks)) - 1;
-  try {
-    for (int t = 0; t < extra; ++t) pool.push_back(kspd::Impl::start_thread(work));
-  } catch (const std::system_error&) {  // fewer threads: the started ones and this one finish
-  }
-  work();
-  for (auto& th : pool) th.join();
-  if (error) std::rethrow_exception(error);
 }
 
 /// The first failure of a downdate among the panels' infos (two per panel, panels numbered

@@ -188,6 +188,30 @@ TYPED_TEST(SparseUpdate, RowsBelowLargeSupernodesOnSeveralThreads) {
   EXPECT_LE(factor_diff(L[1], L[0]), kspd::test::tolerance<TypeParam>(A.n, 50.0));
 }
 
+TYPED_TEST(SparseUpdate, RefusedThreadsLeaveTheWorkToTheOthers) {
+  // the update's host threads start once per call; when the system refuses some (the test
+  // hook: budget 1 lets one more start, 0 none), the started ones and the caller do all the
+  // work: each result is the fresh factor of A + W W^T
+  const auto A0 = ks::elasticity_3d<TypeParam>(12, 11, 10);  // n = 3960
+  const auto W = random_w<TypeParam>(A0.n, 16, 3, 1.0, 404);
+  const auto A = modified(A0, W, 0), Ap = modified(A0, W, +1);
+  ks::SupernodalCholesky<TypeParam> chol(placement(0));
+  chol.analyze(A);
+  ASSERT_EQ(chol.factorize(Exec(), Ap), 0);
+  const auto L_ap = chol.factor_csc();
+  for (int budget : {-1, 1, 0}) {
+    SCOPED_TRACE("thread budget " + std::to_string(budget));
+    ASSERT_EQ(chol.factorize(Exec(), A), 0);
+    chol.options().threads = 4;
+    kspd::Impl::thread_start_budget() = budget;
+    const int info = chol.update(Exec(), W, ks::Sign::Plus);
+    kspd::Impl::thread_start_budget() = -1;
+    ASSERT_EQ(info, 0);
+    EXPECT_LE(factor_diff(chol.factor_csc(), L_ap), kspd::test::tolerance<TypeParam>(A.n, 50.0));
+    EXPECT_LE(solve_residual(chol, Ap, 405), kspd::test::tolerance<TypeParam>(A.n, 50.0));
+  }
+}
+
 TYPED_TEST(SparseUpdate, ManyBranchesPerLevel) {
   // 63 and 64 columns of one entry each start in leaves all over the tree: the levels of
   // the path hold many supernodes, run concurrently (host workers; one launch per level
