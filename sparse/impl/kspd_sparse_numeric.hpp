@@ -97,6 +97,12 @@ class Numeric {
   bool resident() const { return placement_ == Placement::Resident; }
   /// The resident factor (placement Resident).
   const ResidentFactor<Scalar, OffloadExec>& resident_factor() const { return *resident_; }
+  /// Placement Resident: called before each level of the factorization (ResidentFactor::
+  /// LevelHook: the distributed solver adds other ranks' contributions there).
+  void set_level_hook(typename ResidentFactor<Scalar, OffloadExec>::LevelHook hook) {
+    KSPD_REQUIRE(resident(), Error, "kspd::sparse: internal error: a level hook needs the resident placement");
+    resident_->set_level_hook(std::move(hook));
+  }
 
   /// The panels of all supernodes in host memory (Supernode::value_offset, ld = nrows);
   /// with the resident placement they are copied from the device on the first call after a
@@ -129,16 +135,6 @@ class Numeric {
   Scalar* host_panels() { return vals_; }
   /// The last run stopped because another rank stopped (its failure is agreed after).
   bool stopped_by_remote() const { return stopped_by_remote_; }
-  /// A run that goes on from an earlier one (host placement): `done` (supernodes outside
-  /// the subset, closed downwards) were factored by it from their entries of A alone; the
-  /// next factorize assembles its A as usual, then takes the done panels from `panels` (the
-  /// earlier run's host values, the same layout) and adds the earlier run's updates into
-  /// their ancestors from there.
-  void continue_from(SnodeSubset done, const Scalar* panels) {
-    KSPD_REQUIRE(placement_ == Placement::Host, Error, "kspd::sparse: internal error: continue_from needs the host placement");
-    done_ = std::move(done);
-    start_panels_ = panels;
-  }
   /// The last resident solve's timeline (empty unless Offload::timeline).
   SolveTimeline solve_timeline() const { return rsolve_ ? rsolve_->timeline() : SolveTimeline{}; }
   /// The factor's values where they live, for a modification in place (update/downdate):
@@ -214,7 +210,7 @@ class Numeric {
     if (subset_.empty()) return {};
     std::vector<char> used(S_.snodes.size(), 0);
     for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) {  // postorder: children first
-      used[size_t(s)] = used[size_t(s)] || in_subset(subset_, s) || (!done_.empty() && done_[size_t(s)]);
+      used[size_t(s)] = used[size_t(s)] || in_subset(subset_, s);
       const size_type p = S_.snodes[size_t(s)].parent;
       if (used[size_t(s)] && p >= 0) used[size_t(p)] = 1;
     }
@@ -255,22 +251,6 @@ class Numeric {
       for (size_t p = 0; p < S_.value_map.size(); ++p)
         if (avalues[p] != Scalar(0)) v[S_.value_map[p]] = avalues[p];
     }
-    if (start_panels_) {  // continue_from: the done panels and their updates into the ancestors
-      std::vector<char> from(S_.snodes.size(), 0);
-      for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) {  // postorder: children first
-        const Supernode& sn = S_.snodes[size_t(s)];
-        from[size_t(s)] = from[size_t(s)] || done_[size_t(s)];
-        if (from[size_t(s)] && sn.parent >= 0) from[size_t(sn.parent)] = 1;
-        if (!from[size_t(s)]) continue;
-        const Scalar* src = start_panels_ + sn.value_offset;
-        Scalar* dst = v + sn.value_offset;
-        const size_type len = sn.nrows() * sn.ncols;
-        if (done_[size_t(s)]) std::copy(src, src + len, dst);
-        else
-          for (size_type i = 0; i < len; ++i) dst[i] += src[i];
-      }
-      start_panels_ = nullptr;  // (the earlier run's storage may go)
-    }
     stats_.threads = nthreads;
     work_.assign(static_cast<size_t>(nthreads), Work{});
     size_type ndiag = 0;
@@ -288,7 +268,6 @@ class Numeric {
       if (gathered_[size_t(s)]) shared_[size_t(s)] = std::make_unique<Gathered>();
     sched.gather_updates(gathered_);
     sched.set_transport(transport_);
-    sched.set_done(done_);
     stats_.threads = sched.run(  // fewer when the system refused a thread
         nthreads, [&](size_type t, int w) { run_task(S_.tasks[size_t(t)], work_[size_t(w)], w); },
         [&](size_type) {
@@ -493,8 +472,6 @@ class Numeric {
   PivotFailure failure_;
   Transport* transport_ = nullptr;
   bool stopped_by_remote_ = false;
-  SnodeSubset done_;                     ///< continue_from: supernodes factored by an earlier run
-  const Scalar* start_panels_ = nullptr;  ///< continue_from: its panels
   Kokkos::View<Scalar*, Kokkos::HostSpace> host_;
   Kokkos::View<Scalar*, StagingSpace> pinned_;
   Scalar* vals_ = nullptr;
