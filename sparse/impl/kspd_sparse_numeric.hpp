@@ -158,8 +158,8 @@ class Numeric {
       stats_.flops = S_.stats.flops;
       stats_.threads = 1;
       stats_.resident = true;
-      const size_type ns = size_type(S_.snodes.size());
       const auto& L = resident_->schedule();
+      const size_type ns = size_type(L.order.size());  // (a subset: its supernodes)
       size_type nsmall = 0;
       for (size_type l = 0; l < L.levels(); ++l) nsmall += L.small_end[size_t(l)] - L.level_begin[size_t(l)];
       stats_.device_ops[0] = stats_.device_ops[1] = ns;
