@@ -16,11 +16,12 @@
 /// every placement is exercised there too.
 /// A SnodeSubset restricts the factorization to its supernodes: the panels of the other
 /// supernodes start at zero (plus A's entries given for them) and receive the subset's
-/// updates. The distributed solver runs each rank's supernodes so (host placement), with a
+/// updates. The distributed solver runs each rank's supernodes so: on host workers with a
 /// Transport that sends those accumulated panels to their owners and credits the ones that
-/// arrive (kspd_sparse_scheduler.hpp, kspd_sparse_distributed.hpp); with one rank the
-/// subset is the whole tree, there is no transport, and the distributed factorization is
-/// this one, in any placement.
+/// arrive (kspd_sparse_scheduler.hpp), or resident with a level hook through which rank 0
+/// adds the other ranks' contributions (kspd_sparse_mpi_top.hpp); with one rank the subset
+/// is the whole tree, there is no transport, and the distributed factorization is this
+/// one, in any placement.
 
 #include <Kokkos_Core.hpp>
 
