@@ -164,24 +164,27 @@ class DistributedCholesky {
       stats_.distribute_seconds = MPI_Wtime() - t0;
       return factor(A.values.data());
     }
-    std::vector<std::int64_t> counts(size_t(nranks_), 0), displs(size_t(nranks_), 0);
+    // Each rank gets the entries of its supernodes' panels, through the per-rank entry
+    // lists of the analysis (no pass over the pattern here). The top-rank map: rank 0 owns
+    // every separator and holds A, so its engine reads A in place, as one rank does (the
+    // entries of other ranks' subtrees land in panels it neither factors nor reads).
+    const bool in_place = layout_.top && rank_ == 0;
+    std::vector<std::int64_t> counts(entry_count_), displs(size_t(nranks_), 0);
+    if (layout_.top) counts[0] = 0;
+    for (int r = 1; r < nranks_; ++r) displs[size_t(r)] = displs[size_t(r - 1)] + counts[size_t(r - 1)];
     std::vector<Scalar> sendbuf, mine;
     Impl::agree(comm_, [&] {
-      for_each_entry(0, S.n, [&](size_type, int r) { ++counts[size_t(r)]; });
-      for (int r = 1; r < nranks_; ++r) displs[size_t(r)] = displs[size_t(r - 1)] + counts[size_t(r - 1)];
-      mine.resize(size_t(counts[size_t(rank_)]));
+      if (!in_place) mine.resize(my_entries_.size());
       if (rank_ != 0) return;
       check_values(A);
-      sendbuf.resize(A.values.size());
-      std::vector<std::int64_t> pos(displs);
-      for_each_entry(0, S.n, [&](size_type p, int r) {
-        sendbuf[size_t(pos[size_t(r)]++)] = A.values[size_t(p)];
-      });
+      sendbuf.resize(size_t(displs.back() + counts.back()));
+      const size_type skip = layout_.top ? entry_count_[0] : 0;  // (rank 0's: in place)
+      for (size_t q = 0; q < sendbuf.size(); ++q) sendbuf[q] = A.values[size_t(entries_by_rank_[q + size_t(skip)])];
     });
-    Impl::scatterv_n(sendbuf.data(), counts, displs, mine.data(), counts[size_t(rank_)], 0, comm_);
-    assemble(0, S.n, mine);
+    Impl::scatterv_n(sendbuf.data(), counts, displs, mine.data(), std::int64_t(mine.size()), 0, comm_);
+    if (!in_place) assemble(mine);
     stats_.distribute_seconds = MPI_Wtime() - t0;
-    return factor();
+    return factor(in_place ? A.values.data() : nullptr);
   }
 
   /// Rank 0's A against the analysis: the same pattern, one value per entry.
@@ -207,7 +210,7 @@ class DistributedCholesky {
     const auto t0 = MPI_Wtime();
     const std::vector<Scalar> recv = Impl::route_values(comm_, A.values.data(), entry_owner_,
                                                         colptr[size_t(A.col_begin)], colptr[size_t(A.col_end)]);
-    assemble(0, n, recv);
+    assemble(recv);
     stats_.distribute_seconds = MPI_Wtime() - t0;
     return factor();
   }
@@ -373,35 +376,40 @@ class DistributedCholesky {
         q += S.snodes[s].ncols;
       }
     plan_.build(S, layout_);
-    entry_owner_.resize(S.a_rowind.size());
-    entry_snode_.resize(S.a_rowind.size());
+    // Per entry of A: the rank owning the supernode whose panel holds it; this rank's
+    // entries, and on rank 0 every rank's (grouped by rank, entry order) for the scatter.
+    const size_type nnz = size_type(S.a_rowind.size());
+    entry_owner_.resize(size_t(nnz));
+    entry_count_.assign(size_t(nranks_), 0);
     for (size_type j = 0; j < S.n; ++j)
       for (size_type p = S.a_colptr[size_t(j)]; p < S.a_colptr[size_t(j + 1)]; ++p) {
         const size_type ni = S.iperm[size_t(S.a_rowind[size_t(p)])], nj = S.iperm[size_t(j)];
-        entry_snode_[size_t(p)] = S.col_snode[size_t(std::min(ni, nj))];
-        entry_owner_[size_t(p)] = layout_.owner[size_t(entry_snode_[size_t(p)])];
+        const int o = layout_.owner[size_t(S.col_snode[size_t(std::min(ni, nj))])];
+        entry_owner_[size_t(p)] = o;
+        ++entry_count_[size_t(o)];
       }
+    my_entries_.clear();
+    my_entries_.reserve(size_t(entry_count_[size_t(rank_)]));
+    for (size_type p = 0; p < nnz; ++p)
+      if (entry_owner_[size_t(p)] == rank_) my_entries_.push_back(p);
+    entries_by_rank_.clear();
+    if (rank_ == 0 && nranks_ > 1) {
+      std::vector<std::int64_t> pos(size_t(nranks_), 0);
+      for (int r = 1; r < nranks_; ++r) pos[size_t(r)] = pos[size_t(r - 1)] + entry_count_[size_t(r - 1)];
+      entries_by_rank_.resize(size_t(nnz));
+      for (size_type p = 0; p < nnz; ++p) entries_by_rank_[size_t(pos[size_t(entry_owner_[size_t(p)])]++)] = p;
+    }
+    engine_a_.assign(nranks_ > 1 ? size_t(nnz) : 0, Scalar(0));  // (zero outside my_entries_, once)
     engine_.reset();
     stats_ = DistributedStats{};
     stats_.analyse_seconds = MPI_Wtime() - t0;
   }
 
-  /// f(p, owner rank) for the entries of A (analysed order) in columns [c0, c1): an entry
-  /// goes to the owner of the supernode whose panel holds it.
-  template <class F>
-  void for_each_entry(size_type c0, size_type c1, F&& f) const {
-    const Impl::Symbolic& S = *symbolic_;
-    for (size_type p = S.a_colptr[size_t(c0)]; p < S.a_colptr[size_t(c1)]; ++p) f(p, entry_owner_[size_t(p)]);
-  }
-
-  /// This rank's values, given in entry order, into the engine's input (zero elsewhere: the
-  /// panels of other ranks' supernodes collect this rank's updates into them).
-  void assemble(size_type c0, size_type c1, const std::vector<Scalar>& mine) {
-    engine_a_.assign(symbolic_->a_rowind.size(), Scalar(0));
-    size_t q = 0;
-    for_each_entry(c0, c1, [&](size_type p, int r) {
-      if (r == rank_) engine_a_[size_t(p)] = mine[q++];
-    });
+  /// This rank's values (its entries, in entry order) into the engine's input, which is
+  /// zero elsewhere since the analysis: the panels of other ranks' supernodes collect this
+  /// rank's updates into them.
+  void assemble(const std::vector<Scalar>& mine) {
+    for (size_t q = 0; q < mine.size(); ++q) engine_a_[size_t(my_entries_[q])] = mine[q];
   }
 
   /// The factorization (file comment); returns the agreed info (0: success).
@@ -568,8 +576,10 @@ class DistributedCholesky {
 
   DistributedOptions opt_;
   Options engine_opt_;  ///< opt_.engine with this rank's threads and placement (the engine keeps a reference)
-  std::vector<size_type> entry_snode_;  ///< per entry of A: the supernode whose panel holds it
-  std::vector<int> entry_owner_;        ///< per entry of A: its owner rank
+  std::vector<int> entry_owner_;                ///< per entry of A: its owner rank
+  std::vector<std::int64_t> entry_count_;       ///< per rank: its entries of A
+  std::vector<size_type> my_entries_;           ///< this rank's entries of A (ascending)
+  std::vector<size_type> entries_by_rank_;      ///< rank 0: every rank's entries, grouped by rank
   std::vector<Scalar> engine_a_;        ///< this rank's entries of A (the engine's input, entry order; zero elsewhere)
   std::unique_ptr<Impl::Numeric<Scalar, DevExec>> engine_;  ///< this rank's engine: its panels are its part of L
   std::unique_ptr<Impl::TopFanIn<Scalar, DevExec>> top_;    ///< the top-rank map: this rank's copy plan (with engine_)
