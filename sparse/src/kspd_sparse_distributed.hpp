@@ -399,7 +399,7 @@ class DistributedCholesky {
       entries_by_rank_.resize(size_t(nnz));
       for (size_type p = 0; p < nnz; ++p) entries_by_rank_[size_t(pos[size_t(entry_owner_[size_t(p)])]++)] = p;
     }
-    engine_a_.assign(nranks_ > 1 ? size_t(nnz) : 0, Scalar(0));  // (zero outside my_entries_, once)
+    engine_a_.clear();  // (allocated and zeroed once by the first assemble)
     engine_.reset();
     stats_ = DistributedStats{};
     stats_.analyse_seconds = MPI_Wtime() - t0;
@@ -409,6 +409,7 @@ class DistributedCholesky {
   /// zero elsewhere since the analysis: the panels of other ranks' supernodes collect this
   /// rank's updates into them.
   void assemble(const std::vector<Scalar>& mine) {
+    if (engine_a_.size() != symbolic_->a_rowind.size()) engine_a_.assign(symbolic_->a_rowind.size(), Scalar(0));
     for (size_t q = 0; q < mine.size(); ++q) engine_a_[size_t(my_entries_[q])] = mine[q];
   }
 
