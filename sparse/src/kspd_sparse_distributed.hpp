@@ -376,8 +376,7 @@ class DistributedCholesky {
         q += S.snodes[s].ncols;
       }
     plan_.build(S, layout_);
-    // Per entry of A: the rank owning the supernode whose panel holds it; this rank's
-    // entries, and on rank 0 every rank's (grouped by rank, entry order) for the scatter.
+    // Per entry of A: its panel's owner; this rank's entries; rank 0: all, grouped by rank.
     const size_type nnz = size_type(S.a_rowind.size());
     entry_owner_.resize(size_t(nnz));
     entry_count_.assign(size_t(nranks_), 0);
