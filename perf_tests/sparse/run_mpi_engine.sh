@@ -10,7 +10,7 @@
 # BIN: the kspd-solve executable (build/sparse/kspd-solve) or the build directory holding it.
 # OUTDIR: one log per run and table.txt. Environment: MPIEXEC (default mpiexec),
 # MPIEXEC_FLAGS (default --bind-to none --oversubscribe: the ranks' threads spread over the cores), SIZES_A
-# (default "40 56"), SIZE_B (56), SIZES_C ("40 56"; empty: skip C), GPUS ("off on": A's placements; "off" on a build without a GPU) (smaller ones for a smoke run), OPENBLAS_CORETYPE (default Haswell: OpenBLAS's Prescott kernels are the
+# (default "40 56"; empty: skip A), SIZE_B (56), SIZES_C ("40 56"; empty: skip C), GPUS ("off on": A's placements; "off" on a build without a GPU) (smaller ones for a smoke run), OPENBLAS_CORETYPE (default Haswell: OpenBLAS's Prescott kernels are the
 # wrong ones on the 16-core H100 host). One BLAS thread inside each task worker (kspd-solve's default).
 set -uo pipefail
 bin=${1:?kspd-solve executable or build directory}
@@ -56,7 +56,7 @@ row() {  # row LABEL SIZE BASE_LABEL BASE_S NEW_LABEL NEW_S TARGET
 echo "kspd-solve: $bin; $(nproc) cores; OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE; $mpiexec $flags" | tee -a "$table"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee -a "$table"
 echo "ratio = new / base (factor seconds, best of factor and refactor)" | tee -a "$table"
-for n in ${SIZES_A:-40 56}; do
+for n in ${SIZES_A-40 56}; do
   for gpu in ${GPUS-off on}; do
     s=$(run "A-single-$n-gpu$gpu" 0 --size "$n" --threads 16 --gpu "$gpu")
     d=$(run "A-rank1-$n-gpu$gpu" 1 --size "$n" --threads 16 --gpu "$gpu")

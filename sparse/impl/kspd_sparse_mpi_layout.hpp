@@ -10,6 +10,9 @@
 /// look-ahead is the scheduler's priority order. Every rank runs the same analysis, so every
 /// rank knows every owner and no map travels. The factor lives in each rank's engine
 /// storage (the owner's panel of each supernode).
+/// The top-rank map (device offload with several ranks, kspd_sparse_mpi_top.hpp): the
+/// local subtrees as above, every separator on rank 0 (kTopRank), whose device factors
+/// them in one resident run.
 
 #include <mpi.h>
 
@@ -55,7 +58,7 @@ struct DistributedStats {
 namespace Impl {
 
 /// Message tags on the library's duplicated communicator.
-enum MpiTag : int { kTagNotice = 101, kTagData = 104, kTagFwd = 111, kTagBwd = 112 };
+enum MpiTag : int { kTagNotice = 101, kTagData = 104, kTagFwd = 111, kTagBwd = 112, kTagTop = 121, kTagTopData = 122 };
 
 template <class T>
 inline MPI_Datatype mpi_type() {
@@ -132,13 +135,16 @@ struct MpiLayout {
   std::vector<int> home;   ///< per supernode: its local subtree's rank, -1: separator
   std::vector<int> owner;  ///< per supernode: the rank that factors it and holds its panel
   std::uint64_t map_hash = 0;  ///< of the given map's value for every supernode (0: none given)
+  bool top = false;            ///< the top-rank map: every separator on kTopRank
+  static constexpr int kTopRank = 0;
 
   /// Local subtrees (DistributedOptions::local_subtrees) whole on their rank; each
-  /// separator by DistributedOptions::map, or cyclically over the separators of its rank
-  /// range in postorder (file comment).
-  void build(const Symbolic& S, const DistributedOptions& opt, int me, int P) {
+  /// separator on kTopRank (top_rank), else by DistributedOptions::map, or cyclically over
+  /// the separators of its rank range in postorder (file comment).
+  void build(const Symbolic& S, const DistributedOptions& opt, int me, int P, bool top_rank = false) {
     rank = me;
     nranks = P;
+    top = top_rank && P > 1;
     const size_type ns = size_type(S.snodes.size());
     std::vector<std::pair<int, int>> range;
     if (opt.local_subtrees) home = subtree_map(S, P, &range);
@@ -161,7 +167,10 @@ struct MpiLayout {
                                                                                   << P << " ranks");
         map_hash = (map_hash ^ std::uint64_t(m)) * 1099511628211ull;
         if (h < 0) r = m;
-      } else if (h < 0) {
+      }
+      if (top && h < 0) {
+        r = kTopRank;
+      } else if (!opt.map && h < 0) {
         const auto rg = range[size_t(s)];
         r = rg.first + next[rg]++ % rg.second;
       }

@@ -16,11 +16,12 @@
 /// every placement is exercised there too.
 /// A SnodeSubset restricts the factorization to its supernodes: the panels of the other
 /// supernodes start at zero (plus A's entries given for them) and receive the subset's
-/// updates. The distributed solver runs each rank's supernodes so (host placement), with a
+/// updates. The distributed solver runs each rank's supernodes so: on host workers with a
 /// Transport that sends those accumulated panels to their owners and credits the ones that
-/// arrive (kspd_sparse_scheduler.hpp, kspd_sparse_distributed.hpp); with one rank the
-/// subset is the whole tree, there is no transport, and the distributed factorization is
-/// this one, in any placement.
+/// arrive (kspd_sparse_scheduler.hpp), or resident with a level hook through which rank 0
+/// adds the other ranks' contributions (kspd_sparse_mpi_top.hpp); with one rank the subset
+/// is the whole tree, there is no transport, and the distributed factorization is this
+/// one, in any placement.
 
 #include <Kokkos_Core.hpp>
 
@@ -99,6 +100,12 @@ class Numeric {
   bool resident() const { return placement_ == Placement::Resident; }
   /// The resident factor (placement Resident).
   const ResidentFactor<Scalar, OffloadExec>& resident_factor() const { return *resident_; }
+  /// Placement Resident: called before each level of the factorization (ResidentFactor::
+  /// LevelHook: the distributed solver adds other ranks' contributions there).
+  void set_level_hook(typename ResidentFactor<Scalar, OffloadExec>::LevelHook hook) {
+    KSPD_REQUIRE(resident(), Error, "kspd::sparse: internal error: a level hook needs the resident placement");
+    resident_->set_level_hook(std::move(hook));
+  }
 
   /// The panels of all supernodes in host memory (Supernode::value_offset, ld = nrows);
   /// with the resident placement they are copied from the device on the first call after a
@@ -134,16 +141,6 @@ class Numeric {
   }
   /// The last run stopped because another rank stopped (its failure is agreed after).
   bool stopped_by_remote() const { return stopped_by_remote_; }
-  /// A run that goes on from an earlier one (host placement): `done` (supernodes outside
-  /// the subset, closed downwards) were factored by it from their entries of A alone; the
-  /// next factorize assembles its A as usual, then takes the done panels from `panels` (the
-  /// earlier run's host values, the same layout) and adds the earlier run's updates into
-  /// their ancestors from there.
-  void continue_from(SnodeSubset done, const Scalar* panels) {
-    KSPD_REQUIRE(placement_ == Placement::Host, Error, "kspd::sparse: internal error: continue_from needs the host placement");
-    done_ = std::move(done);
-    start_panels_ = panels;
-  }
   /// The last resident solve's timeline (empty unless Offload::timeline).
   SolveTimeline solve_timeline() const { return rsolve_ ? rsolve_->timeline() : SolveTimeline{}; }
   /// The factor's values where they live, for a modification in place (update/downdate):
@@ -168,8 +165,8 @@ class Numeric {
       stats_.flops = S_.stats.flops;
       stats_.threads = 1;
       stats_.resident = true;
-      const size_type ns = size_type(S_.snodes.size());
       const auto& L = resident_->schedule();
+      const size_type ns = size_type(L.order.size());  // (a subset: its supernodes)
       size_type nsmall = 0;
       for (size_type l = 0; l < L.levels(); ++l) nsmall += L.small_end[size_t(l)] - L.level_begin[size_t(l)];
       stats_.device_ops[0] = stats_.device_ops[1] = ns;
@@ -230,7 +227,7 @@ class Numeric {
     if (subset_.empty()) return {};
     std::vector<char> used(S_.snodes.size(), 0);
     for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) {  // postorder: children first
-      used[size_t(s)] = used[size_t(s)] || in_subset(subset_, s) || (!done_.empty() && done_[size_t(s)]);
+      used[size_t(s)] = used[size_t(s)] || in_subset(subset_, s);
       const size_type p = S_.snodes[size_t(s)].parent;
       if (used[size_t(s)] && p >= 0) used[size_t(p)] = 1;
     }
@@ -272,22 +269,6 @@ class Numeric {
         if (avalues[p] != Scalar(0)) v[S_.value_map[p]] = avalues[p];
     }
     host_.mark_written();
-    if (start_panels_) {  // continue_from: the done panels and their updates into the ancestors
-      std::vector<char> from(S_.snodes.size(), 0);
-      for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) {  // postorder: children first
-        const Supernode& sn = S_.snodes[size_t(s)];
-        from[size_t(s)] = from[size_t(s)] || done_[size_t(s)];
-        if (from[size_t(s)] && sn.parent >= 0) from[size_t(sn.parent)] = 1;
-        if (!from[size_t(s)]) continue;
-        const Scalar* src = start_panels_ + sn.value_offset;
-        Scalar* dst = v + sn.value_offset;
-        const size_type len = sn.nrows() * sn.ncols;
-        if (done_[size_t(s)]) std::copy(src, src + len, dst);
-        else
-          for (size_type i = 0; i < len; ++i) dst[i] += src[i];
-      }
-      start_panels_ = nullptr;  // (the earlier run's storage may go)
-    }
     stats_.threads = nthreads;
     work_.assign(static_cast<size_t>(nthreads), Work{});
     size_type ndiag = 0;
@@ -305,7 +286,6 @@ class Numeric {
       if (gathered_[size_t(s)]) shared_[size_t(s)] = std::make_unique<Gathered>();
     sched.gather_updates(gathered_);
     sched.set_transport(transport_);
-    sched.set_done(done_);
     stats_.threads = sched.run(  // fewer when the system refused a thread
         nthreads, [&](size_type t, int w) { run_task(S_.tasks[size_t(t)], work_[size_t(w)], w); },
         [&](size_type) {
@@ -536,8 +516,6 @@ class Numeric {
   PivotFailure failure_;
   Transport* transport_ = nullptr;
   bool stopped_by_remote_ = false;
-  SnodeSubset done_;                     ///< continue_from: supernodes factored by an earlier run
-  const Scalar* start_panels_ = nullptr;  ///< continue_from: its panels
   FactorPages<Scalar> host_;  ///< the host placement's values (Linux: fresh zero pages)
   Kokkos::View<Scalar*, StagingSpace> pinned_;
   Scalar* vals_ = nullptr;

@@ -14,13 +14,15 @@
 /// failing supernode in postorder is reported (its descendants did not fail, so its failure
 /// is the matrix's, not a consequence of another one).
 /// The triangular solves run by level too (kspd_sparse_resident_solve.hpp), on the factor
-/// where it lives. Generic over the execution space: on CPU builds the "device" is a host
+/// where it lives. A level hook (set_level_hook) lets a caller queue work before a level
+/// (the distributed solver's contributions from other ranks). Generic over the execution space: on CPU builds the "device" is a host
 /// space, so this path is compiled and tested everywhere.
 
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -126,6 +128,13 @@ class ResidentFactor {
   const LevelSchedule& schedule() const { return sched_; }
   const DView<std::int64_t>& order() const { return order_; }
 
+  /// Called before level l of the factorization with the instance the levels are queued
+  /// on; what it queues there runs before the level. The distributed solver's top rank adds
+  /// the other ranks' contributions to the separators' panels there (kspd_sparse_mpi_top.hpp),
+  /// so no MPI reaches this engine. Empty: none.
+  using LevelHook = std::function<void(const Exec&, size_type level)>;
+  void set_level_hook(LevelHook hook) { hook_ = std::move(hook); }
+
   /// Seconds per phase of the last factorization, measured with fences (timeline on).
   struct Timeline {
     double assemble = 0, small = 0, large = 0, info = 0;
@@ -162,6 +171,7 @@ class ResidentFactor {
     for (size_type l = 0; l < sched_.levels(); ++l) {
       const size_type b = sched_.level_begin[size_t(l)], e = sched_.small_end[size_t(l)];
       const size_type nlarge = sched_.level_begin[size_t(l + 1)] - e;
+      if (hook_) hook_(exec, l);
       if (e > b) factor_small(exec, b, e);
       lap(tl_.small);
       if (nlarge == 1 || streams_.size() <= 1) {
@@ -355,6 +365,7 @@ class ResidentFactor {
   std::vector<Exec> streams_;
   size_type side_rows_ = 0;
   Timeline tl_;
+  LevelHook hook_;
 };
 
 }  // namespace kspd::sparse::Impl

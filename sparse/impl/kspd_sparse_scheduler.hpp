@@ -67,9 +67,6 @@ class Scheduler {
   void gather_updates(std::vector<char> flags) { gather_ = std::move(flags); }
   /// The distributed run (file comment); nullptr: one process.
   void set_transport(Transport* t) { transport_ = t; }
-  /// Supernodes (outside the subset) whose tasks ran before this run (a rank's local
-  /// subtrees, factored on its device first): their updates are delivered at the start.
-  void set_done(SnodeSubset done) { done_before_ = std::move(done); }
 
   /// Main thread (Transport::progress): n updates into supernode s arrived from another rank.
   void credit(size_type s, int n) {
@@ -111,34 +108,18 @@ class Scheduler {
       if (ndeps(t) == 0) ready_.push(entry(t));
     }
     const size_type ns = size_type(S_.snodes.size());
-    auto done_before = [&](size_type s) { return !done_before_.empty() && done_before_[size_t(s)]; };
-    std::vector<char> touched;  // supernodes outside the subset that this rank's updates reach
     if (transport_) {  // a supernode outside the subset counts this rank's updates into it
-      touched.assign(size_t(ns), 0);
       for (size_type s = 0; s < ns; ++s)
         if (!in_subset(subset_, s)) deps_[size_t(s)].store(0, std::memory_order_relaxed);
       for (size_type s = 0; s < ns; ++s) {
-        if (!in_subset(subset_, s) && !done_before(s)) continue;
+        if (!in_subset(subset_, s)) continue;
         const Supernode& sn = S_.snodes[size_t(s)];
         for (size_type b = sn.block_begin + 1; b < sn.block_end; ++b) {
           const size_type t = S_.blocks[size_t(b)].target;
-          if (in_subset(subset_, t) || done_before(t)) continue;  // (inside the earlier run: done)
-          touched[size_t(t)] = 1;
-          if (!done_before(s)) deps_[size_t(t)].fetch_add(1, std::memory_order_relaxed);
+          if (!in_subset(subset_, t)) deps_[size_t(t)].fetch_add(1, std::memory_order_relaxed);
         }
       }
     }
-    for (size_type s = 0; s < ns; ++s) {  // the updates of an earlier run into this one's supernodes
-      if (!done_before(s)) continue;
-      const Supernode& sn = S_.snodes[size_t(s)];
-      for (size_type b = sn.block_begin + 1; b < sn.block_end; ++b) {
-        const size_type t = S_.blocks[size_t(b)].target;
-        if (in_subset(subset_, t) && deps_[size_t(t)].fetch_sub(1, std::memory_order_relaxed) == 1) ready_.push(entry(t));
-      }
-    }
-    if (transport_)  // contributions made entirely by the earlier run travel at once
-      for (size_type t = 0; t < ns; ++t)
-        if (touched[size_t(t)] && deps_[size_t(t)].load(std::memory_order_relaxed) == 0) transport_->contribution_done(t);
     auto worker = [&](int w) {
       std::vector<size_type> newly;
       size_type t = -1;  // a task this worker kept from its last completion (no queue trip)
@@ -322,7 +303,6 @@ class Scheduler {
     return int(S_.blocks[size_t(sn.block_end - 1)].trsm_task - S_.blocks[size_t(sn.block_begin + 1)].trsm_task + 1);
   }
   std::vector<char> gather_;
-  SnodeSubset done_before_;
   using Entry = std::pair<size_type, size_type>;  // (priority key, task); smaller key first
   Entry entry(size_type t) const {
     const Task& task = S_.tasks[size_t(t)];

@@ -33,11 +33,15 @@
 /// With one rank there is no transport and no MPI call in the factorization: the engine
 /// factors the whole tree in any placement (host workers, resident on the GPU, top of the
 /// tree) and solves (on the device for the resident placement). With more ranks and
-/// DistributedOptions::engine.offload on, each rank first factors its local subtrees alone
-/// in the engine's device placement (resident, or top of the tree; a subset closed
-/// downwards, no transport), then the engine goes on from those panels (Numeric::
-/// continue_from) on host workers with the transport for the separators; without offload
-/// one host run does both. The separators' tasks always run the engine's host task bodies.
+/// DistributedOptions::engine.offload on (placement Resident, the resident factor within
+/// every rank's Offload::device_memory_limit): the top-rank map (MpiLayout::top) puts every
+/// separator on rank 0; each other rank factors its local subtrees in one resident run and
+/// sends its contributions to the separators once, packed on its device; rank 0 factors its
+/// subtrees and all separators in ONE resident run whose level hook adds the contributions
+/// on the device as the levels that need them come (Impl::TopFanIn,
+/// kspd_sparse_mpi_top.hpp). No host worker takes part. Otherwise (offload off, placement
+/// TopOfTree, or a resident factor over the budget with fallback cpu) every rank runs host
+/// workers with the fan-in transport on the round-robin map.
 /// All member functions except the accessors are collective over the communicator, which
 /// is duplicated so the library's messages never meet the application's.
 /// A matrix that is not positive definite makes every rank throw the same
@@ -66,11 +70,13 @@
 #include "kspd_runtime.hpp"
 #include "kspd_sparse_csc.hpp"
 #include "kspd_sparse_mpi_chunked.hpp"
+#include "kspd_sparse_mpi_distribute.hpp"
 #include "kspd_sparse_mpi_error.hpp"
 #include "kspd_sparse_mpi_factor.hpp"
 #include "kspd_sparse_mpi_input.hpp"
 #include "kspd_sparse_mpi_layout.hpp"
 #include "kspd_sparse_mpi_solve.hpp"
+#include "kspd_sparse_mpi_top.hpp"
 #include "kspd_sparse_numeric.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
@@ -158,24 +164,27 @@ class DistributedCholesky {
       stats_.distribute_seconds = MPI_Wtime() - t0;
       return factor(A.values.data());
     }
-    std::vector<std::int64_t> counts(size_t(nranks_), 0), displs(size_t(nranks_), 0);
+    // Each rank gets the entries of its supernodes' panels, through the per-rank entry
+    // lists of the analysis (no pass over the pattern here). The top-rank map: rank 0 owns
+    // every separator and holds A, so its engine reads A in place, as one rank does (the
+    // entries of other ranks' subtrees land in panels it neither factors nor reads).
+    const bool in_place = layout_.top && rank_ == 0;
+    std::vector<std::int64_t> counts(entry_count_), displs(size_t(nranks_), 0);
+    if (layout_.top) counts[0] = 0;
+    for (int r = 1; r < nranks_; ++r) displs[size_t(r)] = displs[size_t(r - 1)] + counts[size_t(r - 1)];
     std::vector<Scalar> sendbuf, mine;
     Impl::agree(comm_, [&] {
-      for_each_entry(0, S.n, [&](size_type, int r) { ++counts[size_t(r)]; });
-      for (int r = 1; r < nranks_; ++r) displs[size_t(r)] = displs[size_t(r - 1)] + counts[size_t(r - 1)];
-      mine.resize(size_t(counts[size_t(rank_)]));
+      if (!in_place) mine.resize(my_entries_.size());
       if (rank_ != 0) return;
       check_values(A);
-      sendbuf.resize(A.values.size());
-      std::vector<std::int64_t> pos(displs);
-      for_each_entry(0, S.n, [&](size_type p, int r) {
-        sendbuf[size_t(pos[size_t(r)]++)] = A.values[size_t(p)];
-      });
+      sendbuf.resize(size_t(displs.back() + counts.back()));
+      const size_type skip = layout_.top ? entry_count_[0] : 0;  // (rank 0's: in place)
+      for (size_t q = 0; q < sendbuf.size(); ++q) sendbuf[q] = A.values[size_t(entries_by_rank_[q + size_t(skip)])];
     });
-    Impl::scatterv_n(sendbuf.data(), counts, displs, mine.data(), counts[size_t(rank_)], 0, comm_);
-    assemble(0, S.n, mine);
+    Impl::scatterv_n(sendbuf.data(), counts, displs, mine.data(), std::int64_t(mine.size()), 0, comm_);
+    if (!in_place) assemble(mine);
     stats_.distribute_seconds = MPI_Wtime() - t0;
-    return factor();
+    return factor(in_place ? A.values.data() : nullptr);
   }
 
   /// Rank 0's A against the analysis: the same pattern, one value per entry.
@@ -194,63 +203,14 @@ class DistributedCholesky {
   size_type factorize_info(const DistributedColumns<Scalar>& A) {
     factored_ = false;
     Impl::agree(comm_, [&] { Impl::check_columns(A); });
-    const size_type nloc = A.col_end - A.col_begin;
-    // Gather the pattern on every rank (the checks below see the same data on every rank).
-    std::int64_t mine[4] = {A.n, A.col_begin, A.col_end, A.colptr.back()};
-    std::vector<std::int64_t> all(size_t(4 * nranks_));
-    KSPD_MPI_SAFE_CALL(MPI_Allgather(mine, 4, MPI_INT64_T, all.data(), 4, MPI_INT64_T, comm_));
-    const size_type n = all[0];
-    std::vector<std::int64_t> ccount(size_t(nranks_), 0), cdispl(size_t(nranks_), 0), ecount(size_t(nranks_), 0),
-        edispl(size_t(nranks_), 0);
-    for (int r = 0; r < nranks_; ++r) {
-      const std::int64_t* a = all.data() + 4 * r;
-      KSPD_REQUIRE(a[0] == n, InvalidArgument,
-                   "kspd::sparse::DistributedCholesky::factorize: DistributedColumns::n differs between the ranks: rank "
-                       << r << " has n = " << a[0] << ", rank 0 has n = " << n);
-      KSPD_REQUIRE(a[1] == (r == 0 ? 0 : all[size_t(4 * r - 2)]) && (r + 1 < nranks_ || a[2] == n), InvalidArgument,
-                   "kspd::sparse::DistributedCholesky::factorize: column ranges must be contiguous, ascending with the rank "
-                   "and cover [0, n = " << n << "); rank " << r << " has [" << a[1] << ", " << a[2] << ")");
-      ccount[size_t(r)] = a[2] - a[1];
-      ecount[size_t(r)] = a[3];
-      if (r > 0) {
-        cdispl[size_t(r)] = cdispl[size_t(r - 1)] + ccount[size_t(r - 1)];
-        edispl[size_t(r)] = edispl[size_t(r - 1)] + ecount[size_t(r - 1)];
-      }
-    }
-    const size_type nnz = size_type(edispl.back()) + ecount.back();
-    std::vector<size_type> lens, colptr, rowind, mylen;
-    Impl::agree(comm_, [&] {  // (allocation)
-      lens.resize(size_t(n));
-      colptr.assign(size_t(n + 1), 0);
-      rowind.resize(size_t(nnz));
-      mylen.resize(size_t(nloc));
-    });
-    for (size_type j = 0; j < nloc; ++j) mylen[size_t(j)] = A.colptr[size_t(j + 1)] - A.colptr[size_t(j)];
-    Impl::allgatherv_n(mylen.data(), lens.data(), ccount, cdispl, comm_);
-    Impl::allgatherv_n(A.rowind.data(), rowind.data(), ecount, edispl, comm_);
-    for (size_type j = 0; j < n; ++j) colptr[size_t(j + 1)] = colptr[size_t(j)] + lens[size_t(j)];
+    size_type n = 0;
+    std::vector<size_type> colptr, rowind;
+    Impl::allgather_pattern(comm_, A, n, colptr, rowind);
     if (!symbolic_ || !symbolic_->same_pattern(n, colptr, rowind)) analyse_pattern(n, colptr, rowind);
     const auto t0 = MPI_Wtime();
-    // Values: each rank sends the entries of its columns to their owners (entry order).
-    std::vector<std::int64_t> scount(size_t(nranks_), 0), sdispl(size_t(nranks_), 0), rcount(size_t(nranks_), 0),
-        rdispl(size_t(nranks_), 0);
-    std::vector<Scalar> sendbuf;
-    Impl::agree(comm_, [&] {
-      for_each_entry(A.col_begin, A.col_end, [&](size_type, int r) { ++scount[size_t(r)]; });
-      for (int r = 1; r < nranks_; ++r) sdispl[size_t(r)] = sdispl[size_t(r - 1)] + scount[size_t(r - 1)];
-      sendbuf.resize(A.values.size());
-      std::vector<std::int64_t> pos(sdispl);
-      const size_type base = colptr[size_t(A.col_begin)];
-      for_each_entry(A.col_begin, A.col_end, [&](size_type p, int r) {
-        sendbuf[size_t(pos[size_t(r)]++)] = A.values[size_t(p - base)];
-      });
-    });
-    KSPD_MPI_SAFE_CALL(MPI_Alltoall(scount.data(), 1, MPI_INT64_T, rcount.data(), 1, MPI_INT64_T, comm_));
-    for (int r = 1; r < nranks_; ++r) rdispl[size_t(r)] = rdispl[size_t(r - 1)] + rcount[size_t(r - 1)];
-    std::vector<Scalar> recv;
-    Impl::agree(comm_, [&] { recv.resize(size_t(rdispl.back() + rcount.back())); });
-    Impl::alltoallv_n(sendbuf.data(), scount, sdispl, recv.data(), rcount, rdispl, comm_);
-    assemble(0, n, recv);
+    const std::vector<Scalar> recv = Impl::route_values(comm_, A.values.data(), entry_owner_,
+                                                        colptr[size_t(A.col_begin)], colptr[size_t(A.col_end)]);
+    assemble(recv);
     stats_.distribute_seconds = MPI_Wtime() - t0;
     return factor();
   }
@@ -365,6 +325,7 @@ class DistributedCholesky {
   /// leaves no analysis.
   void analyse_pattern(size_type n, const std::vector<size_type>& colptr, const std::vector<size_type>& rowind) {
     const auto t0 = MPI_Wtime();
+    top_.reset();
     engine_.reset();  // (it refers to the analysis)
     symbolic_.reset();
     factored_ = false;
@@ -383,8 +344,14 @@ class DistributedCholesky {
       o.ordering = Ordering::User;
       o.user_permutation = std::move(perm);
       sym = std::make_unique<Impl::Symbolic>(Impl::analyse(P, o));
-      layout.build(*sym, opt_, rank_, nranks_);
     });
+    // Device offload with several ranks: the top-rank map (every separator on rank 0's
+    // device) when the resident factor fits every rank's budget (file comment).
+    const Offload& off = opt_.engine.offload;
+    int fits = nranks_ > 1 && off.any() && off.placement == Offload::Placement::Resident &&
+               Impl::ResidentFactor<Scalar, DevExec>::bytes_needed(*sym) <= double(off.device_memory_limit);
+    KSPD_MPI_SAFE_CALL(MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, comm_));
+    Impl::agree(comm_, [&] { layout.build(*sym, opt_, rank_, nranks_, fits != 0); });
     // The same owners on every rank (a given map must not depend on the calling rank).
     std::uint64_t h = 1469598103934665603ull, h0 = 0;
     for (int o : layout.owner) h = (h ^ std::uint64_t(o)) * 1099511628211ull;
@@ -409,35 +376,40 @@ class DistributedCholesky {
         q += S.snodes[s].ncols;
       }
     plan_.build(S, layout_);
-    entry_owner_.resize(S.a_rowind.size());
-    entry_snode_.resize(S.a_rowind.size());
+    // Per entry of A: its panel's owner; this rank's entries; rank 0: all, grouped by rank.
+    const size_type nnz = size_type(S.a_rowind.size());
+    entry_owner_.resize(size_t(nnz));
+    entry_count_.assign(size_t(nranks_), 0);
     for (size_type j = 0; j < S.n; ++j)
       for (size_type p = S.a_colptr[size_t(j)]; p < S.a_colptr[size_t(j + 1)]; ++p) {
         const size_type ni = S.iperm[size_t(S.a_rowind[size_t(p)])], nj = S.iperm[size_t(j)];
-        entry_snode_[size_t(p)] = S.col_snode[size_t(std::min(ni, nj))];
-        entry_owner_[size_t(p)] = layout_.owner[size_t(entry_snode_[size_t(p)])];
+        const int o = layout_.owner[size_t(S.col_snode[size_t(std::min(ni, nj))])];
+        entry_owner_[size_t(p)] = o;
+        ++entry_count_[size_t(o)];
       }
+    my_entries_.clear();
+    my_entries_.reserve(size_t(entry_count_[size_t(rank_)]));
+    for (size_type p = 0; p < nnz; ++p)
+      if (entry_owner_[size_t(p)] == rank_) my_entries_.push_back(p);
+    entries_by_rank_.clear();
+    if (rank_ == 0 && nranks_ > 1) {
+      std::vector<std::int64_t> pos(size_t(nranks_), 0);
+      for (int r = 1; r < nranks_; ++r) pos[size_t(r)] = pos[size_t(r - 1)] + entry_count_[size_t(r - 1)];
+      entries_by_rank_.resize(size_t(nnz));
+      for (size_type p = 0; p < nnz; ++p) entries_by_rank_[size_t(pos[size_t(entry_owner_[size_t(p)])]++)] = p;
+    }
+    engine_a_.clear();  // (allocated and zeroed once by the first assemble)
     engine_.reset();
     stats_ = DistributedStats{};
     stats_.analyse_seconds = MPI_Wtime() - t0;
   }
 
-  /// f(p, owner rank) for the entries of A (analysed order) in columns [c0, c1): an entry
-  /// goes to the owner of the supernode whose panel holds it.
-  template <class F>
-  void for_each_entry(size_type c0, size_type c1, F&& f) const {
-    const Impl::Symbolic& S = *symbolic_;
-    for (size_type p = S.a_colptr[size_t(c0)]; p < S.a_colptr[size_t(c1)]; ++p) f(p, entry_owner_[size_t(p)]);
-  }
-
-  /// This rank's values, given in entry order, into the engine's input (zero elsewhere: the
-  /// panels of other ranks' supernodes collect this rank's updates into them).
-  void assemble(size_type c0, size_type c1, const std::vector<Scalar>& mine) {
-    engine_a_.assign(symbolic_->a_rowind.size(), Scalar(0));
-    size_t q = 0;
-    for_each_entry(c0, c1, [&](size_type p, int r) {
-      if (r == rank_) engine_a_[size_t(p)] = mine[q++];
-    });
+  /// This rank's values (its entries, in entry order) into the engine's input, which is
+  /// zero elsewhere since the analysis: the panels of other ranks' supernodes collect this
+  /// rank's updates into them.
+  void assemble(const std::vector<Scalar>& mine) {
+    if (engine_a_.size() != symbolic_->a_rowind.size()) engine_a_.assign(symbolic_->a_rowind.size(), Scalar(0));
+    for (size_t q = 0; q < mine.size(); ++q) engine_a_[size_t(my_entries_[q])] = mine[q];
   }
 
   /// The factorization (file comment); returns the agreed info (0: success).
@@ -449,75 +421,101 @@ class DistributedCholesky {
     const int threads = Impl::rank_threads(comm_, opt_.engine.threads);
     engine_opt_ = opt_.engine;
     engine_opt_.threads = threads;
-    // More ranks with offload: the local subtrees first in the engine's device placement
-    // (a subset closed downwards), then the rest on host workers with the transport, going
-    // on from those panels (file comment).
-    const bool device_first = nranks_ > 1 && opt_.engine.offload.any() && stats_local_subtrees() > 0;
-    device_opt_ = engine_opt_;
-    if (nranks_ > 1) {
+    const bool top = layout_.top, fanin = nranks_ > 1 && !top;
+    bool device_fallback = false;
+    if (fanin && opt_.engine.offload.any()) {
+      // More ranks without the top-rank map (placement TopOfTree, or a resident factor over
+      // the device budget): host workers with the transport, which needs host panels.
+      const bool resident = opt_.engine.offload.placement == Offload::Placement::Resident;
+      Impl::agree(comm_, [&] {
+        KSPD_REQUIRE(!resident || opt_.engine.offload.fallback != OffloadFallback::Fail, OutOfDeviceMemory,
+                     "kspd::sparse: the device-resident factor needs "
+                         << std::int64_t(Impl::ResidentFactor<Scalar, DevExec>::bytes_needed(S))
+                         << " bytes of device memory, over the budget Offload::device_memory_limit = "
+                         << opt_.engine.offload.device_memory_limit << " on some rank; raise it, or use fallback cpu");
+      });
+      device_fallback = resident;
       Offload host;
       host.timeline = opt_.engine.offload.timeline;
       engine_opt_.offload = host;
     }
+    // The top-rank map was chosen because the resident factor fits the budget: a failing
+    // allocation is an error (every rank throws it), not a silent host fallback.
+    if (top) engine_opt_.offload.fallback = OffloadFallback::Fail;
     using Engine = Impl::Numeric<Scalar, DevExec>;
     // The engine of the last successful factorization is reused (same analysis, options
-    // and subset: its storage is already in memory, as in the single-process refactorization);
-    // the device-first path builds its engine from the device run's panels each time.
-    if (device_first) engine_.reset();
+    // and subset: its storage is already in memory, as in the single-process refactorization).
     std::unique_ptr<Impl::MpiTransport<Scalar, Engine>> transport;
     Impl::PivotFailure f;
-    FactorStats device_stats;
+    bool sent = false;
     stats_.fanin_bytes = 0;
     stats_.fanin_messages = 0;
+    const DevExec exec;
     Impl::LocalError err = Impl::LocalError::capture([&] {
+      if (top_) top_->begin();  // (first: a rank that fails below still drains every message)
       // every rank gets a transport first: one whose engine fails still tells the others
-      if (nranks_ > 1) transport = std::make_unique<Impl::MpiTransport<Scalar, Engine>>(S, layout_, plan_, comm_, stats_);
-      std::unique_ptr<Engine> local;
-      Impl::SnodeSubset mine = nranks_ > 1 ? layout_.subset_of(rank_) : Impl::SnodeSubset{};
-      if (device_first) {
-        const Impl::SnodeSubset sub = layout_.subtrees_of(rank_);
-        std::vector<Scalar> a(engine_a_.size(), Scalar(0));  // the subtrees' entries only
-        for (size_t p = 0; p < a.size(); ++p)
-          if (layout_.home[size_t(entry_snode_[p])] == rank_) a[p] = engine_a_[p];
-        local = std::make_unique<Engine>(S, device_opt_, sub);
-        f = local->factorize(DevExec(), a.data());
-        device_stats = local->stats();
-        if (f.failed()) return;
-        for (size_t s = 0; s < mine.size(); ++s) mine[s] = mine[s] && !sub[s];
-        engine_ = std::make_unique<Engine>(S, engine_opt_, mine);
-        engine_->continue_from(sub, local->values());
-      } else if (!engine_) {
-        engine_ = std::make_unique<Engine>(S, engine_opt_, mine);
+      if (fanin) transport = std::make_unique<Impl::MpiTransport<Scalar, Engine>>(S, layout_, plan_, comm_, stats_);
+      if (!engine_) {
+        top_.reset();
+        engine_ = std::make_unique<Engine>(S, engine_opt_, nranks_ > 1 ? layout_.subset_of(rank_) : Impl::SnodeSubset{});
+        if (top)
+          top_ = std::make_unique<Impl::TopFanIn<Scalar, DevExec>>(S, layout_, plan_, comm_,
+                                                                    engine_->resident_factor().schedule());
       }
       if (transport) {
         transport->attach(*engine_);
         engine_->set_transport(transport.get());
       }
-      f = engine_->factorize(DevExec(), avalues);
+      if (!top) {
+        f = engine_->factorize(exec, avalues);
+        return;
+      }
+      KSPD_REQUIRE(engine_->resident(), Error, "kspd::sparse (MPI): internal error: the top-rank map needs the resident placement");
+      Scalar* dvals = engine_->resident_factor().values().data();
+      engine_->set_level_hook([this, dvals](const DevExec& ex, size_type l) { top_->before_level(ex, dvals, l); });
+      try {
+        f = engine_->factorize(exec, avalues);
+      } catch (const Impl::RemoteAbort&) {  // the failure is the other rank's (agreed below)
+        exec.fence();
+      }
+      if (rank_ != layout_.kTopRank) {
+        sent = true;  // (a failing send is an MPI error: no second header)
+        top_->send(exec, dvals, !f.failed(), stats_);
+      }
     });
-    if (nranks_ > 1) {
+    if (fanin) {
       Impl::LocalError late = Impl::LocalError::capture([&] {
         KSPD_REQUIRE(transport != nullptr, Error, "kspd::sparse (MPI): the transport could not be created");
         if (err || f.failed()) transport->notify_abort();  // (once: a failing scheduler told already)
       });
       if (!err) err = late;
       if (transport) transport->finish(err || f.failed());  // collective
+    } else if (top) {  // the top rank receives what is left; another rank that failed first says so
+      Impl::LocalError late = Impl::LocalError::capture([&] {
+        if (rank_ == layout_.kTopRank) Impl::top_drain<Scalar>(comm_, top_ ? top_->received() : std::vector<char>());
+        else if (!sent) Impl::top_send_abort(comm_);
+      });
+      if (!err) err = late;
     }
-    const FactorStats es = engine_ ? engine_->stats() : FactorStats{};  // (none: the device run failed)
-    if (err || f.failed()) engine_.reset();  // a failed run's engine is not reused
+    const FactorStats es = engine_ ? engine_->stats() : FactorStats{};
+    if (err || f.failed()) {  // a failed run's engine is not reused (its queued work done first)
+      exec.fence();
+      top_.reset();
+      engine_.reset();
+    }
     Impl::agree_error(comm_, err);
     std::int64_t col = -1;
     if (f.failed()) col = std::int64_t(S.perm[size_t(S.snodes[size_t(f.snode)].first_col + f.col)]);
     const Impl::MpiFactorResult res =
         nranks_ > 1 ? Impl::agree_pivot_failure(comm_, col >= 0, col, f.pivot, rank_) : one_rank_result(col, f.pivot);
-    stats_.local_seconds = es.seconds + device_stats.seconds;
+    stats_.local_seconds = es.seconds;
     for (int i = 0; i < 3; ++i) {
-      stats_.host_ops[i] = es.host_ops[i] + device_stats.host_ops[i];
-      stats_.device_ops[i] = es.device_ops[i] + device_stats.device_ops[i];
+      stats_.host_ops[i] = es.host_ops[i];
+      stats_.device_ops[i] = es.device_ops[i];
     }
     stats_.offload = opt_.engine.offload.any();
-    stats_.device_fallback = es.fallbacks > 0 || device_stats.fallbacks > 0;
-    stats_.local_resident = es.resident || device_stats.resident;
+    stats_.device_fallback = device_fallback || es.fallbacks > 0;
+    stats_.local_resident = es.resident;
     stats_.host_threads = es.resident ? 1 : es.threads;
     stats_.local_supernodes = stats_.owned_separators = 0;
     stats_.local_values = 0;
@@ -531,12 +529,6 @@ class DistributedCholesky {
     fail_message_ = res.message;
     factored_ = res.info == 0;
     return res.info;
-  }
-  /// Supernodes of this rank's local subtrees.
-  size_type stats_local_subtrees() const {
-    size_type k = 0;
-    for (int h : layout_.home) k += h == rank_;
-    return k;
   }
   /// One rank: the engine's failure as the agreed result (no MPI call).
   Impl::MpiFactorResult one_rank_result(std::int64_t col, double pivot) const {
@@ -584,11 +576,13 @@ class DistributedCholesky {
 
   DistributedOptions opt_;
   Options engine_opt_;  ///< opt_.engine with this rank's threads and placement (the engine keeps a reference)
-  Options device_opt_;  ///< more ranks with offload: the local subtrees' run (the engine's device placement)
-  std::vector<size_type> entry_snode_;  ///< per entry of A: the supernode whose panel holds it
-  std::vector<int> entry_owner_;        ///< per entry of A: its owner rank
+  std::vector<int> entry_owner_;                ///< per entry of A: its owner rank
+  std::vector<std::int64_t> entry_count_;       ///< per rank: its entries of A
+  std::vector<size_type> my_entries_;           ///< this rank's entries of A (ascending)
+  std::vector<size_type> entries_by_rank_;      ///< rank 0: every rank's entries, grouped by rank
   std::vector<Scalar> engine_a_;        ///< this rank's entries of A (the engine's input, entry order; zero elsewhere)
   std::unique_ptr<Impl::Numeric<Scalar, DevExec>> engine_;  ///< this rank's engine: its panels are its part of L
+  std::unique_ptr<Impl::TopFanIn<Scalar, DevExec>> top_;    ///< the top-rank map: this rank's copy plan (with engine_)
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, nranks_ = 1;
   std::unique_ptr<Impl::Symbolic> symbolic_;

@@ -97,8 +97,11 @@ struct DistributedOptions {
   /// The single-process engine: ordering, relaxation, max_supernode, max_trsm_rows must be
   /// the same on every rank; threads are each rank's (threads = 0: the node's cores shared
   /// among the ranks on it; more than 1 needs MPI_THREAD_FUNNELED). offload: with one rank,
-  /// the engine's placement as in one process; with more, each rank's local subtrees in that
-  /// placement, the separators on host workers (the transport needs host panels).
+  /// the engine's placement as in one process; with more and placement Resident (the factor
+  /// within the budget), each rank's local subtrees resident on its device and every
+  /// separator resident on rank 0's device, fed with the other ranks' contributions; with
+  /// more and placement TopOfTree (or over the budget, fallback cpu), host workers on every
+  /// rank (the fan-in transport needs host panels).
   Options engine;
   /// false: no local subtrees, every supernode is a separator placed by the map (tests of
   /// the transport: almost every update crosses ranks).

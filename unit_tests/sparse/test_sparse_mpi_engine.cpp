@@ -21,6 +21,7 @@
 #include "kspd_sparse_io.hpp"
 #include "kspd_sparse_supernodal_cholesky.hpp"
 #include "kspd_test_data.hpp"
+#include "mpi_test_helpers.hpp"
 #include "sparse_test_helpers.hpp"
 
 namespace {
@@ -314,6 +315,55 @@ TEST(SparseMpiEngine, NotPositiveDefiniteInALocalSubtreeAndInASeparator) {
       expect_same_failing_column(Ad, in_separator, pl, "separator");
       expect_same_failing_column(cast<float>(Ad), in_separator, pl, "separator (float)");
     }
+  }
+}
+
+// Offload (resident) with several ranks: the top-rank map. The local subtrees stay whole on
+// their rank, every separator is on rank 0; the factor and solution equal the
+// single-process solver's with the input on rank 0 and distributed by columns, in double
+// and float, with narrow supernodes (a top separator of many chunks); each other rank sends
+// at most one message. A failing pivot in a separator (on rank 0) and in rank 2's local
+// subtree (the last rank with fewer ranks) gives the same column on every rank.
+TEST(SparseMpiEngine, ResidentOffloadFactorsEverySeparatorOnRankZero) {
+  const int P = size_of_world(), target = std::min(2, P - 1);
+  const auto Ad = ks::laplacian_3d<double>(9, 8, 7);
+  ks::DistributedOptions opt = options_for(Placement::Resident);
+  opt.engine.max_supernode = 16;  // as expect_same_failing_column
+  ks::DistributedCholesky<double> probe(MPI_COMM_WORLD, opt);
+  probe.analyze(rank_of_world() == 0 ? Ad : ks::CscMatrix<double>{});
+  const auto& S = probe.symbolic();
+  const auto& L = probe.layout();
+  EXPECT_EQ(L.top, P > 1);
+  size_type in_subtree = -1, top_separator = -1, low_separator = -1, separators = 0;
+  for (size_type s = 0; s < size_type(S.snodes.size()); ++s) {
+    if (L.home[size_t(s)] >= 0) {
+      EXPECT_EQ(L.owner[size_t(s)], L.home[size_t(s)]) << "supernode " << s;
+    } else {
+      EXPECT_EQ(L.owner[size_t(s)], 0) << "separator " << s << " not on rank 0";
+      ++separators;
+      if (low_separator < 0) low_separator = S.perm[size_t(S.snodes[size_t(s)].first_col)];
+      top_separator = S.perm[size_t(S.snodes[size_t(s)].first_col)];
+    }
+    if (L.home[size_t(s)] == target && in_subtree < 0) in_subtree = S.perm[size_t(S.snodes[size_t(s)].first_col)];
+  }
+  ASSERT_GE(in_subtree, 0) << "rank " << target << " has no local subtree";
+  if (P > 1) ASSERT_GT(separators, 1) << "no separator chain with " << P << " ranks";
+  for (size_type c : {in_subtree, low_separator, top_separator}) {
+    if (c < 0) continue;
+    expect_same_failing_column(Ad, c, Placement::Resident, "resident, top-rank map");
+    expect_same_failing_column(cast<float>(Ad), c, Placement::Resident, "resident, top-rank map (float)");
+  }
+  // the solution, also with the input distributed by columns (run_case: vs the host solver)
+  for (bool by_columns : {false, true}) {
+    const auto ck = kspd::test::mpi::run_case(Ad, 2, opt, by_columns);
+    EXPECT_LE(ck.max_resid, 1e-10);
+    EXPECT_LE(ck.max_diff, 1e-11);
+    EXPECT_EQ(ck.host_tasks, 0) << "no host worker";
+    EXPECT_LE(ck.messages, double(P - 1)) << "one message per other rank at most";
+    if (P > 1) EXPECT_GT(ck.messages, 0) << "the other ranks' contributions";
+    const auto cf = kspd::test::mpi::run_case(cast<float>(ks::elasticity_3d<double>(5, 4, 3)), 1, opt, by_columns);
+    EXPECT_LE(cf.max_resid, 1e-5);
+    EXPECT_LE(cf.max_diff, 1e-3);
   }
 }
 

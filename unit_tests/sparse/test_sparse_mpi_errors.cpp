@@ -265,6 +265,50 @@ TEST(SparseMpi, ErrorInsideTheFactorizationIsThrownOnEveryRank) {
   }
 }
 
+// ---- The same with device offload on (the top-rank map: local subtrees resident on each
+// rank's device, every separator on rank 0's): the fault before level k of one rank's
+// device run. The last rank failing before it sends anything (rank 0 must not wait for
+// its contributions forever), rank 0 failing before and after receiving some. No hang
+// (watchdog), the same error everywhere, and the object factors afterwards.
+TEST(SparseMpi, ErrorInsideTheOffloadedFactorizationIsThrownOnEveryRank) {
+  namespace KI = kspd::sparse::Impl;
+  if (world_size() < 2) GTEST_SKIP() << "needs two ranks";
+  const auto A = ks::laplacian_3d<double>(6, 5, 7);
+  struct Case {
+    int rank;
+    size_type level;
+  };
+  const int last = world_size() - 1;
+  for (const Case c : {Case{last, 0}, Case{last, 2}, Case{0, 0}, Case{0, 3}, Case{0, 1000}}) {
+    ks::DistributedOptions opt;
+    opt.engine.max_supernode = 8;
+    opt.engine.threads = 1;
+    opt.engine.offload.force_all();
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+    dist.analyze(world_rank() == 0 ? A : ks::CscMatrix<double>{});
+    ASSERT_TRUE(dist.layout().top) << "offload with several ranks: the top-rank map";
+    KI::mpi_fault_injection() = {c.rank, c.level};
+    if (c.level == 1000) {  // past the last level: no fault, a normal run
+      dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{});
+    } else {
+      const std::string msg = expect_collective_error<kspd::Error>(
+          "injected (offload)", [&] { dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{}); }, c.rank,
+          "injected failure");
+      if (world_rank() == 0 && c.level == 0) std::printf("  [np=%d] every rank: %s\n", world_size(), msg.c_str());
+      std::vector<double> x(size_t(A.n), 1.0);
+      EXPECT_THROW(dist.solve(x, 1), kspd::InvalidArgument);  // no factor after a failure
+    }
+    KI::mpi_fault_injection() = {};
+    dist.factorize(world_rank() == 0 ? A : ks::CscMatrix<double>{});
+    std::vector<double> X;
+    const auto B = make_rhs(A, 1, X);
+    auto Xd = B;
+    dist.solve(Xd, 1);
+    if (world_rank() == 0)
+      EXPECT_LE(relative_residual(A, Xd, std::vector<double>(B)), 1e-10) << "rank " << c.rank << " level " << c.level;
+  }
+}
+
 // ---- factorize_info: the failing column as LAPACK's info, the same on every rank.
 TEST(SparseMpi, FactorizeInfoIsAgreedOnEveryRank) {
   for (size_type bad : {size_type(0), size_type(41), size_type(95)}) {
