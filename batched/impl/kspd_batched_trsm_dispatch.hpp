@@ -10,7 +10,7 @@
 #include "kspd_batched_launch.hpp"
 #include "kspd_batched_register_internal.hpp"
 #include "kspd_batched_serial.hpp"
-#include "kspd_batched_smem_cuda.hpp"
+#include "kspd_batched_smem_trsm_cuda.hpp"
 #include "kspd_batched_team.hpp"
 
 namespace kspd::batched::Impl {
@@ -55,7 +55,7 @@ void trsm_kernel(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag 
                  size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts) {
   const size_type k = side == Side::Left ? m : n;
   if constexpr (real_kernels_v<T>) {
-    if (use_smem_trsm<ExecSpace, T>(opts.algo, k, side == Side::Left ? n : m)) {
+    if (use_smem_trsm<ExecSpace, T>(opts.algo, k, side == Side::Left ? n : m, B.batch_unit_stride())) {
       smem_trsm(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B);
       return;
     }
@@ -74,7 +74,7 @@ void trsm_kernel(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag 
 template <class ExecSpace, class T>
 void trsm_rec(const ExecSpace& exec, bool lower, Diag diag, T alpha, size_type nbatch, size_type m, size_type n,
               const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts) {
-  if (m <= leaf_size(opts) || use_smem_trsm<ExecSpace, T>(opts.algo, m, n)) {
+  if (m <= leaf_size(opts) || use_smem_trsm<ExecSpace, T>(opts.algo, m, n, B.batch_unit_stride())) {
     trsm_kernel(exec, Side::Left, lower ? Uplo::Lower : Uplo::Upper, Trans::NoTranspose, diag, alpha, nbatch, m, n, A, B,
                 opts);
     return;
@@ -104,7 +104,7 @@ void trsm_fixed(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag d
   const size_type k = side == Side::Left ? m : n;
   if constexpr (real_kernels_v<T>) {
     if (use_recursion<ExecSpace, T>(opts, k) && !use_stream_trsm<ExecSpace, T>(opts, k) &&
-        !use_smem_trsm<ExecSpace, T>(opts.algo, k, side == Side::Left ? n : m) && A.splittable() &&
+        !use_smem_trsm<ExecSpace, T>(opts.algo, k, side == Side::Left ? n : m, B.batch_unit_stride()) && A.splittable() &&
         B.splittable()) {
       if (side == Side::Right) {  // X op(A) = alpha B  <=>  op(A)^T X^T = alpha B^T
         B = B.t();

@@ -38,6 +38,9 @@ struct Tuning {
   int team_size = 1;                 ///< threads per team of the generic Team kernels
   GemmTile gemm_tile = GemmTile::Auto;
   int gemm_chunk = 32;               ///< matrices per thread chunk of the tiled GEMM (batch-first data)
+  /// CUDA, fp32 / fp64, batch-first data: the batched GEMM (recursion, gemm, syrk) on the
+  /// shared-memory tensor-core kernel (kspd_batched_smem_gemm_cuda.hpp) instead of TileGemm.
+  bool gemm_smem = false;
   int trsm_rhs_block = 1;            ///< right-hand sides per thread of the streaming TRSM (1, 2, 4)
   int stream_trsm_max = 32;          ///< GPUs: TRSM with k up to this streams (64: classes 48 / 64)
   bool stream_class24 = false;       ///< streaming TRSM / POTRS: size class 24 for 16 < k <= 24
@@ -46,10 +49,15 @@ struct Tuning {
   PotrfSync potrf_sync = PotrfSync::WarpSync;
   int potrf_group_team = 128;        ///< threads per team of the group POTRF (64, 128, 256)
   /// CUDA, fp32 / fp64: the orders (n, resp. k) whose POTRF / TRSM run on the shared-memory
-  /// kernels (kspd_batched_smem_cuda.hpp; at most 128) and, through the recursion's leaves,
-  /// every n above; 0 / 0 switches them off (the portable kernels and recursion as before).
+  /// kernels (kspd_batched_smem_cuda.hpp; fp64 at most 128, fp32 256) and, through the
+  /// recursion's leaves, every n above; 0 / 0 switches them off (the portable kernels and
+  /// recursion as before). These for batch-first data (consecutive matrices adjacent), the
+  /// *_cm ones for batches of column-major matrices (strided with a unit stride, pointer
+  /// arrays): the kernels read the two at different costs.
   int smem_potrf_min = 0, smem_potrf_max = 0;
   int smem_trsm_min = 0, smem_trsm_max = 0;
+  int smem_potrf_min_cm = 0, smem_potrf_max_cm = 0;
+  int smem_trsm_min_cm = 0, smem_trsm_max_cm = 0;
   int smem_threads = 0;              ///< threads per block of the shared-memory kernels (0: by n)
   /// CUDA: shared-memory POTRF orders up to this (at most 32) run a warp per matrix, several
   /// matrices per block (smem::potrf_warp_kernel), on batch-first data (consecutive matrices
@@ -59,6 +67,10 @@ struct Tuning {
   /// warp-per-matrix kernel (smem::trsm_warp_kernel), besides [smem_trsm_min, smem_trsm_max].
   int smem_trsm_warp_min = 0, smem_trsm_warp_max = 0;
   int smem_trsm_chunk = 128;         ///< right-hand sides per pass of the shared-memory TRSM (multiple of 8)
+  /// CUDA, column-major matrices (strided with a unit stride, pointer arrays), k <= 32: c > 0
+  /// sends TRSM and POTRS (as its two TRSMs) with c or more right-hand sides to the
+  /// warp-per-matrix kernel; 0: TRSM needs 16 there as elsewhere, POTRS keeps its kernels.
+  int smem_trsm_warp_cols_cm = 0;
 };
 
 /// perf_batched's overrides; a negative value / Auto keeps the table's entry.
@@ -66,6 +78,7 @@ struct TuningOverride {
   int team_size = -1;
   GemmTile gemm_tile = GemmTile::Auto;
   int gemm_chunk = -1;
+  int gemm_smem = -1;
   int trsm_rhs_block = -1;
   int stream_trsm_max = -1;
   int stream_class24 = -1;
@@ -73,12 +86,15 @@ struct TuningOverride {
   int stream_min_blocks = -1;
   PotrfSync potrf_sync = PotrfSync::Auto;
   int potrf_group_team = -1;
-  int smem_potrf_min = -1, smem_potrf_max = -1;
+  int smem_potrf_min = -1, smem_potrf_max = -1;  ///< both layout classes (then the *_cm below)
   int smem_trsm_min = -1, smem_trsm_max = -1;
+  int smem_potrf_min_cm = -1, smem_potrf_max_cm = -1;
+  int smem_trsm_min_cm = -1, smem_trsm_max_cm = -1;
   int smem_threads = -1;
   int smem_potrf_warp_max = -1;
   int smem_trsm_warp_min = -1, smem_trsm_warp_max = -1;
   int smem_trsm_chunk = -1;
+  int smem_trsm_warp_cols_cm = -1;
 };
 inline TuningOverride& tuning_override() {
   static TuningOverride o;
@@ -136,6 +152,18 @@ Tuning tuning(size_type n) {
     // recursion's 64-leaves it costs k = 128-256 (0.61x vs 0.71x at 128, 0.54x vs 0.66x at 192).
     t.smem_trsm_min = sizeof(T) == 8 ? 33 : 65;
     t.smem_trsm_max = sizeof(T) == 8 ? 128 : 96;
+    t.smem_potrf_min_cm = t.smem_potrf_min;
+    t.smem_potrf_max_cm = t.smem_potrf_max;
+    t.smem_trsm_min_cm = t.smem_trsm_min;
+    t.smem_trsm_max_cm = t.smem_trsm_max;
+    // fp32, column-major matrices (H100, batch 100K, h100-batched-smem-2026-11-24.md, --smem
+    // 17:256 against the table): TRSM on the shared-memory kernel at every k = 33-256 (pointer
+    // arrays / column-major 64: 1.22x / 1.23x, 128: 0.71x, 256: 0.69x / 0.79x cuBLAS) against
+    // the recursion over 32-leaves (0.31-0.38x).
+    if (sizeof(T) == 4) {
+      t.smem_trsm_min_cm = 33;
+      t.smem_trsm_max_cm = 256;
+    }
     // TRSM right-hand sides per pass (fp64, nrhs = k, perf_batched --smem-chunk 32,64 vs 128):
     // k = 64: 32 gives two blocks per SM, 1.18x -> 1.27x cuBLAS batch-first, 1.46x -> 1.84x
     // column-major; k = 128: 128 (column-major 1.53x; 32: 1.02x).
@@ -158,6 +186,7 @@ Tuning tuning(size_type n) {
   if (o.team_size > 0) t.team_size = o.team_size;
   if (o.gemm_tile != GemmTile::Auto) t.gemm_tile = o.gemm_tile;
   if (o.gemm_chunk >= 0) t.gemm_chunk = o.gemm_chunk;
+  if (o.gemm_smem >= 0) t.gemm_smem = o.gemm_smem > 0;
   if (o.trsm_rhs_block > 0) t.trsm_rhs_block = o.trsm_rhs_block;
   if (o.stream_trsm_max >= 0) t.stream_trsm_max = o.stream_trsm_max;
   if (o.stream_class24 >= 0) t.stream_class24 = kAllVariants && o.stream_class24 > 0;
@@ -165,15 +194,20 @@ Tuning tuning(size_type n) {
   if (o.stream_min_blocks >= 0) t.stream_min_blocks = o.stream_min_blocks;
   if (o.potrf_sync != PotrfSync::Auto) t.potrf_sync = o.potrf_sync;
   if (o.potrf_group_team > 0) t.potrf_group_team = o.potrf_group_team;
-  if (o.smem_potrf_min >= 0) t.smem_potrf_min = o.smem_potrf_min;
-  if (o.smem_potrf_max >= 0) t.smem_potrf_max = o.smem_potrf_max;
-  if (o.smem_trsm_min >= 0) t.smem_trsm_min = o.smem_trsm_min;
-  if (o.smem_trsm_max >= 0) t.smem_trsm_max = o.smem_trsm_max;
+  if (o.smem_potrf_min >= 0) t.smem_potrf_min = t.smem_potrf_min_cm = o.smem_potrf_min;
+  if (o.smem_potrf_max >= 0) t.smem_potrf_max = t.smem_potrf_max_cm = o.smem_potrf_max;
+  if (o.smem_trsm_min >= 0) t.smem_trsm_min = t.smem_trsm_min_cm = o.smem_trsm_min;
+  if (o.smem_trsm_max >= 0) t.smem_trsm_max = t.smem_trsm_max_cm = o.smem_trsm_max;
+  if (o.smem_potrf_min_cm >= 0) t.smem_potrf_min_cm = o.smem_potrf_min_cm;
+  if (o.smem_potrf_max_cm >= 0) t.smem_potrf_max_cm = o.smem_potrf_max_cm;
+  if (o.smem_trsm_min_cm >= 0) t.smem_trsm_min_cm = o.smem_trsm_min_cm;
+  if (o.smem_trsm_max_cm >= 0) t.smem_trsm_max_cm = o.smem_trsm_max_cm;
   if (o.smem_threads > 0) t.smem_threads = o.smem_threads;
   if (o.smem_potrf_warp_max >= 0) t.smem_potrf_warp_max = o.smem_potrf_warp_max;
   if (o.smem_trsm_warp_min >= 0) t.smem_trsm_warp_min = o.smem_trsm_warp_min;
   if (o.smem_trsm_warp_max >= 0) t.smem_trsm_warp_max = o.smem_trsm_warp_max;
   if (o.smem_trsm_chunk > 0) t.smem_trsm_chunk = (o.smem_trsm_chunk + 7) / 8 * 8;
+  if (o.smem_trsm_warp_cols_cm > 0) t.smem_trsm_warp_cols_cm = o.smem_trsm_warp_cols_cm;
   return t;
 }
 
