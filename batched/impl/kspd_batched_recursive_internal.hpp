@@ -318,9 +318,11 @@ void batch_gemm(const ExecSpace& exec, Trans ta, Trans tb, size_type nbatch, siz
                 const BatchOptions& opts) {
   if (nbatch <= 0 || m <= 0 || n <= 0) return;
   if (vendor_gemm_batch(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C)) return;
-  if (alpha != T(0) && use_smem_gemm<ExecSpace, T>(A, B, C, m > n ? m : n)) {
-    smem_gemm(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C, 0);
-    return;
+  if constexpr (smem_capable_v<ExecSpace, T>) {
+    if (alpha != T(0) && use_smem_gemm<ExecSpace, T>(A, B, C, m > n ? m : n)) {
+      smem_gemm(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C, 0);
+      return;
+    }
   }
   if (is_gpu_v<ExecSpace> || opts.algo != BatchAlgo::Auto) {
     const Tuning tu = tuning<ExecSpace, T>(m > n ? m : n);

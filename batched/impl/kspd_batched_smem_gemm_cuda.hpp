@@ -36,22 +36,19 @@ constexpr int kGemmThreads = 256;
 /// Leading dimension of a staged 8 x 32 panel (k rows of 32 values): fp64 4 mod 16, fp32 8 mod
 /// 32, so the lanes of a fragment load hit distinct banks.
 template <class T>
-constexpr int gemm_ld() {
-  return sizeof(T) == 8 ? kGemmBlock + 4 : kGemmBlock + 8;
-}
+constexpr int kGemmLd = sizeof(T) == 8 ? kGemmBlock + 4 : kGemmBlock + 8;
+/// Shared memory of a block (elements): the staged panels, then (reused) the C block.
 template <class T>
-constexpr int gemm_smem_elems() {
-  constexpr int MB = kWarpMats<T>;
-  constexpr int stage = 2 * MB * kGemmK * gemm_ld<T>();                  // op(A), op(B) panels
-  constexpr int cst = MB * kGemmBlock * (kGemmBlock + 1);              // the C block
-  return stage > cst ? stage : cst;
-}
+constexpr int kGemmSmemElems =
+    (2 * kWarpMats<T> * kGemmK * kGemmLd<T>) > (kWarpMats<T> * kGemmBlock * (kGemmBlock + 1))
+        ? 2 * kWarpMats<T> * kGemmK * kGemmLd<T>
+        : kWarpMats<T> * kGemmBlock * (kGemmBlock + 1);
 
 template <class T>
 __global__ void __launch_bounds__(kGemmThreads) gemm_bf_kernel(const GemmArgs<T> g) {
-  constexpr int MB = kWarpMats<T>, BS = kGemmBlock, BK = kGemmK, LD = gemm_ld<T>();
+  constexpr int MB = kWarpMats<T>, BS = kGemmBlock, BK = kGemmK, LD = kGemmLd<T>;
   constexpr int NW = kGemmThreads / 32, TILES = (BS / 8) * (BS / 8), Q = MB * TILES / NW;
-  __shared__ __align__(16) T buf[gemm_smem_elems<T>()];
+  __shared__ __align__(16) T buf[kGemmSmemElems<T>];
   T* const sa = buf;                   // [MB][BK][LD]: sa[(m * BK + l) * LD + i] = op(A_m)(i0 + i, k0 + l)
   T* const sb = buf + MB * BK * LD;    // [MB][BK][LD]: sb[(m * BK + l) * LD + j] = op(B_m)(k0 + l, j0 + j)
   const size_type grp = size_type(blockIdx.x) / size_type(g.blocks);
