@@ -15,6 +15,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <utility>
 
 #include "kspd_batched_gemm_internal.hpp"
@@ -247,6 +249,34 @@ struct SubPointers {
   }
 };
 
+/// Device scratch of `count` integers for the sub-block pointer arrays of cuBLAS gemmBatched,
+/// one buffer per stream kept across calls (an allocation and a fence per GEMM would cost more
+/// than the GEMM itself at n = 64), freed by a Kokkos finalize hook. Stream order makes its
+/// reuse by the next GEMM on the same stream safe; growing it frees the old buffer
+/// (cudaFree waits for the device).
+template <class ExecSpace>
+std::uintptr_t* pointer_scratch(const ExecSpace& exec, size_t count) {
+  using Buf = Kokkos::View<std::uintptr_t*, typename ExecSpace::memory_space>;
+  using Key = decltype(exec.cuda_stream());
+  static std::mutex mu;
+  static std::map<Key, Buf>* bufs = nullptr;
+  std::lock_guard<std::mutex> lock(mu);
+  if (bufs == nullptr) {
+    bufs = new std::map<Key, Buf>();
+    Kokkos::push_finalize_hook([] {
+      std::lock_guard<std::mutex> l(mu);
+      delete bufs;
+      bufs = nullptr;
+    });
+  }
+  Buf& b = (*bufs)[exec.cuda_stream()];
+  if (b.extent(0) < count) {
+    b = Buf();
+    b = Buf(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::batched::gemm::pointers"), count);
+  }
+  return b.data();
+}
+
 /// cuBLAS on the batch when the backend has it and every operand has a unit stride per
 /// matrix: gemmStridedBatched for strided batches, gemmBatched for pointer arrays (over
 /// pointers to the sub-blocks, built on the device; H100 TRSM / POTRF at n = 192-256 on
@@ -277,16 +307,14 @@ bool vendor_gemm_batch(const ExecSpace& exec, Trans ta, Trans tb, size_type nbat
                                              A.cs, A.bs, B.base, B.cs, B.bs, beta, C.base, C.cs, C.bs, nbatch);
       return true;
     }
-    Kokkos::View<std::uintptr_t*, typename ExecSpace::memory_space> p(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::batched::gemm::pointers"), size_t(3 * nbatch));
+    std::uintptr_t* p = pointer_scratch(exec, size_t(3 * nbatch));
     Kokkos::parallel_for("kspd::batched::gemm::pointers",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, nbatch),
-                         SubPointers<T>{A, B, C, p.data(), nbatch});
+                         SubPointers<T>{A, B, C, p, nbatch});
     kspd::Impl::cuda::gemm_batched(exec.cuda_stream(), to_char(ta), to_char(tb), m, n, k, alpha,
-                                   reinterpret_cast<const T* const*>(p.data()), A.cs,
-                                   reinterpret_cast<const T* const*>(p.data() + nbatch), B.cs, beta,
-                                   reinterpret_cast<T* const*>(p.data() + 2 * nbatch), C.cs, nbatch);
-    exec.fence();  // the pointer array is freed on return
+                                   reinterpret_cast<const T* const*>(p), A.cs,
+                                   reinterpret_cast<const T* const*>(p + nbatch), B.cs, beta,
+                                   reinterpret_cast<T* const*>(p + 2 * nbatch), C.cs, nbatch);
     return true;
   }
 #endif
