@@ -60,6 +60,15 @@ bool use_smem_trsm(BatchAlgo algo, size_type k, size_type ncols, bool batch_firs
   }
 }
 
+/// The largest shared-memory leaf a TRSM of order k recurses to (Tuning::smem_trsm_leaf_max*;
+/// no limit: k itself).
+template <class ExecSpace, class T>
+size_type smem_trsm_leaf_cap(size_type k, bool batch_first) {
+  const Tuning tu = tuning<ExecSpace, T>(k);
+  const int cap = batch_first ? tu.smem_trsm_leaf_max : tu.smem_trsm_leaf_max_cm;
+  return cap > 0 && size_type(cap) < k ? size_type(cap) : k;
+}
+
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
 namespace smem {
 

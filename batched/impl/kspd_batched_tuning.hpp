@@ -71,6 +71,10 @@ struct Tuning {
   /// sends TRSM and POTRS (as its two TRSMs) with c or more right-hand sides to the
   /// warp-per-matrix kernel; 0: TRSM needs 16 there as elsewhere, POTRS keeps its kernels.
   int smem_trsm_warp_cols_cm = 0;
+  /// CUDA: a TRSM of order k (the caller's, not a sub-block's) whose recursion stops at
+  /// shared-memory leaves of at most this order (batch-first / column-major data); k above it
+  /// recurses to them even where the kernel takes k whole. 0: no limit.
+  int smem_trsm_leaf_max = 0, smem_trsm_leaf_max_cm = 0;
 };
 
 /// perf_batched's overrides; a negative value / Auto keeps the table's entry.
@@ -95,6 +99,7 @@ struct TuningOverride {
   int smem_trsm_warp_min = -1, smem_trsm_warp_max = -1;
   int smem_trsm_chunk = -1;
   int smem_trsm_warp_cols_cm = -1;
+  int smem_trsm_leaf_max = -1, smem_trsm_leaf_max_cm = -1;
 };
 inline TuningOverride& tuning_override() {
   static TuningOverride o;
@@ -180,6 +185,22 @@ Tuning tuning(size_type n) {
     t.smem_potrf_warp_max = 32;
     t.smem_trsm_warp_min = 16;
     t.smem_trsm_warp_max = 32;
+    // Session 4 (H100, batch 100K or 1 GB, perf_tests/results/h100-batched-s4-2026-11-24-s4.md):
+    // - POTRS of n = 17-32 on column-major / pointer data (nrhs = 1) as two warp-kernel TRSMs:
+    //   fp64 n = 24 1.15x -> 1.33x cuSOLVER, n = 32 0.65x -> 1.26x; fp32 0.89x -> 1.10x, 0.52x ->
+    //   1.05x (n = 16 loses: 1.75x -> 1.42x).
+    if (n > 16 && n <= 32) t.smem_trsm_warp_cols_cm = 1;
+    // - fp32 POTRF on batch-first data in one shared-memory kernel up to 192 (n = 192: 0.81x ->
+    //   0.94x cuSOLVER; 256: 0.61x against the recursion's 0.76x).
+    if (sizeof(T) == 4) t.smem_potrf_max = 192;
+    // - TRSM recursing to the warp kernel's 32-leaves (cuBLAS / tiled GEMMs between them)
+    //   rather than stopping at a shared-memory leaf of 64-128: fp64 batch-first k = 128 0.83x ->
+    //   0.96x cuBLAS (POTRF 192 / 256, whose TRSM has k = 128: 0.92x -> 0.96x / 0.97x); fp32
+    //   column-major / pointer data k = 128 1.00x -> 1.33-1.40x, 192 0.80x -> 1.12-1.21x, 256
+    //   0.72x -> 1.01-1.09x. fp64 column-major data and fp64 batch-first k = 192-256 keep the
+    //   larger leaves (1.45-1.57x; 0.79x / 0.69x against 0.76x / 0.68x).
+    if (sizeof(T) == 8 && n > 96 && n <= 128) t.smem_trsm_leaf_max = 32;
+    if (sizeof(T) == 4 && n > 96) t.smem_trsm_leaf_max_cm = 32;
   }
 #endif
   const TuningOverride& o = tuning_override();
@@ -207,7 +228,9 @@ Tuning tuning(size_type n) {
   if (o.smem_trsm_warp_min >= 0) t.smem_trsm_warp_min = o.smem_trsm_warp_min;
   if (o.smem_trsm_warp_max >= 0) t.smem_trsm_warp_max = o.smem_trsm_warp_max;
   if (o.smem_trsm_chunk > 0) t.smem_trsm_chunk = (o.smem_trsm_chunk + 7) / 8 * 8;
-  if (o.smem_trsm_warp_cols_cm > 0) t.smem_trsm_warp_cols_cm = o.smem_trsm_warp_cols_cm;
+  if (o.smem_trsm_warp_cols_cm >= 0) t.smem_trsm_warp_cols_cm = o.smem_trsm_warp_cols_cm;
+  if (o.smem_trsm_leaf_max >= 0) t.smem_trsm_leaf_max = o.smem_trsm_leaf_max;
+  if (o.smem_trsm_leaf_max_cm >= 0) t.smem_trsm_leaf_max_cm = o.smem_trsm_leaf_max_cm;
   return t;
 }
 
