@@ -82,13 +82,7 @@ template <class ExecSpace, class T>
 void syrk_kernel(const ExecSpace& exec, size_type nbatch, size_type n, size_type k, T alpha, const BatchMat<const T>& A,
                  T beta, const BatchMat<T>& C, const BatchOptions& opts) {
   if constexpr (is_gpu_v<ExecSpace>) {
-    if (opts.algo == BatchAlgo::Auto && n > kMaxRegisterN) {  // the batched GEMM, lower tiles only
-      if constexpr (smem_capable_v<ExecSpace, T>) {
-        if (alpha != T(0) && use_smem_gemm<ExecSpace, T>(A, A, C, n)) {
-          smem_gemm(exec, Trans::NoTranspose, Trans::Transpose, nbatch, n, n, k, alpha, A, A, beta, C, 1);
-          return;
-        }
-      }
+    if (opts.algo == BatchAlgo::Auto && n > kMaxRegisterN) {  // the register-tiled GEMM, lower tiles only
       const Tuning tu = tuning<ExecSpace, T>(n);
       tile_gemm(exec, Trans::NoTranspose, Trans::Transpose, nbatch, n, n, k, alpha, A, A, beta, C, 1, tu.gemm_tile,
                 tu.gemm_chunk);

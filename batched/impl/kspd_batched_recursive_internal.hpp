@@ -22,7 +22,6 @@
 #include "kspd_batched_gemm_internal.hpp"
 #include "kspd_batched_group_internal.hpp"
 #include "kspd_batched_launch.hpp"
-#include "kspd_batched_smem_gemm_cuda.hpp"
 
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #define KSPD_NO_UNROLL _Pragma("unroll 1")
@@ -346,12 +345,6 @@ void batch_gemm(const ExecSpace& exec, Trans ta, Trans tb, size_type nbatch, siz
                 const BatchOptions& opts) {
   if (nbatch <= 0 || m <= 0 || n <= 0) return;
   if (vendor_gemm_batch(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C)) return;
-  if constexpr (smem_capable_v<ExecSpace, T>) {
-    if (alpha != T(0) && use_smem_gemm<ExecSpace, T>(A, B, C, m > n ? m : n)) {
-      smem_gemm(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C, 0);
-      return;
-    }
-  }
   if (is_gpu_v<ExecSpace> || opts.algo != BatchAlgo::Auto) {
     const Tuning tu = tuning<ExecSpace, T>(m > n ? m : n);
     tile_gemm(exec, ta, tb, nbatch, m, n, k, alpha, A, B, beta, C, 0, tu.gemm_tile, tu.gemm_chunk);

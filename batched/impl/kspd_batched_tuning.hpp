@@ -38,9 +38,6 @@ struct Tuning {
   int team_size = 1;                 ///< threads per team of the generic Team kernels
   GemmTile gemm_tile = GemmTile::Auto;
   int gemm_chunk = 32;               ///< matrices per thread chunk of the tiled GEMM (batch-first data)
-  /// CUDA, fp32 / fp64, batch-first data: the batched GEMM (recursion, gemm, syrk) on the
-  /// shared-memory tensor-core kernel (kspd_batched_smem_gemm_cuda.hpp) instead of TileGemm.
-  bool gemm_smem = false;
   int trsm_rhs_block = 1;            ///< right-hand sides per thread of the streaming TRSM (1, 2, 4)
   int stream_trsm_max = 32;          ///< GPUs: TRSM with k up to this streams (64: classes 48 / 64)
   bool stream_class24 = false;       ///< streaming TRSM / POTRS: size class 24 for 16 < k <= 24
@@ -82,7 +79,6 @@ struct TuningOverride {
   int team_size = -1;
   GemmTile gemm_tile = GemmTile::Auto;
   int gemm_chunk = -1;
-  int gemm_smem = -1;
   int trsm_rhs_block = -1;
   int stream_trsm_max = -1;
   int stream_class24 = -1;
@@ -207,7 +203,6 @@ Tuning tuning(size_type n) {
   if (o.team_size > 0) t.team_size = o.team_size;
   if (o.gemm_tile != GemmTile::Auto) t.gemm_tile = o.gemm_tile;
   if (o.gemm_chunk >= 0) t.gemm_chunk = o.gemm_chunk;
-  if (o.gemm_smem >= 0) t.gemm_smem = o.gemm_smem > 0;
   if (o.trsm_rhs_block > 0) t.trsm_rhs_block = o.trsm_rhs_block;
   if (o.stream_trsm_max >= 0) t.stream_trsm_max = o.stream_trsm_max;
   if (o.stream_class24 >= 0) t.stream_class24 = kAllVariants && o.stream_class24 > 0;

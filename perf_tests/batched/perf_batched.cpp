@@ -8,7 +8,7 @@
 //                [--potrf-team 0|64|128|256[,...]] [--algo auto|serial|team|register[,...]]
 //                [--smem MIN:MAX[,...]] [--smem-threads 0|128|256] [--smem-chunk 0|32|64|128[,...]]
 //                [--smem-warp -1|0|16|32[,...]] [--smem-trsm auto|MIN:MAX[,...]]
-//                [--smem-warp-cols 0|1|...[,...]] [--gemm-smem -1|0|1[,...]]
+//                [--smem-warp-cols 0|1|...[,...]]
 // --algo runs everything once per BatchOptions::algo (a list); --best reports the fastest rep
 // (for loaded machines) instead of the median. Host: KSPD_BATCHED_THREADS=t sets
 // the threads a Serial-Kokkos batch spreads over (default: every core; 1: the calling thread).
@@ -53,8 +53,6 @@
 // everything once per range (e.g. POTRF's shared-memory leaves with the TRSM on 32-leaves).
 // --smem-warp-cols c[,...] sets TuningOverride::smem_trsm_warp_cols_cm (column-major / pointer
 // batches, k <= 32: TRSM and POTRS with c or more right-hand sides on the warp-per-matrix kernel).
-// --gemm-smem -1|0|1[,...] TuningOverride::gemm_smem (-1: the table; 1: batch-first GEMMs of the
-// recursion, gemm and syrk on the shared-memory tensor-core kernel; 0: TileGemm).
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 #include <KokkosBatched_Gemm_Decl.hpp>
@@ -551,7 +549,6 @@ int main(int argc, char** argv) {
   std::vector<long> smem_warps{-1};
   std::vector<std::string> smem_trsm_ranges{"auto"};
   std::vector<long> smem_warp_cols{0};
-  std::vector<long> gemm_smems{-1};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -564,7 +561,6 @@ int main(int argc, char** argv) {
     else if (a == "--max-gb") g_max_gb = std::stod(next());
     else if (a == "--gemm-tile") tiles = parse_words(next());
     else if (a == "--gemm-chunk") g_tune.gemm_chunk = int(std::stol(next()));
-    else if (a == "--gemm-smem") gemm_smems = parse_list(next());
     else if (a == "--trsm-rhs-block") rhs_blocks = parse_list(next());
     else if (a == "--stream-trsm-max") g_tune.stream_trsm_max = int(std::stol(next()));
     else if (a == "--stream-class24") g_tune.stream_class24 = 1;
@@ -617,7 +613,6 @@ int main(int argc, char** argv) {
   for (const auto& smem : smem_ranges)
   for (const auto& smem_trsm : smem_trsm_ranges)
   for (const long swc : smem_warp_cols)
-  for (const long gs : gemm_smems)
   for (const auto& algo : algos)
   for (const auto& tile : tiles) {
     const size_t colon = smem.find(':');
@@ -635,10 +630,9 @@ int main(int argc, char** argv) {
       g_tune.smem_trsm_max = std::stoi(smem_trsm.substr(tcolon + 1));
     }
     g_tune.smem_trsm_warp_cols_cm = swc > 0 ? int(swc) : -1;
-    g_tune.gemm_smem = gs >= 0 ? int(gs) : -1;
     std::printf("smem %s trsm %s (shared-memory POTRF / TRSM orders; auto = the tuning table) chunk %ld warp-max %ld "
-                "warp-cols-cm %ld gemm-smem %ld\n",
-                smem.c_str(), smem_trsm.c_str(), sc, sw, swc, gs);
+                "warp-cols-cm %ld\n",
+                smem.c_str(), smem_trsm.c_str(), sc, sw, swc);
     g_opts.algo = algo == "serial" ? kb::BatchAlgo::Serial
                   : algo == "team" ? kb::BatchAlgo::Team
                   : algo == "register" ? kb::BatchAlgo::Register

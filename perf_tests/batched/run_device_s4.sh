@@ -1,5 +1,6 @@
 #!/bin/sh
-# The GPU check of batched/ for issue #13 (session 4), under 3 minutes on an H100:
+# The GPU check of batched/ for issue #13 (session 4, run 1: the binaries of 5165617; its
+# --gemm-smem option went with the kernel it switched, removed after this run), under 3 minutes on an H100:
 #   sh perf_tests/batched/run_device_s4.sh BIN_DIR OUTDIR
 # BIN_DIR: a CUDA build directory holding unit_tests/batched/kspd_test_batched and
 # perf_tests/batched/perf_batched. Writes 5 files into OUTDIR, peers in the same run (cuSOLVER

@@ -425,33 +425,6 @@ TYPED_TEST(BatchedBlas, SmemTrsm) {
             }
   }
 }
-/// The shared-memory tensor-core GEMM for batch-first data (CUDA; forced by gemm_smem, inert
-/// on host backends): every transpose pair, beta 0 / 0.5, sizes around its 32 x 32 blocks and
-/// 8-deep k stages (k = 0, 1, 31, 33), batches that leave a partial group of 4 fp64 / 8 fp32
-/// matrices; SYRK (its lower triangle; upper via the transpose); the recursions on it (TRSM
-/// k = 129 / 200 / 256, every side, N / T).
-TYPED_TEST(BatchedBlas, SmemGemmBatchFirst) {
-  kb::Impl::TuningOverride o;
-  o.gemm_smem = 1;
-  const kb::Impl::TuningScope scope(o);
-  for (auto dims : std::vector<std::array<size_type, 3>>{{9, 9, 1}, {17, 9, 33}, {32, 32, 8}, {33, 40, 31}, {64, 65, 0}, {100, 70, 129}})
-    for (Trans ta : {Trans::NoTranspose, Trans::Transpose})
-      for (Trans tb : {Trans::NoTranspose, Trans::Transpose})
-        for (double beta : {0.0, 0.5})
-          for (size_type nb : {size_type(3), size_type(9)})
-            check_gemm<TypeParam>(dims[0], dims[1], dims[2], nb, ta, tb, beta, Iface::Left, kb::BatchAlgo::Auto);
-  for (auto dims : std::vector<std::array<size_type, 2>>{{9, 4}, {33, 17}, {65, 31}, {100, 64}})
-    for (Uplo uplo : all_uplos())
-      for (Trans trans : {Trans::NoTranspose, Trans::Transpose})
-        for (double beta : {0.0, 2.0}) check_syrk<TypeParam>(dims[0], dims[1], 9, uplo, trans, beta, Iface::Left, kb::BatchAlgo::Auto);
-  for (size_type k : {129, 200, 256})
-    for (Side side : all_sides())
-      for (Trans trans : {Trans::NoTranspose, Trans::Transpose}) {
-        const Uplo uplo = (k + int(side == Side::Left)) % 2 ? Uplo::Upper : Uplo::Lower;
-        const size_type m = side == Side::Left ? k : 21, n = side == Side::Left ? 21 : k;
-        check_trsm<TypeParam>(false, m, n, 5, side, uplo, trans, Diag::NonUnit, Iface::Left, kb::BatchAlgo::Auto);
-      }
-}
 /// TRSM with the tuning table's defaults around its boundaries in each layout class
 /// (batch-first; column-major: LayoutRight and pointer arrays, the *_cm ranges and the
 /// recursion's gemmBatched over sub-block pointers): both sides, N / T, odd / even k, 21

@@ -328,7 +328,7 @@ TYPED_TEST(BatchedFactor, SmemPotrfPotrs) {
 /// matrix failing mid-batch, POTRS with 1 and 17 right-hand sides, odd / even n. Then POTRS of
 /// n <= 32 on the warp-per-matrix TRSM for column-major matrices (smem_trsm_warp_cols_cm = 1:
 /// fewer than 16 right-hand sides), batches of 37 (a partial block of matrices). In between,
-/// POTRF (a matrix failing mid-batch) / POTRS above 128 on the shared-memory GEMM (gemm_smem).
+/// POTRF (a matrix failing near its end) / POTRS above 128 on batch-first data.
 TYPED_TEST(BatchedFactor, TableBoundariesByLayout) {
   for (size_type n : {32, 33, 64, 65, 96, 97, 128, 129, 192, 255, 256})
     for (Iface iface : all_ifaces()) {
@@ -336,16 +336,11 @@ TYPED_TEST(BatchedFactor, TableBoundariesByLayout) {
       check_potrf<TypeParam>(n, 5, uplo, iface, kb::BatchAlgo::Auto, 2, n / 3 + 1);
       for (size_type nrhs : {1, 17}) check_potrs<TypeParam>(n, nrhs, 3, uplo, iface, kb::BatchAlgo::Auto);
     }
-  {  // POTRF / POTRS through the recursion on the shared-memory GEMM (batch-first data)
-    kb::Impl::TuningOverride g;
-    g.gemm_smem = 1;
-    const kb::Impl::TuningScope scope(g);
-    for (size_type n : {129, 200, 256})
-      for (Uplo uplo : all_uplos()) {
-        check_potrf<TypeParam>(n, 9, uplo, Iface::Left, kb::BatchAlgo::Auto, 4, n - 3);
-        check_potrs<TypeParam>(n, 17, 3, uplo, Iface::Left, kb::BatchAlgo::Auto);
-      }
-  }
+  for (size_type n : {129, 200, 256})  // batch-first: the TRSM's leaf caps, a failure late in the matrix
+    for (Uplo uplo : all_uplos()) {
+      check_potrf<TypeParam>(n, 9, uplo, Iface::Left, kb::BatchAlgo::Auto, 4, n - 3);
+      check_potrs<TypeParam>(n, 17, 3, uplo, Iface::Left, kb::BatchAlgo::Auto);
+    }
   kb::Impl::TuningOverride o;
   o.smem_trsm_warp_cols_cm = 1;
   const kb::Impl::TuningScope scope(o);
