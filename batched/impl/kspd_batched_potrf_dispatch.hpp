@@ -10,7 +10,7 @@
 #include "kspd_batched_trsm_dispatch.hpp"
 #include "kspd_batched_register_internal.hpp"
 #include "kspd_batched_serial.hpp"
-#include "kspd_batched_smem_cuda.hpp"
+#include "kspd_batched_smem_potrf_cuda.hpp"
 #include "kspd_batched_team.hpp"
 
 namespace kspd::batched::Impl {
@@ -52,7 +52,7 @@ template <class ExecSpace, class T>
 void potrf_kernel(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A, int* infos,
                   const BatchOptions& opts) {
   if constexpr (real_kernels_v<T>) {
-    if (use_smem_potrf<ExecSpace, T>(opts.algo, n)) {
+    if (use_smem_potrf<ExecSpace, T>(opts.algo, n, A.batch_unit_stride())) {
       smem_potrf(exec, uplo, nbatch, n, A, infos);
       return;
     }
@@ -74,7 +74,7 @@ void potrf_kernel(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type 
 template <class ExecSpace, class T>
 void potrf_rec(const ExecSpace& exec, size_type nbatch, size_type n, size_type col0, const BatchMat<T>& A,
                const RecInfo<ExecSpace>& info, const BatchOptions& opts) {
-  if (n <= leaf_size(opts) || use_smem_potrf<ExecSpace, T>(opts.algo, n)) {
+  if (n <= leaf_size(opts) || use_smem_potrf<ExecSpace, T>(opts.algo, n, A.batch_unit_stride())) {
     potrf_kernel(exec, Uplo::Lower, nbatch, n, A, info.leaf(col0), opts);
     info.merge(exec, nbatch, col0);
     return;
@@ -95,7 +95,7 @@ void potrf_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n
   check_algo<T>(opts.algo, "kspd::batched::potrf");
   if constexpr (real_kernels_v<T>) {
     // Upper: U^T U = L L^T with L = U^T.
-    if (use_recursion<ExecSpace, T>(opts, n) && !use_smem_potrf<ExecSpace, T>(opts.algo, n) && A.splittable()) {
+    if (use_recursion<ExecSpace, T>(opts, n) && !use_smem_potrf<ExecSpace, T>(opts.algo, n, A.batch_unit_stride()) && A.splittable()) {
       potrf_rec(exec, nbatch, n, 0, uplo == Uplo::Upper ? A.t() : A, RecInfo<ExecSpace>(infos, nbatch), opts);
       return;
     }

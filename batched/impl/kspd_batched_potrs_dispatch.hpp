@@ -68,7 +68,11 @@ void potrs_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n
   compat::ScopedRegion region("kspd::batched::potrs");
   check_algo<T>(opts.algo, "kspd::batched::potrs");
   if constexpr (real_kernels_v<T>) {
-    if (use_recursion<ExecSpace, T>(opts, n) && A.splittable() && B.splittable()) {  // two recursive TRSMs
+    // Two TRSMs: recursive, or (CUDA, column-major matrices, n <= 32, by the table) the
+    // warp-per-matrix shared-memory kernel.
+    if ((use_recursion<ExecSpace, T>(opts, n) && A.splittable() && B.splittable()) ||
+        (n <= 32 && !B.batch_unit_stride() && tuning<ExecSpace, T>(n).smem_trsm_warp_cols_cm > 0 &&
+         use_smem_trsm<ExecSpace, T>(opts.algo, n, nrhs, false))) {
       const Trans first = uplo == Uplo::Lower ? Trans::NoTranspose : Trans::Transpose;
       trsm_fixed(exec, Side::Left, uplo, first, Diag::NonUnit, T(1), nbatch, n, nrhs, A, B, opts);
       trsm_fixed(exec, Side::Left, uplo, toggle(first), Diag::NonUnit, T(1), nbatch, n, nrhs, A, B, opts);

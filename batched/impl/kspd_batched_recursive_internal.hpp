@@ -13,7 +13,10 @@
 ///  - the info bookkeeping: the first leaf writes infos, later leaves (global column col0 + j)
 ///    write a scratch array that is merged into the matrices that have not failed yet.
 
+#include <cstdint>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <utility>
 
 #include "kspd_batched_gemm_internal.hpp"
@@ -214,11 +217,11 @@ void tile_gemm(const ExecSpace& exec, Trans ta, Trans tb, size_type nbatch, size
   }
 }
 
-/// A strided batch whose matrices (rows x cols) are column-major (false) or row-major
-/// (true, i.e. the column-major storage of the transpose); false when neither.
+/// A strided or fixed-ld pointer batch whose matrices (rows x cols) are column-major (false)
+/// or row-major (true, i.e. the column-major storage of the transpose); false when neither.
 template <class T>
 bool orient_batch(BatchMat<T>& a, size_type rows, size_type cols, bool& transposed) {
-  if (a.ptrs != nullptr || a.offs != nullptr) return false;
+  if (a.offs != nullptr || a.lds != nullptr) return false;
   const offset_type r = rows > 1 ? rows : 1, c = cols > 1 ? cols : 1;
   transposed = false;
   if (a.rs == 1 && a.cs >= r) return true;
@@ -230,13 +233,61 @@ bool orient_batch(BatchMat<T>& a, size_type rows, size_type cols, bool& transpos
   return false;
 }
 
-/// cuBLAS gemmStridedBatched on the batch when the backend has it and every operand has a
-/// unit stride per matrix; false otherwise (nothing launched).
+/// p[b] = A.ptrs[b] + A.off, likewise B and C at p + nbatch, p + 2 nbatch (the sub-block
+/// pointers cuBLAS gemmBatched takes).
+template <class T>
+struct SubPointers {
+  BatchMat<const T> A, B;
+  BatchMat<T> C;
+  std::uintptr_t* p;
+  size_type nbatch;
+  KOKKOS_INLINE_FUNCTION void operator()(const size_type b) const {
+    p[b] = reinterpret_cast<std::uintptr_t>(A.ptrs[b] + A.off);
+    p[nbatch + b] = reinterpret_cast<std::uintptr_t>(B.ptrs[b] + B.off);
+    p[2 * nbatch + b] = reinterpret_cast<std::uintptr_t>(C.ptrs[b] + C.off);
+  }
+};
+
+/// Device scratch of `count` integers for the sub-block pointer arrays of cuBLAS gemmBatched,
+/// one buffer per stream kept across calls (an allocation and a fence per GEMM would cost more
+/// than the GEMM itself at n = 64), freed by a Kokkos finalize hook. Stream order makes its
+/// reuse by the next GEMM on the same stream safe; growing it frees the old buffer
+/// (cudaFree waits for the device).
+template <class ExecSpace>
+std::uintptr_t* pointer_scratch(const ExecSpace& exec, size_t count) {
+  using Buf = Kokkos::View<std::uintptr_t*, typename ExecSpace::memory_space>;
+  using Key = decltype(exec.cuda_stream());
+  static std::mutex mu;
+  static std::map<Key, Buf>* bufs = nullptr;
+  std::lock_guard<std::mutex> lock(mu);
+  if (bufs == nullptr) {
+    bufs = new std::map<Key, Buf>();
+    Kokkos::push_finalize_hook([] {
+      std::lock_guard<std::mutex> l(mu);
+      delete bufs;
+      bufs = nullptr;
+    });
+  }
+  Buf& b = (*bufs)[exec.cuda_stream()];
+  if (b.extent(0) < count) {
+    b = Buf();
+    b = Buf(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::batched::gemm::pointers"), count);
+  }
+  return b.data();
+}
+
+/// cuBLAS on the batch when the backend has it and every operand has a unit stride per
+/// matrix: gemmStridedBatched for strided batches, gemmBatched for pointer arrays (over
+/// pointers to the sub-blocks, built on the device; H100 TRSM / POTRF at n = 192-256 on
+/// pointer arrays ran the register-tiled kernel before, uncoalesced: fp64 TRSM 0.50-0.62x
+/// cuBLAS against 1.34-1.57x on the same data as a strided batch). false: nothing launched.
 template <class ExecSpace, class T>
 bool vendor_gemm_batch(const ExecSpace& exec, Trans ta, Trans tb, size_type nbatch, size_type m, size_type n,
                        size_type k, T alpha, BatchMat<const T> A, BatchMat<const T> B, T beta, BatchMat<T> C) {
 #ifdef KSPD_ENABLE_CUDA_TPLS
   if constexpr (compat::is_cuda_exec_v<ExecSpace> && kspd::is_blas_scalar<T>::value) {
+    const bool ptr = C.ptrs != nullptr;
+    if ((A.ptrs != nullptr) != ptr || (B.ptrs != nullptr) != ptr) return false;  // one kind of batch
     bool tc, tA, tB;
     if (!orient_batch(C, m, n, tc)) return false;
     if (tc) {  // C^T = op(B)^T op(A)^T
@@ -250,8 +301,19 @@ bool vendor_gemm_batch(const ExecSpace& exec, Trans ta, Trans tb, size_type nbat
     if (!orient_batch(B, is_trans(tb) ? n : k, is_trans(tb) ? k : n, tB)) return false;
     if (tA) ta = toggle(ta);
     if (tB) tb = toggle(tb);
-    kspd::Impl::cuda::gemm_strided_batched(exec.cuda_stream(), to_char(ta), to_char(tb), m, n, k, alpha, A.base, A.cs,
-                                           A.bs, B.base, B.cs, B.bs, beta, C.base, C.cs, C.bs, nbatch);
+    if (!ptr) {
+      kspd::Impl::cuda::gemm_strided_batched(exec.cuda_stream(), to_char(ta), to_char(tb), m, n, k, alpha, A.base,
+                                             A.cs, A.bs, B.base, B.cs, B.bs, beta, C.base, C.cs, C.bs, nbatch);
+      return true;
+    }
+    std::uintptr_t* p = pointer_scratch(exec, size_t(3 * nbatch));
+    Kokkos::parallel_for("kspd::batched::gemm::pointers",
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, nbatch),
+                         SubPointers<T>{A, B, C, p, nbatch});
+    kspd::Impl::cuda::gemm_batched(exec.cuda_stream(), to_char(ta), to_char(tb), m, n, k, alpha,
+                                   reinterpret_cast<const T* const*>(p), A.cs,
+                                   reinterpret_cast<const T* const*>(p + nbatch), B.cs, beta,
+                                   reinterpret_cast<T* const*>(p + 2 * nbatch), C.cs, nbatch);
     return true;
   }
 #endif
@@ -261,8 +323,9 @@ bool vendor_gemm_batch(const ExecSpace& exec, Trans ta, Trans tb, size_type nbat
 }
 template <class T>
 bool vendor_gemm_layout(const BatchMat<const T>& A, const BatchMat<const T>& B, const BatchMat<T>& C) {
-  auto unit = [](const auto& x) { return x.ptrs == nullptr && x.offs == nullptr && (x.rs == 1 || x.cs == 1); };
-  return unit(A) && unit(B) && unit(C);
+  auto unit = [](const auto& x) { return x.offs == nullptr && x.lds == nullptr && (x.rs == 1 || x.cs == 1); };
+  const bool ptr = C.ptrs != nullptr;
+  return unit(A) && unit(B) && unit(C) && (A.ptrs != nullptr) == ptr && (B.ptrs != nullptr) == ptr;
 }
 template <class ExecSpace, class T>
 constexpr bool has_vendor_batch_gemm() {

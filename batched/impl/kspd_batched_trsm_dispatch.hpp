@@ -10,7 +10,7 @@
 #include "kspd_batched_launch.hpp"
 #include "kspd_batched_register_internal.hpp"
 #include "kspd_batched_serial.hpp"
-#include "kspd_batched_smem_cuda.hpp"
+#include "kspd_batched_smem_trsm_cuda.hpp"
 #include "kspd_batched_team.hpp"
 
 namespace kspd::batched::Impl {
@@ -55,7 +55,7 @@ void trsm_kernel(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag 
                  size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts) {
   const size_type k = side == Side::Left ? m : n;
   if constexpr (real_kernels_v<T>) {
-    if (use_smem_trsm<ExecSpace, T>(opts.algo, k, side == Side::Left ? n : m)) {
+    if (use_smem_trsm<ExecSpace, T>(opts.algo, k, side == Side::Left ? n : m, B.batch_unit_stride())) {
       smem_trsm(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B);
       return;
     }
@@ -71,10 +71,11 @@ void trsm_kernel(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag 
 }
 /// Two-sided recursive A X = alpha B (Left, NoTranspose; A m x m, B m x n). Lower:
 /// X1 = A11^-1 alpha B1, B2 = alpha B2 - A21 X1 (GEMM), X2 = A22^-1 B2; Upper mirrored.
+/// Shared-memory leaves only up to order `cap` (smem_trsm_leaf_cap of the caller's k).
 template <class ExecSpace, class T>
 void trsm_rec(const ExecSpace& exec, bool lower, Diag diag, T alpha, size_type nbatch, size_type m, size_type n,
-              const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts) {
-  if (m <= leaf_size(opts) || use_smem_trsm<ExecSpace, T>(opts.algo, m, n)) {
+              const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts, size_type cap) {
+  if (m <= leaf_size(opts) || (m <= cap && use_smem_trsm<ExecSpace, T>(opts.algo, m, n, B.batch_unit_stride()))) {
     trsm_kernel(exec, Side::Left, lower ? Uplo::Lower : Uplo::Upper, Trans::NoTranspose, diag, alpha, nbatch, m, n, A, B,
                 opts);
     return;
@@ -83,15 +84,15 @@ void trsm_rec(const ExecSpace& exec, bool lower, Diag diag, T alpha, size_type n
   const BatchMat<const T> A22 = A.sub(m1, m1);
   const BatchMat<T> B2 = B.sub(m1, 0);
   if (lower) {
-    trsm_rec(exec, true, diag, alpha, nbatch, m1, n, A, B, opts);
+    trsm_rec(exec, true, diag, alpha, nbatch, m1, n, A, B, opts, cap);
     batch_gemm(exec, Trans::NoTranspose, Trans::NoTranspose, nbatch, m2, n, m1, T(-1), A.sub(m1, 0),
                BatchMat<const T>(B), alpha, B2, opts);
-    trsm_rec(exec, true, diag, T(1), nbatch, m2, n, A22, B2, opts);
+    trsm_rec(exec, true, diag, T(1), nbatch, m2, n, A22, B2, opts, cap);
   } else {
-    trsm_rec(exec, false, diag, alpha, nbatch, m2, n, A22, B2, opts);
+    trsm_rec(exec, false, diag, alpha, nbatch, m2, n, A22, B2, opts, cap);
     batch_gemm(exec, Trans::NoTranspose, Trans::NoTranspose, nbatch, m1, n, m2, T(-1), A.sub(0, m1),
                BatchMat<const T>(B2), alpha, B, opts);
-    trsm_rec(exec, false, diag, T(1), nbatch, m1, n, A, B, opts);
+    trsm_rec(exec, false, diag, T(1), nbatch, m1, n, A, B, opts, cap);
   }
 }
 /// TRSM on a fixed-size batch: recursive above the leaf size (every variant reduced to
@@ -103,9 +104,10 @@ void trsm_fixed(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag d
   check_algo<T>(opts.algo, "kspd::batched::trsm");
   const size_type k = side == Side::Left ? m : n;
   if constexpr (real_kernels_v<T>) {
+    const size_type cap = smem_trsm_leaf_cap<ExecSpace, T>(k, B.batch_unit_stride());
     if (use_recursion<ExecSpace, T>(opts, k) && !use_stream_trsm<ExecSpace, T>(opts, k) &&
-        !use_smem_trsm<ExecSpace, T>(opts.algo, k, side == Side::Left ? n : m) && A.splittable() &&
-        B.splittable()) {
+        !(k <= cap && use_smem_trsm<ExecSpace, T>(opts.algo, k, side == Side::Left ? n : m, B.batch_unit_stride())) &&
+        A.splittable() && B.splittable()) {
       if (side == Side::Right) {  // X op(A) = alpha B  <=>  op(A)^T X^T = alpha B^T
         B = B.t();
         std::swap(m, n);
@@ -115,7 +117,7 @@ void trsm_fixed(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag d
         A = A.t();
         uplo = flip(uplo);
       }
-      trsm_rec(exec, uplo == Uplo::Lower, diag, alpha, nbatch, m, n, A, B, opts);
+      trsm_rec(exec, uplo == Uplo::Lower, diag, alpha, nbatch, m, n, A, B, opts, cap);
       return;
     }
   }

@@ -46,10 +46,15 @@ struct Tuning {
   PotrfSync potrf_sync = PotrfSync::WarpSync;
   int potrf_group_team = 128;        ///< threads per team of the group POTRF (64, 128, 256)
   /// CUDA, fp32 / fp64: the orders (n, resp. k) whose POTRF / TRSM run on the shared-memory
-  /// kernels (kspd_batched_smem_cuda.hpp; at most 128) and, through the recursion's leaves,
-  /// every n above; 0 / 0 switches them off (the portable kernels and recursion as before).
+  /// kernels (kspd_batched_smem_cuda.hpp; fp64 at most 128, fp32 256) and, through the
+  /// recursion's leaves, every n above; 0 / 0 switches them off (the portable kernels and
+  /// recursion as before). These for batch-first data (consecutive matrices adjacent), the
+  /// *_cm ones for batches of column-major matrices (strided with a unit stride, pointer
+  /// arrays): the kernels read the two at different costs.
   int smem_potrf_min = 0, smem_potrf_max = 0;
   int smem_trsm_min = 0, smem_trsm_max = 0;
+  int smem_potrf_min_cm = 0, smem_potrf_max_cm = 0;
+  int smem_trsm_min_cm = 0, smem_trsm_max_cm = 0;
   int smem_threads = 0;              ///< threads per block of the shared-memory kernels (0: by n)
   /// CUDA: shared-memory POTRF orders up to this (at most 32) run a warp per matrix, several
   /// matrices per block (smem::potrf_warp_kernel), on batch-first data (consecutive matrices
@@ -59,6 +64,14 @@ struct Tuning {
   /// warp-per-matrix kernel (smem::trsm_warp_kernel), besides [smem_trsm_min, smem_trsm_max].
   int smem_trsm_warp_min = 0, smem_trsm_warp_max = 0;
   int smem_trsm_chunk = 128;         ///< right-hand sides per pass of the shared-memory TRSM (multiple of 8)
+  /// CUDA, column-major matrices (strided with a unit stride, pointer arrays), k <= 32: c > 0
+  /// sends TRSM and POTRS (as its two TRSMs) with c or more right-hand sides to the
+  /// warp-per-matrix kernel; 0: TRSM needs 16 there as elsewhere, POTRS keeps its kernels.
+  int smem_trsm_warp_cols_cm = 0;
+  /// CUDA: a TRSM of order k (the caller's, not a sub-block's) whose recursion stops at
+  /// shared-memory leaves of at most this order (batch-first / column-major data); k above it
+  /// recurses to them even where the kernel takes k whole. 0: no limit.
+  int smem_trsm_leaf_max = 0, smem_trsm_leaf_max_cm = 0;
 };
 
 /// perf_batched's overrides; a negative value / Auto keeps the table's entry.
@@ -73,12 +86,16 @@ struct TuningOverride {
   int stream_min_blocks = -1;
   PotrfSync potrf_sync = PotrfSync::Auto;
   int potrf_group_team = -1;
-  int smem_potrf_min = -1, smem_potrf_max = -1;
+  int smem_potrf_min = -1, smem_potrf_max = -1;  ///< both layout classes (then the *_cm below)
   int smem_trsm_min = -1, smem_trsm_max = -1;
+  int smem_potrf_min_cm = -1, smem_potrf_max_cm = -1;
+  int smem_trsm_min_cm = -1, smem_trsm_max_cm = -1;
   int smem_threads = -1;
   int smem_potrf_warp_max = -1;
   int smem_trsm_warp_min = -1, smem_trsm_warp_max = -1;
   int smem_trsm_chunk = -1;
+  int smem_trsm_warp_cols_cm = -1;
+  int smem_trsm_leaf_max = -1, smem_trsm_leaf_max_cm = -1;
 };
 inline TuningOverride& tuning_override() {
   static TuningOverride o;
@@ -136,6 +153,18 @@ Tuning tuning(size_type n) {
     // recursion's 64-leaves it costs k = 128-256 (0.61x vs 0.71x at 128, 0.54x vs 0.66x at 192).
     t.smem_trsm_min = sizeof(T) == 8 ? 33 : 65;
     t.smem_trsm_max = sizeof(T) == 8 ? 128 : 96;
+    t.smem_potrf_min_cm = t.smem_potrf_min;
+    t.smem_potrf_max_cm = t.smem_potrf_max;
+    t.smem_trsm_min_cm = t.smem_trsm_min;
+    t.smem_trsm_max_cm = t.smem_trsm_max;
+    // fp32, column-major matrices (H100, batch 100K, h100-batched-smem-2026-11-24.md, --smem
+    // 17:256 against the table): TRSM on the shared-memory kernel at every k = 33-256 (pointer
+    // arrays / column-major 64: 1.22x / 1.23x, 128: 0.71x, 256: 0.69x / 0.79x cuBLAS) against
+    // the recursion over 32-leaves (0.31-0.38x).
+    if (sizeof(T) == 4) {
+      t.smem_trsm_min_cm = 33;
+      t.smem_trsm_max_cm = 256;
+    }
     // TRSM right-hand sides per pass (fp64, nrhs = k, perf_batched --smem-chunk 32,64 vs 128):
     // k = 64: 32 gives two blocks per SM, 1.18x -> 1.27x cuBLAS batch-first, 1.46x -> 1.84x
     // column-major; k = 128: 128 (column-major 1.53x; 32: 1.02x).
@@ -152,6 +181,22 @@ Tuning tuning(size_type n) {
     t.smem_potrf_warp_max = 32;
     t.smem_trsm_warp_min = 16;
     t.smem_trsm_warp_max = 32;
+    // Session 4 (H100, batch 100K or 1 GB, perf_tests/results/h100-batched-s4-2026-11-24-s4.md):
+    // - POTRS of n = 17-32 on column-major / pointer data (nrhs = 1) as two warp-kernel TRSMs:
+    //   fp64 n = 24 1.15x -> 1.33x cuSOLVER, n = 32 0.65x -> 1.26x; fp32 0.89x -> 1.10x, 0.52x ->
+    //   1.05x (n = 16 loses: 1.75x -> 1.42x).
+    if (n > 16 && n <= 32) t.smem_trsm_warp_cols_cm = 1;
+    // - fp32 POTRF on batch-first data in one shared-memory kernel up to 192 (n = 192: 0.81x ->
+    //   0.94x cuSOLVER; 256: 0.61x against the recursion's 0.76x).
+    if (sizeof(T) == 4) t.smem_potrf_max = 192;
+    // - TRSM recursing to the warp kernel's 32-leaves (cuBLAS / tiled GEMMs between them)
+    //   rather than stopping at a shared-memory leaf of 64-128: fp64 batch-first k = 128 0.83x ->
+    //   0.96x cuBLAS (POTRF 192 / 256, whose TRSM has k = 128: 0.92x -> 0.96x / 0.97x); fp32
+    //   column-major / pointer data k = 128 1.00x -> 1.33-1.40x, 192 0.80x -> 1.12-1.21x, 256
+    //   0.72x -> 1.01-1.09x. fp64 column-major data and fp64 batch-first k = 192-256 keep the
+    //   larger leaves (1.45-1.57x; 0.79x / 0.69x against 0.76x / 0.68x).
+    if (sizeof(T) == 8 && n > 96 && n <= 128) t.smem_trsm_leaf_max = 32;
+    if (sizeof(T) == 4 && n > 96) t.smem_trsm_leaf_max_cm = 32;
   }
 #endif
   const TuningOverride& o = tuning_override();
@@ -165,15 +210,22 @@ Tuning tuning(size_type n) {
   if (o.stream_min_blocks >= 0) t.stream_min_blocks = o.stream_min_blocks;
   if (o.potrf_sync != PotrfSync::Auto) t.potrf_sync = o.potrf_sync;
   if (o.potrf_group_team > 0) t.potrf_group_team = o.potrf_group_team;
-  if (o.smem_potrf_min >= 0) t.smem_potrf_min = o.smem_potrf_min;
-  if (o.smem_potrf_max >= 0) t.smem_potrf_max = o.smem_potrf_max;
-  if (o.smem_trsm_min >= 0) t.smem_trsm_min = o.smem_trsm_min;
-  if (o.smem_trsm_max >= 0) t.smem_trsm_max = o.smem_trsm_max;
+  if (o.smem_potrf_min >= 0) t.smem_potrf_min = t.smem_potrf_min_cm = o.smem_potrf_min;
+  if (o.smem_potrf_max >= 0) t.smem_potrf_max = t.smem_potrf_max_cm = o.smem_potrf_max;
+  if (o.smem_trsm_min >= 0) t.smem_trsm_min = t.smem_trsm_min_cm = o.smem_trsm_min;
+  if (o.smem_trsm_max >= 0) t.smem_trsm_max = t.smem_trsm_max_cm = o.smem_trsm_max;
+  if (o.smem_potrf_min_cm >= 0) t.smem_potrf_min_cm = o.smem_potrf_min_cm;
+  if (o.smem_potrf_max_cm >= 0) t.smem_potrf_max_cm = o.smem_potrf_max_cm;
+  if (o.smem_trsm_min_cm >= 0) t.smem_trsm_min_cm = o.smem_trsm_min_cm;
+  if (o.smem_trsm_max_cm >= 0) t.smem_trsm_max_cm = o.smem_trsm_max_cm;
   if (o.smem_threads > 0) t.smem_threads = o.smem_threads;
   if (o.smem_potrf_warp_max >= 0) t.smem_potrf_warp_max = o.smem_potrf_warp_max;
   if (o.smem_trsm_warp_min >= 0) t.smem_trsm_warp_min = o.smem_trsm_warp_min;
   if (o.smem_trsm_warp_max >= 0) t.smem_trsm_warp_max = o.smem_trsm_warp_max;
   if (o.smem_trsm_chunk > 0) t.smem_trsm_chunk = (o.smem_trsm_chunk + 7) / 8 * 8;
+  if (o.smem_trsm_warp_cols_cm >= 0) t.smem_trsm_warp_cols_cm = o.smem_trsm_warp_cols_cm;
+  if (o.smem_trsm_leaf_max >= 0) t.smem_trsm_leaf_max = o.smem_trsm_leaf_max;
+  if (o.smem_trsm_leaf_max_cm >= 0) t.smem_trsm_leaf_max_cm = o.smem_trsm_leaf_max_cm;
   return t;
 }
 

@@ -246,6 +246,14 @@ int to_int(long long v, const char* what) {
         handles(s).blas, op(ta), op(tb), m, n, k, &alpha, A, ld(lda), sa, B, ld(ldb), sb, &beta, C, \
         ld(ldc), sc, batch));                                                                       \
   }                                                                                                 \
+  void gemm_batched(cudaStream_t s, char ta, char tb, size_type m, size_type n, size_type k,        \
+                    T alpha, const T* const* A, offset_type lda, const T* const* B,                 \
+                    offset_type ldb, T beta, T* const* C, offset_type ldc, size_type batch) {       \
+    if (m == 0 || n == 0 || batch == 0) return;                                                     \
+    KSPD_CUBLAS_SAFE_CALL(cublas##P##gemmBatched_64(handles(s).blas, op(ta), op(tb), m, n, k,       \
+                                                    &alpha, A, ld(lda), B, ld(ldb), &beta, C,       \
+                                                    ld(ldc), batch));                               \
+  }                                                                                                 \
   void syrk(cudaStream_t s, char uplo, char trans, size_type n, size_type k, T alpha, const T* A,   \
             offset_type lda, T beta, T* C, offset_type ldc) {                                       \
     if (n == 0) return;                                                                             \

@@ -23,6 +23,10 @@ namespace kspd::Impl::cuda {
                             size_type k, T alpha, const T* A, offset_type lda, offset_type sa,    \
                             const T* B, offset_type ldb, offset_type sb, T beta, T* C,            \
                             offset_type ldc, offset_type sc, size_type batch);                    \
+  /* The same over device arrays of device pointers (A[b], B[b], C[b]: column-major). */          \
+  void gemm_batched(cudaStream_t s, char ta, char tb, size_type m, size_type n, size_type k,      \
+                    T alpha, const T* const* A, offset_type lda, const T* const* B,               \
+                    offset_type ldb, T beta, T* const* C, offset_type ldc, size_type batch);      \
   void syrk(cudaStream_t s, char uplo, char trans, size_type n, size_type k, T alpha, const T* A, \
             offset_type lda, T beta, T* C, offset_type ldc);                                      \
   void syr2k(cudaStream_t s, char uplo, char trans, size_type n, size_type k, T alpha,            \

@@ -7,7 +7,8 @@
 //                [--stream-chunk 0|32|...] [--stream-min-blocks 0|4|8[,...]] [--potrf-variant auto|team|warp|shuffle[,...]]
 //                [--potrf-team 0|64|128|256[,...]] [--algo auto|serial|team|register[,...]]
 //                [--smem MIN:MAX[,...]] [--smem-threads 0|128|256] [--smem-chunk 0|32|64|128[,...]]
-//                [--smem-warp -1|0|16|32[,...]]
+//                [--smem-warp -1|0|16|32[,...]] [--smem-trsm auto|MIN:MAX[,...]]
+//                [--smem-warp-cols 0|1|...[,...]]
 // --algo runs everything once per BatchOptions::algo (a list); --best reports the fastest rep
 // (for loaded machines) instead of the median. Host: KSPD_BATCHED_THREADS=t sets
 // the threads a Serial-Kokkos batch spreads over (default: every core; 1: the calling thread).
@@ -48,6 +49,10 @@
 // runs everything per value); --smem-warp TuningOverride::smem_{potrf,trsm}_warp_max (the orders,
 // at most 32, whose shared-memory POTRF (batch-first data) and TRSM run a warp per matrix; 0: a
 // block per matrix; -1: the table); --smem MIN:MAX also sets smem_trsm_warp_min = MIN.
+// --smem-trsm MIN:MAX[,...] then sets the TRSM's range alone (auto: --smem's), a list runs
+// everything once per range (e.g. POTRF's shared-memory leaves with the TRSM on 32-leaves).
+// --smem-warp-cols c[,...] sets TuningOverride::smem_trsm_warp_cols_cm (column-major / pointer
+// batches, k <= 32: TRSM and POTRS with c or more right-hand sides on the warp-per-matrix kernel).
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 #include <KokkosBatched_Gemm_Decl.hpp>
@@ -542,6 +547,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> smem_ranges{"auto"};
   std::vector<long> smem_chunks{0};
   std::vector<long> smem_warps{-1};
+  std::vector<std::string> smem_trsm_ranges{"auto"};
+  std::vector<long> smem_warp_cols{0};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -567,6 +574,8 @@ int main(int argc, char** argv) {
     else if (a == "--smem-threads") g_tune.smem_threads = int(std::stol(next()));
     else if (a == "--smem-chunk") smem_chunks = parse_list(next());
     else if (a == "--smem-warp") smem_warps = parse_list(next());
+    else if (a == "--smem-trsm") smem_trsm_ranges = parse_words(next());
+    else if (a == "--smem-warp-cols") smem_warp_cols = parse_list(next());
     else if (a == "--best") g_best = true;
     else if (a == "--leaf") g_opts.leaf_size = int(std::stol(next()));
     else if (a == "--rec") {
@@ -602,6 +611,8 @@ int main(int argc, char** argv) {
   for (const long sw : smem_warps)
   for (const long sc : smem_chunks)
   for (const auto& smem : smem_ranges)
+  for (const auto& smem_trsm : smem_trsm_ranges)
+  for (const long swc : smem_warp_cols)
   for (const auto& algo : algos)
   for (const auto& tile : tiles) {
     const size_t colon = smem.find(':');
@@ -613,8 +624,15 @@ int main(int argc, char** argv) {
     g_tune.smem_trsm_warp_max = sw >= 0 ? int(sw) : smax == 0 ? 0 : -1;
     g_tune.smem_trsm_chunk = sc > 0 ? int(sc) : -1;
     g_tune.smem_potrf_warp_max = int(sw);
-    std::printf("smem %s (shared-memory POTRF / TRSM orders; auto = the tuning table) chunk %ld warp-max %ld\n",
-                smem.c_str(), sc, sw);
+    const size_t tcolon = smem_trsm.find(':');
+    if (smem_trsm != "auto" && tcolon != std::string::npos) {  // TRSM only (both layout classes)
+      g_tune.smem_trsm_min = std::stoi(smem_trsm.substr(0, tcolon));
+      g_tune.smem_trsm_max = std::stoi(smem_trsm.substr(tcolon + 1));
+    }
+    g_tune.smem_trsm_warp_cols_cm = swc > 0 ? int(swc) : -1;
+    std::printf("smem %s trsm %s (shared-memory POTRF / TRSM orders; auto = the tuning table) chunk %ld warp-max %ld "
+                "warp-cols-cm %ld\n",
+                smem.c_str(), smem_trsm.c_str(), sc, sw, swc);
     g_opts.algo = algo == "serial" ? kb::BatchAlgo::Serial
                   : algo == "team" ? kb::BatchAlgo::Team
                   : algo == "register" ? kb::BatchAlgo::Register

@@ -425,6 +425,32 @@ TYPED_TEST(BatchedBlas, SmemTrsm) {
             }
   }
 }
+/// TRSM with the tuning table's defaults around its boundaries in each layout class
+/// (batch-first; column-major: LayoutRight and pointer arrays, the *_cm ranges and the
+/// recursion's gemmBatched over sub-block pointers): both sides, N / T, odd / even k, 21
+/// right-hand sides. Then k <= 32 with fewer than 16 right-hand sides on the warp-per-matrix
+/// kernel for column-major matrices (smem_trsm_warp_cols_cm = 1), a partial block of matrices.
+TYPED_TEST(BatchedBlas, TrsmTableBoundariesByLayout) {
+  for (size_type k : {32, 33, 64, 65, 96, 97, 128, 129, 200, 256})
+    for (Side side : all_sides())
+      for (Trans trans : {Trans::NoTranspose, Trans::Transpose})
+        for (Iface iface : all_ifaces()) {
+          const Uplo uplo = (k + int(side == Side::Left)) % 2 ? Uplo::Upper : Uplo::Lower;
+          const size_type m = side == Side::Left ? k : 21, n = side == Side::Left ? 21 : k;
+          check_trsm<TypeParam>(false, m, n, 3, side, uplo, trans, Diag::NonUnit, iface, kb::BatchAlgo::Auto);
+        }
+  kb::Impl::TuningOverride o;
+  o.smem_trsm_warp_cols_cm = 1;
+  const kb::Impl::TuningScope scope(o);
+  for (size_type k : {9, 17, 32})
+    for (Side side : all_sides())
+      for (Uplo uplo : all_uplos())
+        for (Iface iface : all_ifaces()) {
+          const size_type m = side == Side::Left ? k : 3, n = side == Side::Left ? 3 : k;
+          check_trsm<TypeParam>(false, m, n, 37, side, uplo, Trans::Transpose, Diag::NonUnit, iface,
+                                kb::BatchAlgo::Auto);
+        }
+}
 /// Host backends' lane TRSM (k <= 16, 8 fp64 / 16 fp32 matrices per thread in lockstep; GPUs:
 /// the register / streaming kernels): every side / uplo / trans / diag and interface, k around
 /// the 8 / 16 boundaries and 17, one and five right-hand sides, two full groups plus a partial one.

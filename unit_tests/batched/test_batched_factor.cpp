@@ -322,6 +322,33 @@ TYPED_TEST(BatchedFactor, SmemPotrfPotrs) {
     for (Uplo uplo : all_uplos())
       for (size_type nrhs : {1, 17}) check_potrs<TypeParam>(n, nrhs, 3, uplo, all_ifaces()[size_t((n + nrhs) % 3)], kb::BatchAlgo::Auto);
 }
+/// The tuning table's defaults around its boundaries in each layout class: batch-first
+/// (LayoutLeft) and column-major matrices (LayoutRight, pointer arrays: the *_cm ranges, and
+/// the recursion's cuBLAS gemmBatched over sub-block pointers on pointer arrays). POTRF with a
+/// matrix failing mid-batch, POTRS with 1 and 17 right-hand sides, odd / even n. Then POTRS of
+/// n <= 32 on the warp-per-matrix TRSM for column-major matrices (smem_trsm_warp_cols_cm = 1:
+/// fewer than 16 right-hand sides), batches of 37 (a partial block of matrices). In between,
+/// POTRF (a matrix failing near its end) / POTRS above 128 on batch-first data.
+TYPED_TEST(BatchedFactor, TableBoundariesByLayout) {
+  for (size_type n : {32, 33, 64, 65, 96, 97, 128, 129, 192, 255, 256})
+    for (Iface iface : all_ifaces()) {
+      const Uplo uplo = n % 2 ? Uplo::Upper : Uplo::Lower;
+      check_potrf<TypeParam>(n, 5, uplo, iface, kb::BatchAlgo::Auto, 2, n / 3 + 1);
+      for (size_type nrhs : {1, 17}) check_potrs<TypeParam>(n, nrhs, 3, uplo, iface, kb::BatchAlgo::Auto);
+    }
+  for (size_type n : {129, 200, 256})  // batch-first: the TRSM's leaf caps, a failure late in the matrix
+    for (Uplo uplo : all_uplos()) {
+      check_potrf<TypeParam>(n, 9, uplo, Iface::Left, kb::BatchAlgo::Auto, 4, n - 3);
+      check_potrs<TypeParam>(n, 17, 3, uplo, Iface::Left, kb::BatchAlgo::Auto);
+    }
+  kb::Impl::TuningOverride o;
+  o.smem_trsm_warp_cols_cm = 1;
+  const kb::Impl::TuningScope scope(o);
+  for (size_type n : {9, 16, 17, 24, 31, 32})
+    for (Uplo uplo : all_uplos())
+      for (Iface iface : all_ifaces())
+        for (size_type nrhs : {1, 3, 17}) check_potrs<TypeParam>(n, nrhs, 37, uplo, iface, kb::BatchAlgo::Auto);
+}
 TYPED_TEST(BatchedFactor, PotrfBatchOfOneAnd70000) {
   for (Iface iface : all_ifaces()) {
     check_potrf<TypeParam>(4, 1, Uplo::Lower, iface, kb::BatchAlgo::Auto);
