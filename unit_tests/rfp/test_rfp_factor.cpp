@@ -364,14 +364,16 @@ TYPED_TEST(RfpFactor, BlockedPftrfMatchesLapack) {
 
 // The nb-column steps at the panel edges (issue #14): n and each RFP half at nb - 1, nb,
 // nb + 1 and 2 nb + 1 columns, blocked and with look-ahead (the urgent second lane on CUDA),
+// upper-stored panels in 'U' and through the kept transposed copy (Auto is the copy on CUDA),
 // and a non-SPD minor at each panel's first and last column.
 TYPED_TEST(RfpFactor, BlockedPftrfAtPanelBoundaries) {
   using T = TypeParam;
   using B = kspd::Blocking;
   unsigned seed = 9000;
   for (long long nb : {8, 16})
-    for (B b : {B::Blocked, B::LookAhead}) {
-      const kspd::DenseOptions opt{kspd::Algo::Auto, 0, b, nb};
+    for (B b : {B::Blocked, B::LookAhead})
+      for (kspd::Toggle up : {kspd::Toggle::Auto, kspd::Toggle::On}) {  // On: upper panels via the kept copy
+      const kspd::DenseOptions opt{kspd::Algo::Auto, 0, b, nb, up};
       std::set<int> ns;
       for (int m : {int(nb) - 1, int(nb), int(nb) + 1, 2 * int(nb) + 1}) {
         ns.insert(m);          // n itself
@@ -381,7 +383,8 @@ TYPED_TEST(RfpFactor, BlockedPftrfAtPanelBoundaries) {
       }
       for (int n : ns)
         for (const auto& v : all_variants()) {
-          const std::string where = name(v, n) + (b == B::Blocked ? " blocked" : " lookahead") + " nb=" + std::to_string(nb);
+          const std::string where = name(v, n) + (b == B::Blocked ? " blocked" : " lookahead") + " nb=" +
+                                    std::to_string(nb) + (up == kspd::Toggle::On ? " panel copy" : "");
           HostMat A = random_spd(n, ++seed);
           auto ref = lapack_rfp<T>(A, v);
           auto R = device_rfp(ref, n, v);
