@@ -12,7 +12,8 @@
 #          all 4 transr/uplo variants, fp64 and fp32; complex double 16K; at 16K fp64 also
 #          blocked (no look-ahead) and look-ahead with cuSOLVER's 'U' on upper panels
 #   auto   the Auto table (--blocking auto) against Split and cuSOLVER, n = 4K..32K (fp32 64K
-#          NL), even and odd n, fp64/fp32, complex double 8K/16K
+#          NL), even and odd n, fp64/fp32, complex double 8K/16K; Split's four calls timed
+#          one by one (fp64 8K/16K)
 #   full   every blocking x nb x core algorithm, pftri, fp32 64K, and dense.txt
 # Usage: perf_tests/rfp/run_device_rfp.sh BIN_DIR OUTDIR [sweep|auto|full]   (default sweep)
 #   BIN_DIR: a CUDA build with kspd_test_rfp and perf_rfp_blocking (kspd_test_core, perf_dense
@@ -54,6 +55,8 @@ auto)
   A="--blocking split,auto --upper auto"
   step pftrf_d 40 "$B" --prec d --n 4096,4097,8192,8193,16384 --variants $V $A --ops pftrf --reps 3
   step pftrf_d 35 "$B" --prec d --n 32768,32767 --variants $V $A --ops pftrf --reps 2
+  # where Split's time goes now (potrf t1, trsm, herk, potrf t2 timed one by one, Auto leaves)
+  step pftrf_d 20 "$B" --prec d --n 8192,16384 --variants $V --blocking auto --ops parts --reps 2
   step pftrf_s 35 "$B" --prec s --n 4096,4097,8192,8193,16384 --variants $V $A --ops pftrf --reps 3
   step pftrf_s 25 "$B" --prec s --n 32768 --variants $V $A --ops pftrf --reps 2
   step pftrf_s 40 "$B" --prec s --n 65536 --variants NL --blocking auto --ops pftrf --reps 1
