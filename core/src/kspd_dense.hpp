@@ -104,7 +104,9 @@ BlockingChoice resolve_blocking(const DenseOptions& opt, size_type n) {
   }
   if (opt.block_size > 0) c.nb = size_type(opt.block_size);
   else if constexpr (compat::is_host_exec_v<ExecSpace>) c.nb = 256;
-  else c.nb = n >= 49152 || n < 6144 ? 2048 : 1024;
+  // below 6144: one step a half (ceil(n/2)); nb 2048 at n = 4097 left a 1-column step, 1.17-1.26x
+  // of Split in NL/TU (run 2, h100-rfp-auto-2026-11-24-s4.md)
+  else c.nb = n < 6144 ? (n + 1) / 2 : n >= 49152 ? 2048 : 1024;
   return c;
 }
 
