@@ -7,6 +7,12 @@
 /// per process and freed by a Kokkos finalize hook; the joins are CUDA events (no host
 /// fence). Host backends have one lane: the second instance is the caller's, so the same
 /// algorithm runs in program order.
+///
+/// An urgent side lane (SidePriority::Urgent) runs on a stream of the device's highest
+/// priority, so its short kernels (a look-ahead panel) are scheduled ahead of the blocks of a
+/// long GEMM on the caller's stream instead of queueing behind it: with two streams of equal
+/// priority the panel waits for the GEMM to drain and look-ahead overlaps almost nothing
+/// (1-3% over no look-ahead on the H100, perf_tests/results/h100-rfp-blocking-2026-11-24.md).
 
 #include <Kokkos_Core.hpp>
 
@@ -18,13 +24,15 @@
 
 namespace kspd::Impl {
 
+enum class SidePriority { Same, Urgent };
+
 template <class ExecSpace>
 class Lanes {
  public:
   /// concurrent = false: both lanes are `exec` (no second instance is created).
-  Lanes(const ExecSpace& exec, bool concurrent)
+  Lanes(const ExecSpace& exec, bool concurrent, SidePriority priority = SidePriority::Same)
       : main_(exec), side_(exec), concurrent_(concurrent && has_second_instance) {
-    if (concurrent_) side_ = side_instance(exec);
+    if (concurrent_) side_ = priority == SidePriority::Urgent ? urgent_instance(exec) : side_instance(exec);
   }
   const ExecSpace& main() const { return main_; }
   const ExecSpace& side() const { return side_; }
@@ -70,6 +78,32 @@ class Lanes {
     }
 #endif
     return exec;
+  }
+
+  // The cached instance on a highest-priority stream (CUDA with the TPLs; otherwise the plain
+  // second instance). The finalize hook frees the instance before its stream.
+  static ExecSpace urgent_instance(const ExecSpace& exec) {
+#if defined(KOKKOS_ENABLE_CUDA) && defined(KSPD_ENABLE_CUDA_TPLS)
+    if constexpr (compat::is_cuda_exec_v<ExecSpace>) {
+      static std::mutex m;
+      static ExecSpace* cache = nullptr;
+      static cudaStream_t stream = nullptr;
+      std::lock_guard<std::mutex> lock(m);
+      if (!cache) {
+        stream = cuda::stream_create_urgent();
+        cache = new ExecSpace(stream);
+        Kokkos::push_finalize_hook([] {
+          std::lock_guard<std::mutex> l(m);
+          delete cache;
+          cache = nullptr;
+          cuda::stream_destroy(stream);
+          stream = nullptr;
+        });
+      }
+      return *cache;
+    }
+#endif
+    return side_instance(exec);
   }
 };
 

@@ -116,6 +116,16 @@ bool upper_via_lower(const DenseOptions& opt, FactorOp fop, Uplo uplo, const Mat
   }
 }
 
+/// The same for the nb x nb diagonal panels of a blocked Cholesky (pftrf's nb-column steps),
+/// which keeps ONE panel workspace for the whole factorization (no free, so no device sync
+/// between panels, and look-ahead keeps its overlap). Auto: on CUDA (cuSOLVER's POTRF 'U' is
+/// the slow one on the look-ahead's critical path), not on the host (OpenBLAS 'U' ~ 'L').
+template <class ExecSpace, class T>
+bool panel_upper_via_lower(const DenseOptions& opt) {
+  if (opt.upper_via_lower != Toggle::Auto) return opt.upper_via_lower == Toggle::On;
+  return !compat::is_host_exec_v<ExecSpace> && has_vendor_v<ExecSpace, T>;
+}
+
 /// An n x n column-major workspace, leading dimension rounded up to 64 elements.
 template <class ExecSpace, class T>
 auto square_workspace(size_type n) {

@@ -90,16 +90,23 @@ BlockingChoice resolve_blocking(const DenseOptions& opt, size_type n) {
     if constexpr (compat::is_host_exec_v<ExecSpace> || !has_vendor_v<ExecSpace, T>) {
       c.kind = Blocking::Split;  // host: LAPACK's own structure (perf_tests/results/cpu-rfp-*)
     } else {
-      // H100 (perf_rfp_blocking, h100-rfp-blocking-2026-11-24): up to 32K the four large calls
-      // win or tie (blocked 1.03-1.9x of split at 4K-16K; look-ahead nb 1024 0.99-1.04x at 32K
-      // fp64, 1.09-1.13x fp32); at 64K fp32 the half-size calls fall off (split 1.72x cuSOLVER)
-      // and look-ahead nb 2048 runs 1.04x cuSOLVER (0.61x of split)
-      c.kind = n >= 49152 ? Blocking::LookAhead : Blocking::Split;
+      // H100, perf_rfp_blocking against Split in the same run (h100-rfp-*-2026-11-24-s4.md): the
+      // nb-column look-ahead (panels on the urgent lane) loses to the four large calls at
+      // 8K-32K in fp32/fp64 (1.01-1.35x of Split at nb 512-2048), wins at 4K with nb 2048 (one
+      // step a half, on the urgent lane: 0.93-1.0x fp64, 0.89-0.99x fp32), and in complex
+      // double at 16K with nb 1024 (0.92-0.97x); from 48K (fp32 64K: 1.04x cuSOLVER against
+      // Split's 1.72x, h100-rfp-blocking-2026-11-24.md) look-ahead with nb 2048 everywhere
+      if (n >= 49152) c.kind = Blocking::LookAhead;
+      else if (!is_complex_v<T> && n >= 3072 && n < 6144) c.kind = Blocking::LookAhead;
+      else if (std::is_same<T, Kokkos::complex<double>>::value && n >= 12288) c.kind = Blocking::LookAhead;
+      else c.kind = Blocking::Split;
     }
   }
   if (opt.block_size > 0) c.nb = size_type(opt.block_size);
   else if constexpr (compat::is_host_exec_v<ExecSpace>) c.nb = 256;
-  else c.nb = n >= 49152 ? 2048 : 1024;
+  // below 6144: one step a half (ceil(n/2)); nb 2048 at n = 4097 left a 1-column step, 1.17-1.26x
+  // of Split in NL/TU (run 2, h100-rfp-auto-2026-11-24-s4.md)
+  else c.nb = n < 6144 ? (n + 1) / 2 : n >= 49152 ? 2048 : 1024;
   return c;
 }
 

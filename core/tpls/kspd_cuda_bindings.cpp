@@ -380,6 +380,18 @@ void stream_wait(cudaStream_t waiter, cudaStream_t signaler) {
   KSPD_CUDA_SAFE_CALL(cudaEventDestroy(e));  // the wait keeps the recorded work
 }
 
+cudaStream_t stream_create_urgent() {
+  int least = 0, greatest = 0;
+  KSPD_CUDA_SAFE_CALL(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  cudaStream_t s = nullptr;
+  KSPD_CUDA_SAFE_CALL(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
+  return s;
+}
+
+void stream_destroy(cudaStream_t s) {
+  if (s) cudaStreamDestroy(s);
+}
+
 void mem_get_info(size_type& free_bytes, size_type& total_bytes) {
   size_t f = 0, t = 0;
   KSPD_CUDA_SAFE_CALL(cudaMemGetInfo(&f, &t));

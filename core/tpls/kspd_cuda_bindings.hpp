@@ -76,6 +76,11 @@ KSPD_CUDA_BLAS_CDECL(Kokkos::complex<double>, double)
 /// Makes `waiter` wait (on the device) for the work enqueued on `signaler` so far.
 void stream_wait(cudaStream_t waiter, cudaStream_t signaler);
 
+/// A new non-blocking stream at the device's highest priority (its blocks are scheduled ahead
+/// of those of default-priority streams as SMs free up); destroy it with stream_destroy.
+cudaStream_t stream_create_urgent();
+void stream_destroy(cudaStream_t s);
+
 /// Device memory currently free and total (cudaMemGetInfo), for memory reports.
 void mem_get_info(size_type& free_bytes, size_type& total_bytes);
 

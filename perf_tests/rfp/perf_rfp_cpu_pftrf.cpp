@@ -1,11 +1,12 @@
 // perf_rfp_cpu_pftrf: kspd::rfp::pftrf against LAPACK's own ?pftrf on the host, real and
 // complex (d, z; s, c), every RFP variant, on copies of the same buffer A = X X^H / k + I.
-// The two calls alternate (kspd first on even repetitions, LAPACK first on odd ones) so that
-// both see the same machine load; medians and best-of-reps are reported, each line with the
-// 1-minute load average (/proc/loadavg: the VM is shared), and a summary per precision.
+// The calls interleave (LAPACK and each kspd blocking of --blocking x --nb, the starting one
+// rotating with the repetition) so that all see the same machine load; medians and
+// best-of-reps are reported, each line with the 1-minute load average (/proc/loadavg: the VM
+// is shared), and a summary per precision and blocking.
 // Usage: perf_rfp_cpu_pftrf [--n 1000,2000,4000] [--prec d,z] [--variants all|NL,NU,TL,TU]
 //                           [--reps 7] [--k 256] [--algo auto|vendor|recursive|native] [--leaf 0]
-//                           [--blocking auto|split|blocked|lookahead] [--nb 0] [--upper auto|off|on] [--smoke]
+//                           [--blocking auto,split,blocked,lookahead] [--nb 0,256] [--upper auto|off|on] [--smoke]
 // ratio = t_LAPACK / t_kspd: kspd's speed relative to LAPACK's (>= 1: kspd at least as fast);
 // best = min t_LAPACK / min t_kspd over the repetitions.
 #include <cmath>
@@ -72,13 +73,41 @@ struct Config {
   int reps = 7;
   long k = 256;
   kspd::DenseOptions opt;  // --algo / --leaf: what kspd's block operations run
+  std::vector<std::string> blockings = {"auto"};
+  std::vector<long> nbs = {0};
+  /// opt at every blocking (split and auto once, the others at every nb)
+  std::vector<kspd::DenseOptions> options() const {
+    std::vector<kspd::DenseOptions> v;
+    for (const auto& b : blockings) {
+      kspd::DenseOptions o = opt;
+      o.blocking = parse_blocking(b);
+      if (o.blocking == kspd::Blocking::Split || o.blocking == kspd::Blocking::Auto) {
+        o.block_size = 0;
+        v.push_back(o);
+      } else {
+        for (long nb : nbs) {
+          o.block_size = nb;
+          v.push_back(o);
+        }
+      }
+    }
+    return v;
+  }
 };
+
+std::string option_name(const kspd::DenseOptions& o) {
+  std::string s = blocking_name(o.blocking);
+  if (o.block_size > 0) s += "/" + std::to_string(o.block_size);
+  return s;
+}
 
 template <class T>
 void run(const Config& c, const char* prec) {
   using R = kspd::real_t<T>;
   Exec exec;
-  Summary sum;
+  const auto opts = c.options();
+  const size_t K = opts.size();
+  std::vector<Summary> sum(K);
   for (long n : c.ns)
     for (const auto& var : c.variants) {
       const kspd::Trans transr = var[0] == 'N' ? kspd::Trans::NoTranspose : kspd::Trans::Transpose;
@@ -90,57 +119,59 @@ void run(const Config& c, const char* prec) {
       kspd::rfp::hfrk(exec, kspd::Trans::NoTranspose, R(1) / R(c.k), X, R(0), A0);
       kspd::rfp::add_to_diagonal(exec, A0, R(1));
       exec.fence();
-      std::vector<double> tk, tl;
-      int ik = 0, il = 0;
-      for (int r = 0; r < c.reps; ++r) {
-        auto time_k = [&] {
-          Kokkos::deep_copy(exec, W.data(), A0.data());
-          exec.fence();
-          Kokkos::Timer t;
-          ik = kspd::rfp::pftrf(exec, W, c.opt);
-          tk.push_back(t.seconds());
-        };
-        auto time_l = [&] {
-          Kokkos::deep_copy(exec, W2.data(), A0.data());
-          exec.fence();
-          Kokkos::Timer t;
-          il = lapack_pftrf(W2);
-          tl.push_back(t.seconds());
-        };
-        if (r % 2 == 0) {
-          time_k();
-          time_l();
-        } else {
-          time_l();
-          time_k();
+      std::vector<std::vector<double>> tk(K);
+      std::vector<double> tl, diff(K, 0.0);
+      std::vector<int> ik(K, 0);
+      int il = 0;
+      double amax = 0;
+      // call j of a repetition: LAPACK for j == K, kspd's options[j] otherwise
+      auto time_one = [&](size_t j) {
+        auto& M = j == K ? W2 : W;
+        Kokkos::deep_copy(exec, M.data(), A0.data());
+        exec.fence();
+        Kokkos::Timer t;
+        if (j == K) il = lapack_pftrf(W2);
+        else ik[j] = kspd::rfp::pftrf(exec, W, opts[j]);
+        (j == K ? tl : tk[j]).push_back(t.seconds());
+      };
+      for (int r = 0; r < c.reps; ++r)
+        for (size_t i = 0; i <= K; ++i) {
+          const size_t j = (i + size_t(r)) % (K + 1);
+          time_one(j);
+          // the factors agree: kspd's last run of each option against LAPACK's (run first on r = 0)
+          if (r == c.reps - 1 && j != K) {
+            if (tl.empty()) time_one(K);
+            auto w = W.data(), w2 = W2.data();
+            for (size_t p = 0; p < w.extent(0); ++p) {
+              diff[j] = std::max(diff[j], mag(w(p) - w2(p)));
+              amax = std::max(amax, mag(w2(p)));
+            }
+          }
         }
-      }
-      // the two factors agree
-      double diff = 0, amax = 0;
-      auto w = W.data(), w2 = W2.data();
-      for (size_t p = 0; p < w.extent(0); ++p) {
-        diff = std::max(diff, mag(w(p) - w2(p)));
-        amax = std::max(amax, mag(w2(p)));
-      }
-      std::sort(tk.begin(), tk.end());
       std::sort(tl.begin(), tl.end());
-      const double mk = tk[tk.size() / 2], ml = tl[tl.size() / 2];
+      const double ml = tl[tl.size() / 2];
       const double flops = (kspd::is_complex_v<T> ? 4.0 : 1.0) * double(n) * n * n / 3.0;
-      const double best = tl.front() / tk.front();
-      sum.add(ml / mk, best);
-      std::printf("%s %s n=%5ld | kspd %9.2f ms %6.1f GF/s | LAPACK %cpftrf %9.2f ms %6.1f GF/s | ratio %.3f | "
-                  "min %.2f/%.2f ms best %.3f | info %d/%d | factor rel diff %.1e | load %.1f\n",
-                  prec, var.c_str(), n, mk * 1e3, flops / mk * 1e-9, prec[0], ml * 1e3, flops / ml * 1e-9, ml / mk,
-                  tk.front() * 1e3, tl.front() * 1e3, best, ik, il, diff / (amax > 0 ? amax : 1), load_average());
+      for (size_t j = 0; j < K; ++j) {
+        std::sort(tk[j].begin(), tk[j].end());
+        const double mk = tk[j][tk[j].size() / 2];
+        const double best = tl.front() / tk[j].front();
+        sum[j].add(ml / mk, best);
+        std::printf("%s %s n=%5ld %-14s | kspd %9.2f ms %6.1f GF/s | LAPACK %cpftrf %9.2f ms %6.1f GF/s | ratio %.3f | "
+                    "min %.2f/%.2f ms best %.3f | info %d/%d | factor rel diff %.1e | load %.1f\n",
+                    prec, var.c_str(), n, option_name(opts[j]).c_str(), mk * 1e3, flops / mk * 1e-9, prec[0], ml * 1e3,
+                    flops / ml * 1e-9, ml / mk, tk[j].front() * 1e3, tl.front() * 1e3, best, ik[j], il,
+                    diff[j] / (amax > 0 ? amax : 1), load_average());
+        kspd::perf::csv_row(prec, "pftrf", var, n, -1, -1, "kspd " + option_name(opts[j]), mk * 1e3, flops / mk * 1e-9);
+      }
       std::fflush(stdout);
-      kspd::perf::csv_row(prec, "pftrf", var, n, -1, -1, "kspd", mk * 1e3, flops / mk * 1e-9);
       kspd::perf::csv_row(prec, "pftrf", var, n, -1, -1, "LAPACK", ml * 1e3, flops / ml * 1e-9);
     }
-  if (sum.count > 0)
-    std::printf("%s summary: %d cases, median ratio geomean %.3f (%.3f-%.3f, %d of %d >= 1.0), best-of-%d ratio "
-                "geomean %.3f\n",
-                prec, sum.count, std::exp(sum.log_med / sum.count), sum.lo, sum.hi, sum.at_least_one, sum.count, c.reps,
-                std::exp(sum.log_best / sum.count));
+  for (size_t j = 0; j < K; ++j)
+    if (sum[j].count > 0)
+      std::printf("%s summary %-14s: %d cases, median ratio geomean %.3f (%.3f-%.3f, %d of %d >= 1.0), best-of-%d "
+                  "ratio geomean %.3f\n",
+                  prec, option_name(opts[j]).c_str(), sum[j].count, std::exp(sum[j].log_med / sum[j].count), sum[j].lo,
+                  sum[j].hi, sum[j].at_least_one, sum[j].count, c.reps, std::exp(sum[j].log_best / sum[j].count));
 }
 }  // namespace
 
@@ -159,6 +190,8 @@ int main(int argc, char* argv[]) {
       c.k = 16;
       c.reps = 1;
       c.precs = {"s", "d", "c", "z"};
+      c.blockings = {"auto", "blocked"};
+      c.nbs = {16};
     } else if (arg("--n")) c.ns = parse_list(argv[++i]);
     else if (arg("--prec")) c.precs = parse_words(argv[++i]);
     else if (arg("--variants")) {
@@ -171,8 +204,8 @@ int main(int argc, char* argv[]) {
       c.opt.algo = a == "vendor" ? kspd::Algo::Vendor : a == "recursive" ? kspd::Algo::Recursive
                    : a == "native"  ? kspd::Algo::Native : kspd::Algo::Auto;
     } else if (arg("--leaf")) c.opt.leaf_size = std::stol(argv[++i]);
-    else if (arg("--blocking")) c.opt.blocking = parse_blocking(argv[++i]);
-    else if (arg("--nb")) c.opt.block_size = std::stol(argv[++i]);
+    else if (arg("--blocking")) c.blockings = parse_words(argv[++i]);
+    else if (arg("--nb")) c.nbs = parse_list(argv[++i]);
     else if (arg("--upper")) c.opt.upper_via_lower = parse_toggle(argv[++i]);
     else {
       std::fprintf(stderr, "perf_rfp_cpu_pftrf: unknown argument %s\n", argv[i]);
@@ -181,10 +214,9 @@ int main(int argc, char* argv[]) {
   }
   const char* nt = std::getenv("OPENBLAS_NUM_THREADS");
   std::printf("perf_rfp_cpu_pftrf: backend %s, kspd %d.%d (git %s), OPENBLAS_NUM_THREADS=%s, k %ld, reps %d "
-              "(median), algo %d leaf %lld blocking %s nb %lld upper_via_lower %s; ratio = t_LAPACK / t_kspd\n",
+              "(median), algo %d leaf %lld upper_via_lower %s; ratio = t_LAPACK / t_kspd\n",
               Exec::name(), KSPD_VERSION_MAJOR, KSPD_VERSION_MINOR, KSPD_GIT_HASH, nt ? nt : "(unset)", c.k, c.reps,
-              int(c.opt.algo), c.opt.leaf_size, blocking_name(c.opt.blocking), c.opt.block_size,
-              toggle_name(c.opt.upper_via_lower));
+              int(c.opt.algo), c.opt.leaf_size, toggle_name(c.opt.upper_via_lower));
   for (const auto& p : c.precs) {
     if (p == "s") run<float>(c, "s");
     if (p == "d") run<double>(c, "d");

@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
-# GPU run of issue #14 (rfp helper, session 3), under 4 minutes on an H100, at most 6 files:
-#   tests.txt    the rfp and core unit tests (CUDA build), brief output
-#   pftrf_d.txt  fp64 pftrf, all 4 transr/uplo variants at even and odd n (the 8 RFP
-#                variants), n = 4K..32K: Split with cuSOLVER's POTRF 'U' on the upper-stored
-#                diagonal block (up=off, the old default) against the transposed copy in 'L'
-#                (up=on), look-ahead nb 1024/2048 (to 16K); pftri to 16K: the vendor leaves
-#                (baseline) and Auto at up off/on x b3 off/on (trtri/lauum as one trsm/trmm on
-#                a workspace); cuSOLVER potrf/potri on the dense matrix in the same run
-#                (kspd/peer < 1: faster); `parts`: Split's four calls alone (Auto), 8K/16K
-#   pftrf_s.txt  the same in fp32
-#   pftrf_z.txt  complex double pftrf, 8K/16K
-#   device.txt   nvidia-smi
-# Usage: perf_tests/rfp/run_device_rfp.sh BIN_DIR OUTDIR
-#   BIN_DIR: a CUDA build (kspd_test_rfp, kspd_test_core, perf_rfp_blocking built)
+# GPU runs of issue #14 (core/ and rfp/ speed): the CUDA rfp unit tests, then pftrf (and
+# pftri) against dense cuSOLVER potrf (potri) on the same matrix in the same run (kspd/peer
+# = t_kspd / t_cuSOLVER: < 1 kspd faster). At most 6 files in OUTDIR:
+#   device.txt  nvidia-smi
+#   tests.txt   kspd_test_rfp (and kspd_test_core where built), brief output
+#   pftrf_d.txt, pftrf_s.txt, pftrf_z.txt   fp64 / fp32 / complex double
+#   dense.txt   (full only) dense POTRI, TRSM/TRMM 512 rhs, SYRK against cuBLAS/cuSOLVER
+# Modes (about 2.5 minutes on an H100 each, full about 5):
+#   sweep  pftrf blockings: Split (LAPACK's four calls) and the nb-column Cholesky across the
+#          RFP blocks with look-ahead on the urgent lane at nb 512/1024/2048, n = 4K..32K,
+#          all 4 transr/uplo variants, fp64 and fp32; complex double 16K; at 16K fp64 also
+#          blocked (no look-ahead) and look-ahead with cuSOLVER's 'U' on upper panels
+#   auto   the Auto table (--blocking auto) against Split and cuSOLVER, n = 4K..32K (fp32 64K
+#          NL), even and odd n, fp64/fp32, complex double 8K/16K; Split's four calls timed
+#          one by one (fp64 8K/16K)
+#   full   every blocking x nb x core algorithm, pftri, fp32 64K, and dense.txt
+# Usage: perf_tests/rfp/run_device_rfp.sh BIN_DIR OUTDIR [sweep|auto|full]   (default sweep)
+#   BIN_DIR: a CUDA build with kspd_test_rfp and perf_rfp_blocking (kspd_test_core, perf_dense
+#   are run when built).
 set -uo pipefail
-bin=${1:?BIN_DIR}; out=${2:?OUTDIR}
+bin=${1:?BIN_DIR}; out=${2:?OUTDIR}; mode=${3:-sweep}
 mkdir -p "$out"
 export OPENBLAS_CORETYPE=Haswell
 log() { echo "== $* ($(date -u +%H:%M:%S))"; }
@@ -27,20 +32,51 @@ step() {  # step <file> <timeout-seconds> <cmd...>: appends to OUTDIR/<file>.txt
 }
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | tee "$out/device.txt"
 
-for t in unit_tests/rfp/kspd_test_rfp:90 unit_tests/kspd_test_core:40; do
+for t in unit_tests/rfp/kspd_test_rfp:100 unit_tests/kspd_test_core:40; do
   if [ -x "$bin/${t%%:*}" ]; then step tests "${t##*:}" "$bin/${t%%:*}" --gtest_brief=1
   else echo "!! $bin/${t%%:*} not built" | tee -a "$out/tests.txt"; fi
 done
 
 B="$bin/perf_tests/rfp/perf_rfp_blocking"
 V=NL,NU,TL,TU
-# fp64: 4K-16K with pftri, the 'parts' of Split at 8K/16K, 32K pftrf only
-step pftrf_d 60 "$B" --prec d --n 4096,8192,8193,16384 --variants $V --blocking split,lookahead --nb 1024,2048 --upper off,on --blas3 off,on \
-  --ops pftrf,pftri --reps 3
-step pftrf_d 15 "$B" --prec d --n 8192,16384 --variants $V --blocking auto --ops parts --reps 2
-step pftrf_d 35 "$B" --prec d --n 32768,32767 --variants $V --blocking split --upper off,on --ops pftrf --reps 2
-step pftrf_s 40 "$B" --prec s --n 4096,8192,8193,16384 --variants $V --blocking split --upper off,on --blas3 off,on \
-  --ops pftrf,pftri --reps 3
-step pftrf_s 15 "$B" --prec s --n 32768 --variants $V --blocking split --upper off,on --ops pftrf --reps 2
-step pftrf_z 25 "$B" --prec z --n 8192,16384 --variants $V --blocking split --upper off,on --ops pftrf --reps 2
+case "$mode" in
+sweep)
+  for p in d s; do
+    step pftrf_$p 45 "$B" --prec $p --n 4096,8192,16384 --variants $V --blocking split,lookahead --nb 512,1024,2048 \
+      --ops pftrf --reps 3
+    step pftrf_$p 40 "$B" --prec $p --n 32768 --variants $V --blocking split,lookahead --nb 1024,2048 --ops pftrf --reps 2
+  done
+  # what the urgent lane and the panel copy buy: blocked (one lane), look-ahead with 'U' panels
+  step pftrf_d 20 "$B" --prec d --n 16384 --variants $V --blocking blocked,lookahead --nb 1024 --upper off,auto \
+    --ops pftrf --reps 3
+  step pftrf_z 30 "$B" --prec z --n 16384 --variants $V --blocking split,lookahead --nb 512,1024 --ops pftrf --reps 2
+  ;;
+auto)
+  A="--blocking split,auto --upper auto"
+  step pftrf_d 40 "$B" --prec d --n 4096,4097,8192,8193,16384 --variants $V $A --ops pftrf --reps 3
+  step pftrf_d 35 "$B" --prec d --n 32768,32767 --variants $V $A --ops pftrf --reps 2
+  # where Split's time goes now (potrf t1, trsm, herk, potrf t2 timed one by one, Auto leaves)
+  step pftrf_d 20 "$B" --prec d --n 8192,16384 --variants $V --blocking auto --ops parts --reps 2
+  step pftrf_s 35 "$B" --prec s --n 4096,4097,8192,8193,16384 --variants $V $A --ops pftrf --reps 3
+  step pftrf_s 25 "$B" --prec s --n 32768 --variants $V $A --ops pftrf --reps 2
+  step pftrf_s 40 "$B" --prec s --n 65536 --variants NL --blocking auto --ops pftrf --reps 1
+  step pftrf_z 30 "$B" --prec z --n 8192,16384 --variants $V $A --ops pftrf --reps 2
+  ;;
+full)
+  step pftrf_d 180 "$B" --prec d --n 4096,8192,16384,32768 --variants $V \
+    --blocking split,blocked,lookahead,auto --nb 512,1024 --algos auto,recursive --ops pftrf,pftri --reps 3
+  step pftrf_s 120 "$B" --prec s --n 4096,8192,16384,32768 --variants $V \
+    --blocking split,lookahead,auto --nb 1024 --algos auto,recursive --ops pftrf,pftri --reps 3
+  step pftrf_s 90 "$B" --prec s --n 65536 --variants NL --blocking split,lookahead,auto --nb 1024,2048 --ops pftrf --reps 1
+  step pftrf_z 120 "$B" --prec z --n 4096,8192,16384 --variants $V --blocking split,lookahead,auto --nb 1024 \
+    --algos auto,recursive --ops pftrf --reps 3
+  D="$bin/perf_tests/core/perf_dense"
+  if [ -x "$D" ]; then
+    step dense 90 "$D" --prec d,s --n 2048,4096,8192,16384 --ops potri --lanes --reps 3
+    step dense 90 "$D" --prec d,s --n 8192,16384,32768 --nrhs 512 --ops trsm,trmm --lanes --reps 3
+    step dense 60 "$D" --prec d,s --n 4096,8192,16384 --ops gemm,syrk --reps 3
+  fi
+  ;;
+*) echo "unknown mode $mode (sweep, auto, full)"; exit 2 ;;
+esac
 log done

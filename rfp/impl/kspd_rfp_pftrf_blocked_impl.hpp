@@ -6,9 +6,11 @@
 /// lies in one stored block (A11, A21 or A22); a step factors its diagonal block (potrf),
 /// solves the panel below it (trsm) and updates the trailing matrix with one herk/syrk per
 /// diagonal stored block and one gemm for A21: large GEMM-rich calls of the core layer.
-/// With look-ahead the next panel's update, potrf and trsm run on the main lane while the
-/// wide trailing update runs on the second (Impl::Lanes), so the small potrf's latency hides
-/// behind the GEMMs. nb >= max(n1, n2) without look-ahead is LAPACK's four-call algorithm
+/// With look-ahead the next panel's update, potrf and trsm run on an urgent lane (a
+/// highest-priority stream, Impl::Lanes) while the wide trailing update runs on the caller's,
+/// so the small potrf's latency hides behind the GEMMs: the panel's kernels are scheduled
+/// ahead of the GEMM's remaining blocks instead of after them. nb >= max(n1, n2) without
+/// look-ahead is LAPACK's four-call algorithm
 /// (potrf, trsm, syrk, potrf), which is how Blocking::Split runs.
 ///
 /// Every block stays as LAPACK stores it (Stored: a column-major view plus h, "the logical
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "kspd_dense_streams.hpp"
+#include "kspd_dense_transposed.hpp"
 #include "kspd_rfp_herm_impl.hpp"
 
 namespace kspd::rfp::Impl {
@@ -44,39 +47,52 @@ class BlockedCholesky {
  public:
   BlockedCholesky(const ExecSpace& exec, const StoredBlocks<T, Mem>& b, size_type nb, bool lookahead,
                   const DenseOptions& opt)
-      : lanes_(exec, lookahead), b_(b), opt_(opt) {
+      : lanes_(exec, lookahead, kspd::Impl::SidePriority::Urgent), b_(b), opt_(opt) {
     nb = std::max<size_type>(nb, 1);
     for (int p = 1; p <= 2; ++p)
       for (size_type o = 0; o < np(p); o += nb) cols_.push_back({p, o, std::min(nb, np(p) - o)});
     // the block kernels themselves run their default algorithms, not the blocking override
     opt_.blocking = Blocking::Auto;
-    // the transposed copy of an upper-stored panel (core's upper_via_lower) frees its
-    // workspace, which Kokkos does with a device-wide sync: it would serialize the lanes
-    if (lanes_.concurrent() && opt_.upper_via_lower == Toggle::Auto) opt_.upper_via_lower = Toggle::Off;
+    // nb-column steps: an upper-stored diagonal panel is factored in 'L' on a transposed copy
+    // in ONE panel workspace kept for the whole run (core's per-call copy frees its workspace,
+    // a device-wide sync that would serialize the lanes); LAPACK's four calls (one step a
+    // half) keep core's own per-block choice
+    const size_type wmax = std::max(b.n1, b.n2);
+    if (nb < wmax && (b.t1.uplo == Uplo::Upper || b.t2.uplo == Uplo::Upper) &&
+        kspd::Impl::panel_upper_via_lower<ExecSpace, T>(opt)) {
+      work_ = kspd::Impl::square_workspace<ExecSpace, T>(std::min(nb, wmax));
+    }
+    if (nb < wmax) opt_.upper_via_lower = Toggle::Off;
   }
   size_type steps() const { return cols_.size(); }
   /// Global index (0-based) of block k's first column.
   size_type first_column(size_type k) const { return (cols_[k].p == 1 ? 0 : b_.n1) + cols_[k].o; }
 
-  /// Factors in place; info(k) receives block k's potrf info (on the stream).
+  /// Factors in place; info(k) receives block k's potrf info (on the stream). The panels
+  /// (P: the urgent lane) and the trailing updates (U: the caller's) with look-ahead 1: panel
+  /// k+1 is updated and factored while U applies panel k to the blocks after it. Without a
+  /// second lane both are the caller's and this is the plain right-looking order.
   template <class InfoView>
   void run(const InfoView& info) {
     const size_type K = steps();
     if (K == 0) return;
-    const ExecSpace& main = lanes_.main();
-    factor_panel(main, 0, info);
+    const ExecSpace& P = lanes_.side();
+    const ExecSpace& U = lanes_.main();
+    lanes_.side_waits_main();  // the caller's work on A so far
+    factor_panel(P, 0, info);
     for (size_type k = 0; k + 1 < K; ++k) {
       if (lanes_.concurrent()) {
-        lanes_.main_waits_side();  // the side lane's update of block k+1 with panel k-1
-        lanes_.side_waits_main();  // panel k
-        update_from(lanes_.side(), k, k + 2);
-        update_from(main, k, k + 1, k + 2);
+        // recorded before U takes on more: U's update of block k+1 by panel k-1
+        lanes_.side_waits_main();
+        lanes_.main_waits_side();  // panel k
+        update_from(U, k, k + 2);
+        update_from(P, k, k + 1, k + 2);
       } else {
-        update_from(main, k, k + 1);
+        update_from(U, k, k + 1);
       }
-      factor_panel(main, k + 1, info);
+      factor_panel(P, k + 1, info);
     }
-    lanes_.main_waits_side();
+    lanes_.main_waits_side();  // the last panel, and info
   }
 
  private:
@@ -89,6 +105,7 @@ class BlockedCholesky {
   StoredBlocks<T, Mem> b_;
   DenseOptions opt_;
   std::vector<Col> cols_;
+  Kokkos::View<T**, Kokkos::LayoutLeft, Mem> work_;  // the panel copy (empty: none)
 
   size_type np(int p) const { return p == 1 ? b_.n1 : b_.n2; }
 
@@ -96,7 +113,17 @@ class BlockedCholesky {
   void factor_panel(const ExecSpace& x, size_type k, const InfoView& info) {
     const Col c = cols_[k];
     const auto d = part(b_, c.p, c.p, c.o, c.w, c.o, c.w);
-    potrf(x, d.uplo, d.v, Kokkos::subview(info, k), opt_);
+    if (d.uplo == Uplo::Upper && work_.extent(1) >= c.w) {
+      // W = D^H in the workspace, POTRF 'L' on it, back into D's upper triangle
+      const auto s = kspd::Impl::make_mat(d.v).t();
+      const auto w = Kokkos::subview(work_, Kokkos::make_pair(size_t(0), size_t(c.w)),
+                                     Kokkos::make_pair(size_t(0), size_t(c.w)));
+      kspd::Impl::copy_lower<ExecSpace, T>(x, s, kspd::Impl::make_mat(w), true);
+      potrf(x, Uplo::Lower, w, Kokkos::subview(info, k), opt_);
+      kspd::Impl::copy_lower<ExecSpace, T>(x, kspd::Impl::make_mat(w), s, true);
+    } else {
+      potrf(x, d.uplo, d.v, Kokkos::subview(info, k), opt_);
+    }
     // L(below, k) = A(below, k) L(k,k)^{-H}
     const size_type r = c.o + c.w;
     if (r < np(c.p))

@@ -2,6 +2,8 @@
 // precisions, against LAPACK's own ?pftrf/?pftrs/?tftri/?pftri on the same RFP buffer and
 // against dense host references (backward errors, residuals); info of non-SPD / singular
 // inputs mapped to the global 1-based column.
+#include <set>
+
 #include "rfp_test_common.hpp"
 
 namespace {
@@ -358,6 +360,64 @@ TYPED_TEST(RfpFactor, BlockedPftrfMatchesLapack) {
               << name(v, n) << " k=" << k << " blocking=" << int(opt.blocking) << "/" << opt.block_size;
         }
       }
+}
+
+// The nb-column steps at the panel edges (issue #14): n and each RFP half at nb - 1, nb,
+// nb + 1 and 2 nb + 1 columns, blocked and with look-ahead (the urgent second lane on CUDA),
+// upper-stored panels in 'U' and through the kept transposed copy (Auto is the copy on CUDA),
+// and a non-SPD minor at each panel's first and last column.
+TYPED_TEST(RfpFactor, BlockedPftrfAtPanelBoundaries) {
+  using T = TypeParam;
+  using B = kspd::Blocking;
+  unsigned seed = 9000;
+  for (long long nb : {8, 16})
+    for (B b : {B::Blocked, B::LookAhead})
+      for (kspd::Toggle up : {kspd::Toggle::Auto, kspd::Toggle::On}) {  // On: upper panels via the kept copy
+      const kspd::DenseOptions opt{kspd::Algo::Auto, 0, b, nb, up};
+      std::set<int> ns;
+      for (int m : {int(nb) - 1, int(nb), int(nb) + 1, 2 * int(nb) + 1}) {
+        ns.insert(m);          // n itself
+        ns.insert(2 * m);      // both halves m
+        ns.insert(2 * m - 1);  // halves m and m - 1 (Lower) / m - 1 and m (Upper)
+        ns.insert(2 * m + 1);
+      }
+      for (int n : ns)
+        for (const auto& v : all_variants()) {
+          const std::string where = name(v, n) + (b == B::Blocked ? " blocked" : " lookahead") + " nb=" +
+                                    std::to_string(nb) + (up == kspd::Toggle::On ? " panel copy" : "");
+          HostMat A = random_spd(n, ++seed);
+          auto ref = lapack_rfp<T>(A, v);
+          auto R = device_rfp(ref, n, v);
+          int linfo = 0;
+          lapack_pftrf(tr(v), ul(v), n, ref.data(), &linfo);
+          ASSERT_EQ(linfo, 0) << where;
+          ASSERT_EQ(kspd::rfp::pftrf(Exec(), R, opt), 0) << where;
+          const auto got = host_rfp(R);
+          EXPECT_LE(max_rel_diff(got, ref, 1.0 + max_abs(A)), tolerance<T>(n)) << "vs LAPACK pftrf " << where;
+          HostMat L = lower_from_rfp(got, n, v);
+          EXPECT_LE(diff_fro(matmul(L, false, L, true), A) / (norm_fro(A) + 1e-300), tolerance<T>(n))
+              << "backward error " << where;
+          // the failing minor at the first and last column of each half's panels
+          const auto lay = kspd::rfp::make_layout(n, v.transr, v.uplo);
+          std::set<int> ks;
+          for (int h0 : {0, int(lay.n1)}) {
+            const int hn = h0 == 0 ? int(lay.n1) : int(lay.n2);
+            for (int o = 0; o < hn; o += int(nb)) {
+              ks.insert(h0 + o + 1);
+              ks.insert(h0 + std::min(o + int(nb), hn));
+            }
+          }
+          for (int k : ks) {
+            HostMat F = A;
+            F(k - 1, k - 1) = -1.0;
+            auto fref = lapack_rfp<T>(F, v);
+            auto FR = device_rfp(fref, n, v);
+            lapack_pftrf(tr(v), ul(v), n, fref.data(), &linfo);
+            ASSERT_EQ(linfo, k) << "LAPACK " << where;
+            EXPECT_EQ(kspd::rfp::pftrf(Exec(), FR, opt), k) << where << " k=" << k;
+          }
+        }
+    }
 }
 
 TYPED_TEST(RfpFactor, BadArgumentsNameTheArgument) {
