@@ -30,94 +30,6 @@ void ctrsm_(const char*, const char*, const char*, const char*, const int*, cons
             const std::complex<float>*, const int*, std::complex<float>*, const int*);
 }
 
-/// The data of one complex case: HPD matrices (A = (R + R^H)/2 + 2n I, real diagonal) in a
-/// LayoutLeft batch-first View and in the peers' contiguous column-major copy with a pointer
-/// array; right-hand sides likewise; pristine copies for the untimed resets.
-template <class T>
-struct CCase {
-  using R = typename T::value_type;
-  long n, nrhs, nb;
-  Kokkos::View<T***, Kokkos::LayoutLeft, Mem> A, A0, B, B0;
-  Kokkos::View<T*, Mem> pa, pa0, pb, pb0;
-  Kokkos::View<std::uintptr_t*, Mem> pA, pB;
-  Kokkos::View<int*, Mem> infos;
-
-  CCase(long n_, long nrhs_, long nb_) : n(n_), nrhs(nrhs_), nb(nb_) { init(); }
-  /// Uniform [lo, hi) real and imaginary parts, filled as a real View over the same memory.
-  static void fill(const Kokkos::View<T***, Kokkos::LayoutLeft, Mem>& v, R lo, R hi, unsigned seed) {
-    Kokkos::View<R*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>> re(reinterpret_cast<R*>(v.data()), 2 * v.size());
-    Kokkos::Random_XorShift64_Pool<Exec> pool(seed);
-    Kokkos::fill_random(re, pool, lo, hi);
-  }
-  void init() {
-    A = decltype(A)("A", nb, n, n);
-    A0 = decltype(A)("A0", nb, n, n);
-    B = decltype(B)("B", nb, n, nrhs);
-    B0 = decltype(B)("B0", nb, n, nrhs);
-    fill(A0, R(-1), R(1), 1234);
-    fill(B0, R(-1), R(1), 4321);
-    auto a0 = A0, b0 = B0;
-    const long nn = n, nr = nrhs;
-    Kokkos::parallel_for(
-        "perf::hpd", Kokkos::RangePolicy<Exec>(0, nb), KOKKOS_LAMBDA(const long b) {
-          for (long j = 0; j < nn; ++j) {
-            for (long i = j + 1; i < nn; ++i) {
-              const T v = (a0(b, i, j) + Kokkos::conj(a0(b, j, i))) / R(2);
-              a0(b, i, j) = v;
-              a0(b, j, i) = Kokkos::conj(v);
-            }
-            a0(b, j, j) = T(a0(b, j, j).real() + R(2 * nn), R(0));  // |off-diagonal| <= sqrt(2): diagonally dominant
-          }
-        });
-    pa = decltype(pa)("pa", nb * n * n);
-    pa0 = decltype(pa)("pa0", nb * n * n);
-    pb = decltype(pb)("pb", nb * n * nrhs);
-    pb0 = decltype(pb)("pb0", nb * n * nrhs);
-    auto p0 = pa0, q0 = pb0;
-    Kokkos::parallel_for(
-        "perf::colmajor", Kokkos::RangePolicy<Exec>(0, nb), KOKKOS_LAMBDA(const long b) {
-          for (long j = 0; j < nn; ++j)
-            for (long i = 0; i < nn; ++i) p0(b * nn * nn + i + j * nn) = a0(b, i, j);
-          for (long j = 0; j < nr; ++j)
-            for (long i = 0; i < nn; ++i) q0(b * nn * nr + i + j * nn) = b0(b, i, j);
-        });
-    pA = decltype(pA)("pA", nb);
-    pB = decltype(pB)("pB", nb);
-    auto pa_ = pA, pb_ = pB;
-    T* base_a = pa.data();
-    T* base_b = pb.data();
-    Kokkos::parallel_for(
-        "perf::ptrs", Kokkos::RangePolicy<Exec>(0, nb), KOKKOS_LAMBDA(const long b) {
-          pa_(b) = reinterpret_cast<std::uintptr_t>(base_a + b * nn * nn);
-          pb_(b) = reinterpret_cast<std::uintptr_t>(base_b + b * nn * nr);
-        });
-    infos = decltype(infos)("infos", nb);
-    Exec().fence();
-  }
-  Kokkos::View<T***, Kokkos::LayoutStride, Mem> cmA() const {
-    return Kokkos::View<T***, Kokkos::LayoutStride, Mem>(
-        pa.data(), Kokkos::LayoutStride(size_t(nb), size_t(n * n), size_t(n), 1, size_t(n), size_t(n)));
-  }
-  Kokkos::View<T***, Kokkos::LayoutStride, Mem> cmB() const {
-    return Kokkos::View<T***, Kokkos::LayoutStride, Mem>(
-        pb.data(), Kokkos::LayoutStride(size_t(nb), size_t(n * nrhs), size_t(n), 1, size_t(nrhs), size_t(n)));
-  }
-  T** ptrA() const { return reinterpret_cast<T**>(pA.data()); }
-  T** ptrB() const { return reinterpret_cast<T**>(pB.data()); }
-  void reset_a() const { Kokkos::deep_copy(Exec(), A, A0); Kokkos::deep_copy(Exec(), pa, pa0); }
-  void reset_b() const { Kokkos::deep_copy(Exec(), B, B0); Kokkos::deep_copy(Exec(), pb, pb0); }
-  /// A and pa become Cholesky factors (untimed); a failure would make the timings meaningless.
-  void factor() {
-    reset_a();
-    kb::potrf(Exec(), kspd::Uplo::Lower, A, infos);
-    kb::potrf(Exec(), kspd::Uplo::Lower, nb, n, ptrA(), n, infos);
-    const auto s = kb::summarize_infos(Exec(), infos);
-    if (s.failures != 0) std::printf("perf_batched: %ld complex matrices not HPD\n", long(s.failures));
-    Kokkos::deep_copy(Exec(), A0, A);
-    Kokkos::deep_copy(Exec(), pa0, pa);
-    Exec().fence();
-  }
-};
 
 #ifdef KSPD_ENABLE_CUDA_TPLS
 template <class T>
@@ -194,7 +106,7 @@ void run_complex(const std::vector<long>& ns, const std::vector<long>& batches, 
     for (long n : ns) {
       const long nrhs = nrhs_opt > 0 ? nrhs_opt : n;
       const long nb = std::max(1L, std::min(nb_req, long(g_max_gb * 1e9 / (double(n) * double(std::max(n, nrhs)) * sz))));
-      CCase<T> c(n, nrhs, nb);
+      Case<T> c(n, nrhs, nb);
       const double nn = double(n), nr = double(nrhs), B = double(nb);
 #ifdef KSPD_ENABLE_CUDA_TPLS
       const char* potrf_peer = "cusolverBatched";

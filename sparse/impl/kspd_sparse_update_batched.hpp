@@ -117,7 +117,7 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
   // previous such launch to finish: every step would pay a launch's full round trip.
   Kokkos::parallel_for(
       "kspd::sparse::update::step",
-      Kokkos::Experimental::require(policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight),
+      Kokkos::Experimental::require(policy, compat::LightWeight()),
       KOKKOS_LAMBDA(const typename Policy::member_type& mb) {
         const std::int64_t r = mb.league_rank();
         if (r >= npan + nrows) {  // gather W's rows below the supernode's first panel
