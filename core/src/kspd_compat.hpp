@@ -111,13 +111,6 @@ KSPD_COMPAT_MATH(fabs)
 #define KSPD_DEVICE_PRINTF(...) printf(__VA_ARGS__)
 #endif
 
-/// A policy trait that passes the closure to the kernel as an argument
-/// (`Kokkos::TeamPolicy<Exec, compat::LightWeight>`): Kokkos' CUDA backend puts a closure of
-/// 512 bytes or more in constant memory and, before each such launch, makes the host wait for
-/// the previous one (the buffer is reused), so back-to-back launches cannot queue ahead. For
-/// the many small launches of level-by-level loops; other backends ignore it.
-using LightWeight = std::remove_cv_t<decltype(Kokkos::Experimental::WorkItemProperty::HintLightWeight)>;
-
 }  // namespace kspd::compat
 
 #endif

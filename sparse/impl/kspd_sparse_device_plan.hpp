@@ -18,7 +18,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "kspd_compat.hpp"
 #include "kspd_error.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
@@ -104,7 +103,7 @@ template <class Exec, class Scalar>
 void scatter_update(const Exec& exec, Scalar* vals, const std::int64_t* off, const Scalar* c, size_type m,
                     size_type ldc, const ScatterCol* cols, const std::int32_t* rel) {
   if (m == 0) return;
-  using Team = Kokkos::TeamPolicy<Exec, compat::LightWeight>;  // (compat::LightWeight: many small launches)
+  using Team = Kokkos::TeamPolicy<Exec>;
   Kokkos::parallel_for(
       "kspd::sparse::scatter_update", Team(exec, int(m), Kokkos::AUTO),
       KOKKOS_LAMBDA(const typename Team::member_type& t) {

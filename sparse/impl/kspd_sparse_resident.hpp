@@ -236,7 +236,7 @@ class ResidentFactor {
   /// panel (diagonal block and the rows below: L21 = A21 L11^-T on the way), then
   /// C = L21 L21^T entry by entry into the ancestors.
   void factor_small(const Exec& exec, size_type b, size_type e) {
-    using Team = Kokkos::TeamPolicy<Exec, compat::LightWeight>;  // (compat::LightWeight: many small launches)
+    using Team = Kokkos::TeamPolicy<Exec>;
     using Member = typename Team::member_type;
     Scalar* vals = vals_.data();
     const std::int64_t* off = off_.data();

@@ -36,7 +36,6 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "kspd_compat.hpp"
 #include "kspd_sparse_resident_solve_plan.hpp"
 
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
@@ -49,7 +48,7 @@ namespace kspd::sparse::Impl {
 
 template <class Exec, class Scalar>
 struct LevelSolve {
-  using Team = Kokkos::TeamPolicy<Exec, compat::LightWeight>;  // (compat::LightWeight: many small launches)
+  using Team = Kokkos::TeamPolicy<Exec>;
   using Member = typename Team::member_type;
   static constexpr int kBlock = kDiagBlock;  ///< diagonal-block columns per step
   static constexpr int kRhs = 8;        ///< right-hand sides per pass over a row of L (thread per row)

@@ -112,13 +112,8 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
   if (shared) policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(n0)));
   else policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(nx))).set_scratch_size(1, Kokkos::PerTeam(Scratch::shmem_size(ns)));
   const std::int64_t npan = std::int64_t(pe - pb), nrows = std::int64_t(re - rb);
-  // HintLightWeight: the closure goes as a kernel argument. Above 512 bytes Kokkos' CUDA
-  // backend would otherwise copy it to constant memory, which waits on the host for the
-  // previous such launch to finish: every step would pay a launch's full round trip.
   Kokkos::parallel_for(
-      "kspd::sparse::update::step",
-      Kokkos::Experimental::require(policy, compat::LightWeight()),
-      KOKKOS_LAMBDA(const typename Policy::member_type& mb) {
+      "kspd::sparse::update::step", policy, KOKKOS_LAMBDA(const typename Policy::member_type& mb) {
         const std::int64_t r = mb.league_rank();
         if (r >= npan + nrows) {  // gather W's rows below the supernode's first panel
           const UpdSnode d = sd(gb + (r - npan - nrows));
