@@ -26,6 +26,7 @@
 #include "kspd_sparse_io.hpp"
 #include "kspd_sparse_supernodal_cholesky.hpp"
 #include "kspd_perf_csv.hpp"
+#include "perf_sparse_cases.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
 #include <cuda_runtime.h>
@@ -204,7 +205,7 @@ int main(int argc, char** argv) {
   int kspd_blas = 0, cholmod_blas = 0;  // 0: leave OpenBLAS's setting
   ks::Options opt;
   bool cap_given = false, limit_given = false;
-  std::vector<std::pair<std::string, size_type>> cases;  // ("elasticity"|"laplace3d"|file, size)
+  std::vector<kspd::perf::SparseCase> cases;  // ("elasticity"|"laplace3d"|file, size)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto val = [&]() { return i + 1 < argc ? std::string(argv[++i]) : std::string("0"); };
@@ -238,10 +239,7 @@ int main(int argc, char** argv) {
   }
   if (cases.empty()) {
     cases = {{"elasticity", 16}, {"elasticity", 22}, {"elasticity", 28}};
-    const char* dir = std::getenv("KSPD_DATA_DIR");
-    const std::string d = dir ? dir : "../shared/data/matrices";
-    for (const char* f : {"cvxbqp1.mtx.gz", "bcsstk13.mtx", "bcsstk14.mtx", "bodyy5.mtx.gz", "ex10hs.mtx"})
-      cases.push_back({d + "/" + f, 0});
+    kspd::perf::add_collection_cases(cases);
   }
   std::printf("perf_sparse_cholmod: kspd %s, host %s, default space %s, kspd workers %d, kspd BLAS threads %d, "
               "CHOLMOD BLAS threads %d (0: OPENBLAS_NUM_THREADS), offload %s, max supernode %ld\n",
@@ -258,17 +256,8 @@ int main(int argc, char** argv) {
   int bad = 0;
   for (const auto& cs : cases) {
     ks::CscMatrix<double> A;
-    std::string name = cs.first;
-    try {
-      if (cs.first == "elasticity") A = ks::elasticity_3d<double>(cs.second, cs.second, cs.second);
-      else if (cs.first == "laplace3d") A = ks::laplacian_3d<double>(cs.second, cs.second, cs.second);
-      else A = ks::read_matrix<double>(cs.first);
-    } catch (const std::exception& e) {
-      std::printf("%-24s skipped: %s\n", name.c_str(), e.what());
-      continue;
-    }
-    if (cs.second > 0) name += std::to_string(cs.second);
-    else name = name.substr(name.find_last_of('/') + 1);
+    std::string name;
+    if (!kspd::perf::load_case(cs, A, name, 24)) continue;
     std::vector<double> xs(size_t(A.n), 1.0), b(size_t(A.n));
     for (size_type i = 0; i < A.n; ++i) xs[size_t(i)] = 1.0 + 0.5 * std::sin(double(i));
     ks::symv(A, xs, b);

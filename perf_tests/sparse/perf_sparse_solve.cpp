@@ -27,6 +27,7 @@
 #include "kspd_sparse_io.hpp"
 #include "kspd_sparse_supernodal_cholesky.hpp"
 #include "kspd_perf_csv.hpp"
+#include "perf_sparse_cases.hpp"
 
 #ifdef KSPD_HAVE_CHOLMOD
 #include <cholmod.h>
@@ -122,7 +123,7 @@ int main(int argc, char** argv) {
   int reps = 15, kspd_blas = 1, cholmod_blas = 0;
   std::vector<int> threads;
   std::vector<size_type> nrhs_list;
-  std::vector<std::pair<std::string, size_type>> cases;
+  std::vector<kspd::perf::SparseCase> cases;
   bool smoke = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -145,10 +146,7 @@ int main(int argc, char** argv) {
   }
   if (cases.empty()) {
     cases = {{"elasticity", 16}, {"elasticity", 22}, {"elasticity", 28}, {"elasticity", 34}};
-    const char* dir = std::getenv("KSPD_DATA_DIR");
-    const std::string d = dir ? dir : "../shared/data/matrices";
-    for (const char* f : {"cvxbqp1.mtx.gz", "bcsstk13.mtx", "bcsstk14.mtx", "bodyy5.mtx.gz", "ex10hs.mtx"})
-      cases.push_back({d + "/" + f, 0});
+    kspd::perf::add_collection_cases(cases);
   }
   std::printf("perf_sparse_solve: kspd %s, host %s, kspd BLAS threads %d, CHOLMOD BLAS threads %d, %d alternating solves, "
               "times in ms (best / median)\n",
@@ -158,17 +156,8 @@ int main(int argc, char** argv) {
   int bad = 0;
   for (const auto& cs : cases) {
     ks::CscMatrix<double> A;
-    std::string name = cs.first;
-    try {
-      if (cs.first == "elasticity") A = ks::elasticity_3d<double>(cs.second, cs.second, cs.second);
-      else if (cs.first == "laplace3d") A = ks::laplacian_3d<double>(cs.second, cs.second, cs.second);
-      else A = ks::read_matrix<double>(cs.first);
-    } catch (const std::exception& e) {
-      std::printf("%-20s skipped: %s\n", name.c_str(), e.what());
-      continue;
-    }
-    if (cs.second > 0) name += std::to_string(cs.second);
-    else name = name.substr(name.find_last_of('/') + 1);
+    std::string name;
+    if (!kspd::perf::load_case(cs, A, name, 20)) continue;
     const size_type n = A.n;
 #ifdef KSPD_HAVE_CHOLMOD
     blas_threads(cholmod_blas);
