@@ -309,6 +309,35 @@ TYPED_TEST(RfpFactor, RecursiveAndNativePathsMatchLapack) {
       }
 }
 
+/// pftrf of the SPD matrix A (variant v, options opt) against LAPACK's pftrf on the same RFP
+/// buffer, and its backward error ||L L^T - A|| / ||A||.
+template <class T>
+void check_pftrf(const HostMat& A, int n, const Variant& v, const kspd::DenseOptions& opt, const std::string& where) {
+  auto ref = lapack_rfp<T>(A, v);
+  auto R = device_rfp(ref, n, v);
+  int linfo = 0;
+  lapack_pftrf(tr(v), ul(v), n, ref.data(), &linfo);
+  ASSERT_EQ(linfo, 0) << where;
+  ASSERT_EQ(kspd::rfp::pftrf(Exec(), R, opt), 0) << where;
+  const auto got = host_rfp(R);
+  EXPECT_LE(max_rel_diff(got, ref, 1.0 + max_abs(A)), tolerance<T>(n)) << "vs LAPACK pftrf " << where;
+  HostMat L = lower_from_rfp(got, n, v);
+  EXPECT_LE(diff_fro(matmul(L, false, L, true), A) / (norm_fro(A) + 1e-300), tolerance<T>(n))
+      << "backward error " << where;
+}
+/// A with its k-th pivot made negative: LAPACK's pftrf and kspd's both report info k.
+template <class T>
+void check_pftrf_fails_at(HostMat A, int n, const Variant& v, const kspd::DenseOptions& opt, int k,
+                          const std::string& where) {
+  A(k - 1, k - 1) = -1.0;
+  auto ref = lapack_rfp<T>(A, v);
+  auto R = device_rfp(ref, n, v);
+  int linfo = 0;
+  lapack_pftrf(tr(v), ul(v), n, ref.data(), &linfo);
+  ASSERT_EQ(linfo, k) << "LAPACK " << where;
+  EXPECT_EQ(kspd::rfp::pftrf(Exec(), R, opt), k) << where << " k=" << k;
+}
+
 // pftrf's blockings forced: LAPACK's four calls, the blocked Cholesky across the RFP blocks
 // and its look-ahead (a second instance on CUDA), block sizes that divide neither half, 1 (a
 // step per column) and one larger than both halves; the vendor and native leaves.
@@ -329,18 +358,7 @@ TYPED_TEST(RfpFactor, BlockedPftrfMatchesLapack) {
       for (const auto& v : all_variants()) {
         const std::string where = name(v, n) + " algo=" + std::to_string(int(opt.algo)) +
                                   " blocking=" + std::to_string(int(opt.blocking)) + "/" + std::to_string(opt.block_size);
-        HostMat A = random_spd(n, ++seed);
-        auto ref = lapack_rfp<T>(A, v);
-        auto R = device_rfp(ref, n, v);
-        int linfo = 0;
-        lapack_pftrf(tr(v), ul(v), n, ref.data(), &linfo);
-        ASSERT_EQ(linfo, 0) << where;
-        ASSERT_EQ(kspd::rfp::pftrf(Exec(), R, opt), 0) << where;
-        const auto got = host_rfp(R);
-        EXPECT_LE(max_rel_diff(got, ref, 1.0 + max_abs(A)), tolerance<T>(n)) << "vs LAPACK pftrf " << where;
-        HostMat L = lower_from_rfp(got, n, v);
-        EXPECT_LE(diff_fro(matmul(L, false, L, true), A) / (norm_fro(A) + 1e-300), tolerance<T>(n))
-            << "backward error " << where;
+        check_pftrf<T>(random_spd(n, ++seed), n, v, opt, where);
       }
   // non-SPD: the failing minor in the first block, at a block edge, in the second half
   for (const auto& opt : opts)
@@ -349,15 +367,9 @@ TYPED_TEST(RfpFactor, BlockedPftrfMatchesLapack) {
         const auto lay = kspd::rfp::make_layout(n, v.transr, v.uplo);
         for (int k : {1, 3, 4, 9, int(lay.n1), int(lay.n1) + 1, int(lay.n1) + 4, n}) {
           if (k < 1 || k > n) continue;
-          HostMat A = random_spd(n, 91 + k + n);
-          A(k - 1, k - 1) = -1.0;
-          auto ref = lapack_rfp<T>(A, v);
-          auto R = device_rfp(ref, n, v);
-          int linfo = 0;
-          lapack_pftrf(tr(v), ul(v), n, ref.data(), &linfo);
-          ASSERT_EQ(linfo, k) << "LAPACK " << name(v, n);
-          EXPECT_EQ(kspd::rfp::pftrf(Exec(), R, opt), k)
-              << name(v, n) << " k=" << k << " blocking=" << int(opt.blocking) << "/" << opt.block_size;
+          check_pftrf_fails_at<T>(random_spd(n, 91 + k + n), n, v, opt, k,
+                                  name(v, n) + " blocking=" + std::to_string(int(opt.blocking)) + "/" +
+                                      std::to_string(opt.block_size));
         }
       }
 }
@@ -385,18 +397,8 @@ TYPED_TEST(RfpFactor, BlockedPftrfAtPanelBoundaries) {
         for (const auto& v : all_variants()) {
           const std::string where = name(v, n) + (b == B::Blocked ? " blocked" : " lookahead") + " nb=" +
                                     std::to_string(nb) + (up == kspd::Toggle::On ? " panel copy" : "");
-          HostMat A = random_spd(n, ++seed);
-          auto ref = lapack_rfp<T>(A, v);
-          auto R = device_rfp(ref, n, v);
-          int linfo = 0;
-          lapack_pftrf(tr(v), ul(v), n, ref.data(), &linfo);
-          ASSERT_EQ(linfo, 0) << where;
-          ASSERT_EQ(kspd::rfp::pftrf(Exec(), R, opt), 0) << where;
-          const auto got = host_rfp(R);
-          EXPECT_LE(max_rel_diff(got, ref, 1.0 + max_abs(A)), tolerance<T>(n)) << "vs LAPACK pftrf " << where;
-          HostMat L = lower_from_rfp(got, n, v);
-          EXPECT_LE(diff_fro(matmul(L, false, L, true), A) / (norm_fro(A) + 1e-300), tolerance<T>(n))
-              << "backward error " << where;
+          const HostMat A = random_spd(n, ++seed);
+          check_pftrf<T>(A, n, v, opt, where);
           // the failing minor at the first and last column of each half's panels
           const auto lay = kspd::rfp::make_layout(n, v.transr, v.uplo);
           std::set<int> ks;
@@ -407,15 +409,7 @@ TYPED_TEST(RfpFactor, BlockedPftrfAtPanelBoundaries) {
               ks.insert(h0 + std::min(o + int(nb), hn));
             }
           }
-          for (int k : ks) {
-            HostMat F = A;
-            F(k - 1, k - 1) = -1.0;
-            auto fref = lapack_rfp<T>(F, v);
-            auto FR = device_rfp(fref, n, v);
-            lapack_pftrf(tr(v), ul(v), n, fref.data(), &linfo);
-            ASSERT_EQ(linfo, k) << "LAPACK " << where;
-            EXPECT_EQ(kspd::rfp::pftrf(Exec(), FR, opt), k) << where << " k=" << k;
-          }
+          for (int k : ks) check_pftrf_fails_at<T>(A, n, v, opt, k, where);
         }
     }
 }
