@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "kspd_core.hpp"
+#include "dense_test_options.hpp"
 #include "kspd_test_complex.hpp"
 
 namespace {
@@ -20,21 +21,6 @@ struct DenseComplex : ::testing::Test {};
 using ComplexTypes = ::testing::Types<Kokkos::complex<float>, Kokkos::complex<double>>;
 TYPED_TEST_SUITE(DenseComplex, ComplexTypes);
 
-// The last four force the transposed-copy route (W = A^H in 'L') where the vendor sees 'U'.
-std::vector<kspd::DenseOptions> all_options() {
-  constexpr auto on = kspd::Toggle::On;
-  return {{Algo::Auto, 0},
-          {Algo::Vendor, 0},
-          {Algo::Recursive, 8},
-          {Algo::Native, 8},
-          {Algo::Native, 0},
-          {Algo::Vendor, 0, kspd::Blocking::Auto, 0, on},
-          {Algo::Recursive, 8, kspd::Blocking::Auto, 0, on},
-          // trtri / lauum (and potri's halves) as one trsm / trmm on a workspace, with and
-          // without the transposed copy first
-          {Algo::Auto, 0, kspd::Blocking::Auto, 0, kspd::Toggle::Off, on},
-          {Algo::Recursive, 8, kspd::Blocking::Auto, 0, on, on}};
-}
 bool in_tri(Uplo u, kspd::size_type i, kspd::size_type j) { return u == Uplo::Lower ? i >= j : i <= j; }
 std::string tag(const char* op, Uplo u, const kspd::DenseOptions& o, kspd::size_type n, int layout) {
   return std::string(op) + " uplo=" + kspd::to_char(u) + " n=" + std::to_string(n) + " algo=" +
@@ -108,7 +94,7 @@ TYPED_TEST(DenseComplex, HerkBothTrianglesBothTrans) {
   for (Uplo uplo : all_uplos())
     for (Trans tr : {Trans::NoTranspose, Trans::ConjTranspose})
       for (int n : {0, 1, 7, 17, 40})
-        for (const auto& opt : all_options()) {
+        for (const auto& opt : dense_factor_options()) {
           ++seed;
           const int k = seed % 3 == 0 ? 0 : 13;
           CHostMat A = crandom(tr == Trans::NoTranspose ? n : k, tr == Trans::NoTranspose ? k : n, seed);
@@ -148,7 +134,7 @@ TYPED_TEST(DenseComplex, TrsmTrmmAllVariants) {
       for (Uplo uplo : all_uplos())
         for (Trans tr : all_trans())
           for (Diag diag : all_diags())
-            for (const auto& opt : all_options()) {
+            for (const auto& opt : dense_factor_options()) {
               ++seed;
               const int m = seed % 2 ? 37 : 9, n = seed % 3 ? 6 : 20;
               const int ka = side == Side::Left ? m : n;
@@ -180,7 +166,7 @@ TYPED_TEST(DenseComplex, PotrfPotrsBackwardError) {
   unsigned seed = 900;
   for (Uplo uplo : all_uplos())
     for (int n : {0, 1, 2, 7, 8, 17, 33, 70})
-      for (const auto& opt : all_options()) {
+      for (const auto& opt : dense_factor_options()) {
         ++seed;
         CHostMat A = crandom_hpd(n, seed);
         const int lay = int(seed % 3);
@@ -205,7 +191,7 @@ TYPED_TEST(DenseComplex, PotrfPotrsBackwardError) {
 TYPED_TEST(DenseComplex, PotrfReportsTheFailingColumn) {
   using T = TypeParam;
   for (Uplo uplo : all_uplos())
-    for (const auto& opt : all_options())
+    for (const auto& opt : dense_factor_options())
       for (int k : {1, 9, 33, 40}) {
         const int n = 40;
         CHostMat A = crandom_hpd(n, 17 + k);
@@ -220,7 +206,7 @@ TYPED_TEST(DenseComplex, TrtriLauumPotri) {
   unsigned seed = 1300;
   for (Uplo uplo : all_uplos())
     for (int n : {0, 1, 5, 17, 40})
-      for (const auto& opt : all_options()) {
+      for (const auto& opt : dense_factor_options()) {
         ++seed;
         const int lay = int(seed % 3);
         // trtri

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "kspd_core.hpp"
+#include "dense_test_options.hpp"
 #include "kspd_test_utils.hpp"
 
 namespace {
@@ -17,22 +18,6 @@ struct DenseLapack : ::testing::Test {};
 using ScalarTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(DenseLapack, ScalarTypes);
 
-// The last four force the transposed-copy route of a triangle the vendor sees as 'U' (an
-// upper one column-major, a lower one row-major: the layouts cycle): vendor and recursive.
-std::vector<kspd::DenseOptions> all_options() {
-  constexpr auto on = kspd::Toggle::On;
-  return {{Algo::Auto, 0},
-          {Algo::Vendor, 0},
-          {Algo::Recursive, 8},
-          {Algo::Native, 8},
-          {Algo::Native, 0},
-          {Algo::Vendor, 0, kspd::Blocking::Auto, 0, on},
-          {Algo::Recursive, 8, kspd::Blocking::Auto, 0, on},
-          // trtri / lauum (and potri's halves) as one trsm / trmm on a workspace, with and
-          // without the transposed copy first
-          {Algo::Auto, 0, kspd::Blocking::Auto, 0, kspd::Toggle::Off, on},
-          {Algo::Recursive, 8, kspd::Blocking::Auto, 0, on, on}};
-}
 const std::vector<int> kSizes = {0, 1, 2, 3, 7, 8, 15, 16, 17, 31, 33, 64, 65, 130};
 
 bool in_tri(Uplo u, int i, int j) { return u == Uplo::Lower ? i >= j : i <= j; }
@@ -63,7 +48,7 @@ TYPED_TEST(DenseLapack, PotrfBackwardError) {
   unsigned seed = 300;
   for (auto uplo : all_uplos())
     for (int n : kSizes)
-      for (const auto& opt : all_options()) {
+      for (const auto& opt : dense_factor_options()) {
         ++seed;
         HostMat A = random_spd(n, seed);
         DevMat<T> dA(triangle_only(A, uplo), all_layouts()[seed % 3]);
@@ -83,7 +68,7 @@ TYPED_TEST(DenseLapack, PotrfBackwardError) {
 TYPED_TEST(DenseLapack, PotrfReportsTheFailingColumn) {
   using T = TypeParam;
   for (auto uplo : all_uplos())
-    for (const auto& opt : all_options())
+    for (const auto& opt : dense_factor_options())
       for (int k : {1, 9, 17, 33, 65}) {
         const int n = 65;
         HostMat A = random_spd(n, 17 + k);
@@ -124,7 +109,7 @@ TYPED_TEST(DenseLapack, PotrsSolvesManyRightHandSides) {
   for (auto uplo : all_uplos())
     for (int n : {1, 8, 17, 65, 130})
       for (int nrhs : {1, 3, 40})
-        for (const auto& opt : all_options()) {
+        for (const auto& opt : dense_factor_options()) {
           ++seed;
           HostMat A = random_spd(n, seed), B = random_matrix(n, nrhs, seed + 1);
           DevMat<T> dA(triangle_only(A, uplo), Layout::Padded), dB(B, all_layouts()[seed % 3]);
@@ -142,7 +127,7 @@ TYPED_TEST(DenseLapack, TrtriInvertsEveryVariant) {
   for (auto uplo : all_uplos())
     for (auto diag : all_diags())
       for (int n : kSizes)
-        for (const auto& opt : all_options()) {
+        for (const auto& opt : dense_factor_options()) {
           ++seed;
           HostMat A = random_triangular(n, uplo, diag, seed);
           DevMat<T> dA(A, all_layouts()[seed % 3]);
@@ -168,7 +153,7 @@ TYPED_TEST(DenseLapack, TrtriInvertsEveryVariant) {
 
 TYPED_TEST(DenseLapack, TrtriReportsZeroDiagonal) {
   using T = TypeParam;
-  for (const auto& opt : all_options()) {
+  for (const auto& opt : dense_factor_options()) {
     HostMat A = random_triangular(40, Uplo::Lower, Diag::NonUnit, 9);
     A(30, 30) = 0.0;
     DevMat<T> dA(A, Layout::Left);
@@ -181,7 +166,7 @@ TYPED_TEST(DenseLapack, LauumMatchesReference) {
   unsigned seed = 900;
   for (auto uplo : all_uplos())
     for (int n : kSizes)
-      for (const auto& opt : all_options()) {
+      for (const auto& opt : dense_factor_options()) {
         ++seed;
         HostMat A = random_triangular(n, uplo, Diag::NonUnit, seed);
         DevMat<T> dA(A, all_layouts()[seed % 3]);
@@ -208,7 +193,7 @@ TYPED_TEST(DenseLapack, PotriInvertsSpd) {
   unsigned seed = 1100;
   for (auto uplo : all_uplos())
     for (int n : kSizes)
-      for (const auto& opt : all_options()) {
+      for (const auto& opt : dense_factor_options()) {
         ++seed;
         HostMat A = random_spd(n, seed);
         DevMat<T> dA(triangle_only(A, uplo), all_layouts()[seed % 3]);
