@@ -36,6 +36,7 @@ namespace kspd::sparse {
 /// Per-rank communication and time counters (this rank's view).
 struct DistributedStats {
   double analyse_seconds = 0, distribute_seconds = 0, factor_seconds = 0, solve_seconds = 0;
+  size_type analyses = 0;         ///< analyses this solver ran (a factorization of the analysed pattern runs none)
   double local_seconds = 0;       ///< factorization: this rank's engine run (its tasks and the transport)
   double fanin_bytes = 0;         ///< factorization: contributions sent by this rank (payload bytes)
   size_type fanin_messages = 0;   ///< ... their number

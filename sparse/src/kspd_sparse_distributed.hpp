@@ -144,6 +144,16 @@ class DistributedCholesky {
     analyse_pattern(nn[0], colptr, rowind);
   }
 
+  /// Analysis of A's pattern, A distributed by columns (the ranges as in factorize); with
+  /// `always` false, only when the pattern differs from the analysed one.
+  void analyze(const DistributedColumns<Scalar>& A, bool always = true) {
+    Impl::agree(comm_, [&] { Impl::check_columns(A); });
+    size_type n = 0;
+    std::vector<size_type> colptr, rowind;
+    Impl::allgather_pattern(comm_, A, n, colptr, rowind);
+    if (always || !symbolic_ || !symbolic_->same_pattern(n, colptr, rowind)) analyse_pattern(n, colptr, rowind);
+  }
+
   /// Factorization of A given whole on rank 0 (its values are scattered by owner).
   /// Throws kspd::NotPositiveDefinite on every rank when A is not positive definite.
   void factorize(const CscMatrix<Scalar>& A) { require_spd_on_every_rank(factorize_info(A)); }
@@ -202,12 +212,9 @@ class DistributedCholesky {
   /// InvalidArgument naming it and the rank.
   size_type factorize_info(const DistributedColumns<Scalar>& A) {
     factored_ = false;
-    Impl::agree(comm_, [&] { Impl::check_columns(A); });
-    size_type n = 0;
-    std::vector<size_type> colptr, rowind;
-    Impl::allgather_pattern(comm_, A, n, colptr, rowind);
-    if (!symbolic_ || !symbolic_->same_pattern(n, colptr, rowind)) analyse_pattern(n, colptr, rowind);
+    analyze(A, false);  // (a new analysis only for a new pattern)
     const auto t0 = MPI_Wtime();
+    const auto& colptr = symbolic_->a_colptr;
     const std::vector<Scalar> recv = Impl::route_values(comm_, A.values.data(), entry_owner_,
                                                         colptr[size_t(A.col_begin)], colptr[size_t(A.col_end)]);
     assemble(recv);
@@ -400,8 +407,10 @@ class DistributedCholesky {
     }
     engine_a_.clear();  // (allocated and zeroed once by the first assemble)
     engine_.reset();
+    const size_type analyses = stats_.analyses + 1;
     stats_ = DistributedStats{};
     stats_.analyse_seconds = MPI_Wtime() - t0;
+    stats_.analyses = analyses;
   }
 
   /// This rank's values (its entries, in entry order) into the engine's input, which is

@@ -52,7 +52,7 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
   ~Engine() { free_comm(); }
 
-  /// Symbolic phase. This rank's nloc rows: global indices row_gid[0, nloc) (0-based: the
+  /// Symbolic phase (the ordering and the symbolic analysis run here). This rank's nloc rows: global indices row_gid[0, nloc) (0-based: the
   /// caller subtracts its index base, which `index_base` adds back in messages), their
   /// entries in CSR (global column indices, any order within a row, duplicates summed).
   /// n is the global number of rows.
@@ -75,6 +75,7 @@ class Engine {
     sparse::DistributedOptions opt;
     opt.engine = s.options;
     chol_ = std::make_unique<Chol>(comm_, opt);
+    chol_->analyze(cols_);  // ordering + symbolic analysis here: numericFactorization only factors
     load_values(values);
     if (s.check_symmetry) check_symmetry();
   }

@@ -71,6 +71,30 @@ TEST(SparseMpi, RefactorizationWithNewValues) {
     }
 }
 
+/// A distributed by columns: analyze once, then factorizations of new values on the same
+/// pattern run no new analysis (the Amesos2 adapter's symbolic/numeric phases); a new
+/// pattern is analysed again.
+TEST(SparseMpi, ColumnsRefactorizationReusesTheAnalysis) {
+  const auto A = ks::elasticity_3d<double>(4, 3, 3);
+  auto A2 = A;
+  for (size_type j = 0; j < A.n; ++j) A2.values[size_t(A.colptr[size_t(j)])] += 2.0;  // (the diagonal: first per column)
+  const auto B = ks::laplacian_3d<double>(5, 4, 3);  // another pattern
+  ks::DistributedOptions opt;
+  opt.engine.max_supernode = 8;
+  ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, opt);
+  dist.analyze(my_columns(A));
+  EXPECT_EQ(dist.stats().analyses, size_type(1));
+  for (const ks::CscMatrix<double>* M : std::initializer_list<const ks::CscMatrix<double>*>{&A, &A2, &A, &B, &B}) {
+    EXPECT_EQ(dist.factorize_info(my_columns(*M)), size_type(0));
+    std::vector<double> X;
+    const auto rhs = make_rhs(*M, 1, X);
+    auto Xd = rhs;
+    dist.solve(Xd, 1);
+    if (world_rank() == 0) EXPECT_LE(relative_residual(*M, Xd, rhs), 1e-10);
+  }
+  EXPECT_EQ(dist.stats().analyses, size_type(2));  // A's, then B's
+}
+
 /// Threads = 0: the node's cores shared among its ranks (at least one thread each).
 TEST(SparseMpi, AutomaticThreadsPerRank) {
   ks::DistributedOptions opt;
