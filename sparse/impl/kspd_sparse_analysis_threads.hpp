@@ -53,6 +53,13 @@ inline double thread_cpu_seconds() {
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
+/// CPU seconds of the whole process (all its threads).
+inline double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
 /// For the KSPD_ANALYSE_PROFILE report: the CPU seconds that threads spent beside the
 /// busiest one of each fork-join (in nanoseconds). Process CPU minus this is the critical
 /// path, what the phases would take on dedicated cores; on a shared machine (where the

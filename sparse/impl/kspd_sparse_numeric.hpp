@@ -26,12 +26,14 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -43,6 +45,7 @@
 #include "kspd_sparse_resident_solve.hpp"
 #include "kspd_sparse_analysis_threads.hpp"
 #include "kspd_sparse_scheduler.hpp"
+#include "kspd_sparse_schedule_sim.hpp"
 #include "kspd_sparse_host_solve_plan.hpp"
 #include "kspd_sparse_solve.hpp"
 #include "kspd_sparse_symbolic.hpp"
@@ -216,6 +219,34 @@ class Numeric {
     }
   }
 
+  /// Panel s zeroed and assembled from A (the lazy path), once per factorization: the first
+  /// worker to need it does it, another one that needs it meanwhile waits.
+  void ready_panel(size_type s) {
+    if (!lazy_) return;
+    std::atomic<int>& st = panel_state_[size_t(s)];
+    if (st.load(std::memory_order_acquire) == 2) return;
+    int idle = 0;
+    if (st.compare_exchange_strong(idle, 1, std::memory_order_acq_rel)) {
+      const Supernode& sn = S_.snodes[size_t(s)];
+      zero_values(sn.value_offset, sn.value_offset + sn.nrows() * sn.ncols);
+      for (size_type q = S_.a_snode_ptr[size_t(s)]; q < S_.a_snode_ptr[size_t(s + 1)]; ++q) {
+        const size_type p = S_.a_by_snode[size_t(q)];
+        vals_[S_.value_map[size_t(p)]] = avalues_[p];
+      }
+      st.store(2, std::memory_order_release);
+      return;
+    }
+    while (st.load(std::memory_order_acquire) != 2) std::this_thread::yield();
+  }
+  /// After the run (finished or stopped by a failing pivot): the panels no task reached are
+  /// assembled too, so the factor holds A plus the updates made, as with the eager path.
+  void finish_panels() {
+    if (!lazy_) return;
+    for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) ready_panel(s);
+    host_.mark_written();
+    lazy_ = false;
+  }
+
   /// Values [b, e) set to zero (a thread's share of them).
   void zero_values(size_type b, size_type e) {
     if (pinned_.data() != nullptr) std::fill(vals_ + b, vals_ + e, Scalar(0));
@@ -241,12 +272,23 @@ class Numeric {
   /// The host and top-of-tree placements: the scheduler's workers.
   void factorize_host(const Scalar* avalues) {
     const auto t0 = std::chrono::steady_clock::now();
+    const double cpu0 = opt_.offload.timeline ? process_cpu_seconds() : 0;
     stats_ = FactorStats{};
     stopped_by_remote_ = false;
     Scalar* v = vals_;
     int nthreads = opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency());
     if (nthreads < 1) nthreads = 1;
-    if (subset_.empty()) {
+    // One process on the host: each panel is zeroed and assembled by the worker that first
+    // needs it (its first incoming update, or its potrf), so that this memory-bound pass runs
+    // beside the other worker's products instead of before all tasks, and leaves the panel
+    // in cache for the update that comes next.
+    lazy_ = subset_.empty() && !transport_ && placement_ == Placement::Host;
+    if (direct_.empty()) direct_ = direct_blocks();
+    if (lazy_) {
+      avalues_ = avalues;
+      if (!panel_state_) panel_state_.reset(new std::atomic<int>[S_.snodes.size()]);
+      for (size_t s = 0; s < S_.snodes.size(); ++s) panel_state_[s].store(0, std::memory_order_relaxed);
+    } else if (subset_.empty()) {
       // Zeroed and assembled by the workers' count of threads: on a first factorization
       // this first-touches the factor's pages (the serial loops took a quarter of a
       // 16-thread factorization at 40^3).
@@ -256,6 +298,7 @@ class Numeric {
       run_threads(T, [&](int t) {
         for (size_type p = nm * t / T; p < nm * (t + 1) / T; ++p) v[S_.value_map[size_t(p)]] = avalues[p];
       });
+      host_.mark_written();
     } else {
       // Only the panels the subset reads or writes (its own and its ancestors') are zeroed
       // and assembled: the others' pages stay untouched (a rank's share of the memory).
@@ -267,10 +310,12 @@ class Numeric {
       // The caller gives zeros outside the subset's panels (or where they are zero anyway).
       for (size_t p = 0; p < S_.value_map.size(); ++p)
         if (avalues[p] != Scalar(0)) v[S_.value_map[p]] = avalues[p];
+      host_.mark_written();
     }
-    host_.mark_written();
+    const double assembled = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     stats_.threads = nthreads;
     work_.assign(static_cast<size_t>(nthreads), Work{});
+    if (opt_.offload.timeline) task_cpu_.assign(S_.tasks.size(), 0.0);
     size_type ndiag = 0;
     double last = 0;
     Scheduler sched(S_, subset_);
@@ -286,17 +331,23 @@ class Numeric {
       if (gathered_[size_t(s)]) shared_[size_t(s)] = std::make_unique<Gathered>();
     sched.gather_updates(gathered_);
     sched.set_transport(transport_);
-    stats_.threads = sched.run(  // fewer when the system refused a thread
-        nthreads, [&](size_type t, int w) { run_task(S_.tasks[size_t(t)], work_[size_t(w)], w); },
-        [&](size_type) {
-          ++ndiag;
-          if (!opt_.progress) return;
-          const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          if (el - last >= opt_.progress_interval || ndiag == size_type(S_.snodes.size())) {
-            last = el;
-            opt_.progress(ndiag, size_type(S_.snodes.size()), el);
-          }
-        });
+    try {
+      stats_.threads = sched.run(  // fewer when the system refused a thread
+          nthreads, [&](size_type t, int w) { run_task(t, work_[size_t(w)], w); },
+          [&](size_type) {
+            ++ndiag;
+            if (!opt_.progress) return;
+            const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (el - last >= opt_.progress_interval || ndiag == size_type(S_.snodes.size())) {
+              last = el;
+              opt_.progress(ndiag, size_type(S_.snodes.size()), el);
+            }
+          });
+    } catch (...) {
+      finish_panels();
+      throw;
+    }
+    finish_panels();
     stopped_by_remote_ = sched.stopped_by_remote();
     dev_.finish(vals_, subset_);
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -311,6 +362,17 @@ class Numeric {
         tl.product += w.seconds[2];
         tl.scatter += w.seconds[3];
         tl.lock_wait += w.seconds[4];
+        tl.potrf_cpu += w.cpu[0];
+        tl.trsm_cpu += w.cpu[1];
+        tl.update_cpu += w.cpu[2];
+      }
+      tl.assemble = assembled;
+      tl.process_cpu = process_cpu_seconds() - cpu0;
+      if (subset_.empty()) {  // the tasks' CPU seconds replayed on dedicated cores
+        const ScheduleSim sim = simulate_schedule(S_, task_cpu_, stats_.threads);
+        tl.replay_seconds = sim.makespan;
+        tl.replay_idle = sim.idle();
+        tl.critical_path = simulate_schedule(S_, task_cpu_, int(S_.tasks.size())).makespan;
       }
       tl.busy = (tl.potrf + tl.trsm + tl.product + tl.scatter + tl.lock_wait) / (stats_.seconds * stats_.threads);
     }
@@ -320,7 +382,9 @@ class Numeric {
   struct Work {
     std::vector<Scalar> c, dsave;
     std::vector<size_type> rel, pf;  ///< scatter: target row of each source row; rows to prefetch
+    std::vector<std::pair<size_type, size_type>> busy;  ///< scatter: column ranges whose lock was taken
     double seconds[5] = {0, 0, 0, 0, 0};  ///< timeline: potrf, trsm, update product, scatter, scatter lock wait
+    double cpu[3] = {0, 0, 0};            ///< timeline: thread CPU seconds of the potrf, trsm, update tasks
   };
   using Clock = std::chrono::steady_clock;
   /// Adds the seconds since `t` to w.seconds[i] and restarts t (timeline on).
@@ -338,12 +402,19 @@ class Numeric {
                 Kokkos::LayoutStride(static_cast<size_t>(m), 1, size_t(nc), size_t(sn.nrows())));
   }
 
-  void run_task(const Task& task, Work& w, int worker) {
+  void run_task(size_type id, Work& w, int worker) {
+    const Task& task = S_.tasks[size_t(id)];
     auto t = Clock::now();
+    const double c0 = opt_.offload.timeline ? thread_cpu_seconds() : 0;
     switch (task.kind) {
       case TaskKind::DiagFactor: diag_factor(task.snode, w, worker); lap(w, 0, t); break;
       case TaskKind::Trsm: trsm(task, w); lap(w, 1, t); break;
       case TaskKind::Update: update(task, w, t); break;
+    }
+    if (opt_.offload.timeline) {
+      const double c = thread_cpu_seconds() - c0;
+      w.cpu[int(task.kind)] += c;
+      task_cpu_[size_t(id)] = c;
     }
   }
 
@@ -352,6 +423,7 @@ class Numeric {
     const size_type k = sn.ncols, ld = sn.nrows();
     Scalar* p = vals_ + sn.value_offset;
     const bool on_device = dev_.on_device(s);
+    ready_panel(s);  // no update reached it (a leaf)
     int info = 0;
     if (on_device) {
       info = dev_.potrf(vals_, s, worker, w.dsave);  // merges the host panel first
@@ -415,6 +487,9 @@ class Numeric {
       count(2, true);
       return;
     }
+    if (task.block_end - task.block_begin == 1 && direct_[size_t(sn.block_begin + task.block_begin)] &&
+        update_in_place(sn, blk, w, t0))
+      return;
     {  // small supernodes: these blocks' update on the host
       w.c.resize(static_cast<size_t>(mb * nb));
       HostExec exec;
@@ -435,11 +510,70 @@ class Numeric {
     }
   }
 
+  /// Block q's rows from q down are a run of its target's rows (a chain of a big separator
+  /// split by max_supernode, or a child whose rows its parent repeats): the product goes
+  /// straight into the target panel, with no workspace and no scatter (a quarter of the
+  /// scatter's entries at elasticity 22^3). Only when no other worker holds the target
+  /// columns' locks (the caller scatters through the workspace otherwise): a product runs
+  /// for milliseconds, and a scatter waiting that long would cost more than it saves.
+  bool update_in_place(const Supernode& sn, const Block& q, Work& w, Clock::time_point& t0) {
+    const Supernode& tn = S_.snodes[size_t(q.target)];
+    const size_type c0 = S_.rows[size_t(sn.row_begin + q.row_offset)] - tn.first_col;
+    const size_type nb = q.nrows, mb = sn.nrows() - q.row_offset;
+    const size_type l0 = lock_base_[size_t(q.target)] + c0 / kLockCols;
+    const size_type l1 = lock_base_[size_t(q.target)] + (c0 + nb - 1) / kLockCols + 1;
+    size_type held = l0;
+    for (; held < l1 && locks_[size_t(held)].try_lock(); ++held) {
+    }
+    if (held < l1) {
+      for (size_type l = l0; l < held; ++l) locks_[size_t(l)].unlock();
+      return false;
+    }
+    ready_panel(q.target);
+    const size_type ldt = tn.nrows();
+    HostExec exec;
+    auto Lb = panel_view(q.snode, q.row_offset, nb);
+    Scalar* pt = vals_ + tn.value_offset + c0 + c0 * ldt;  // target rows from c0 (its column c0 first)
+    kspd::syrk(exec, Uplo::Lower, Trans::NoTranspose, Scalar(-1), Lb, Scalar(1),
+               HMat(pt, Kokkos::LayoutStride(static_cast<size_t>(nb), 1, size_t(nb), size_t(ldt))));
+    if (mb > nb)
+      kspd::gemm(exec, Trans::NoTranspose, Trans::Transpose, Scalar(-1), panel_view(q.snode, q.row_offset + nb, mb - nb), Lb,
+                 Scalar(1), HMat(pt + nb, Kokkos::LayoutStride(static_cast<size_t>(mb - nb), 1, size_t(nb), size_t(ldt))));
+    for (size_type l = l0; l < l1; ++l) locks_[size_t(l)].unlock();
+    count(2, false);
+    {
+      std::lock_guard<std::mutex> lk(stats_mutex_);
+      ++stats_.updates_in_place;
+    }
+    lap(w, 2, t0);
+    return true;
+  }
+
+  /// Per block: its update can go straight into the target (update_in_place): it is the
+  /// only block of its Update task and its rows from it down are a run of the target's rows.
+  std::vector<char> direct_blocks() const {
+    std::vector<char> d(S_.blocks.size(), 0);
+    for (size_type t = size_type(S_.snodes.size()); t < size_type(S_.tasks.size()); ++t) {
+      const Task& task = S_.tasks[size_t(t)];
+      if (task.kind != TaskKind::Update || task.block_end - task.block_begin != 1) continue;
+      const Supernode& sn = S_.snodes[size_t(task.snode)];
+      const Block& q = S_.blocks[size_t(sn.block_begin + task.block_begin)];
+      const Supernode& tn = S_.snodes[size_t(q.target)];
+      const size_type* sr = S_.rows.data() + sn.row_begin + q.row_offset;
+      const size_type mb = sn.nrows() - q.row_offset, c0 = sr[0] - tn.first_col;
+      bool run = c0 + mb <= tn.nrows();
+      for (size_type i = 0; run && i < mb; ++i) run = S_.rows[size_t(tn.row_begin + c0 + i)] == sr[i];
+      d[size_t(sn.block_begin + task.block_begin)] = run;
+    }
+    return d;
+  }
+
   /// Target panel -= C, rows matched by relative indices (the source rows are a subset of
   /// the target's rows), columns = the block's rows minus the target's first column.
   void scatter(const Supernode& sn, size_type r0, size_type nb, size_type mb, size_type t, Work& w, const Scalar* c,
                size_type ldc, Clock::time_point& t0) {
     const Supernode& tn = S_.snodes[size_t(t)];
+    ready_panel(t);
     const size_type* srows = S_.rows.data() + sn.row_begin + r0;
     const size_type* trows = S_.rows.data() + tn.row_begin;
     w.rel.resize(static_cast<size_t>(mb));
@@ -453,13 +587,11 @@ class Numeric {
     const size_type ldt = tn.nrows();
     Scalar* pt = vals_ + tn.value_offset;
     lap(w, 3, t0);
-    // one lock per 32 columns of the target: updates into other columns of it go on
-    for (size_type j = 0; j < nb;) {
-      const size_type chunk = (srows[j] - tn.first_col) / kLockCols;
-      size_type je = j + 1;
-      while (je < nb && (srows[je] - tn.first_col) / kLockCols == chunk) ++je;
-      std::lock_guard<std::mutex> lk(locks_[size_t(lock_base_[size_t(t)] + chunk)]);
-      lap(w, 4, t0);
+    // One lock per 32 columns of the target: updates into other columns of it go on. A
+    // chunk whose lock another worker holds is left for a second pass, which waits: the
+    // free chunks are added meanwhile (two workers updating one ancestor waited 4-7% of
+    // their time on the 2-core VM, elasticity 22^3).
+    auto add = [&](size_type j, size_type je) {
       for (; j < je; ++j) {
         if (j + 1 < nb) prefetch_column(pt + (srows[j + 1] - tn.first_col) * ldt, j + 1, w);
         Scalar* col = pt + (srows[j] - tn.first_col) * ldt;
@@ -467,6 +599,22 @@ class Numeric {
         const size_type* rel = w.rel.data();
         for (size_type i = j; i < mb; ++i) col[rel[i]] -= cj[i];
       }
+    };
+    w.busy.clear();
+    for (size_type j = 0; j < nb;) {
+      const size_type chunk = (srows[j] - tn.first_col) / kLockCols;
+      size_type je = j + 1;
+      while (je < nb && (srows[je] - tn.first_col) / kLockCols == chunk) ++je;
+      std::unique_lock<std::mutex> lk(locks_[size_t(lock_base_[size_t(t)] + chunk)], std::try_to_lock);
+      if (lk.owns_lock()) add(j, je);
+      else w.busy.push_back({j, je});
+      j = je;
+    }
+    lap(w, 3, t0);
+    for (const auto& [j, je] : w.busy) {
+      std::lock_guard<std::mutex> lk(locks_[size_t(lock_base_[size_t(t)] + (srows[j] - tn.first_col) / kLockCols)]);
+      lap(w, 4, t0);
+      add(j, je);
       lap(w, 3, t0);
     }
   }
@@ -519,12 +667,17 @@ class Numeric {
   FactorPages<Scalar> host_;  ///< the host placement's values (Linux: fresh zero pages)
   Kokkos::View<Scalar*, StagingSpace> pinned_;
   Scalar* vals_ = nullptr;
+  bool lazy_ = false;                                ///< panels zeroed and assembled by the workers
+  const Scalar* avalues_ = nullptr;                  ///< A's values during a lazy factorization
+  std::unique_ptr<std::atomic<int>[]> panel_state_;  ///< per panel: 0 raw, 1 being assembled, 2 ready
   static constexpr size_type kTrsmLeaf = 16;  ///< columns of the panel trsm's vendor leaves
   static constexpr size_type kLineEntries = size_type(64 / sizeof(Scalar));  ///< entries per cache line
   static constexpr size_type kLockCols = 32;  ///< target columns per scatter lock
   std::vector<size_type> lock_base_;          ///< supernode s's locks start at lock_base_[s]
   std::vector<std::mutex> locks_;
   std::vector<Work> work_;
+  std::vector<char> direct_;  ///< per block: its update may go straight into the target (direct_blocks)
+  std::vector<double> task_cpu_;  ///< timeline: each task's thread CPU seconds
   std::vector<char> gathered_;
   std::vector<std::unique_ptr<Gathered>> shared_;
   DeviceFactor<Scalar, OffloadExec> dev_;

@@ -94,19 +94,15 @@ class Scheduler {
   /// kspd::Error naming the count.
   template <class RunTask, class OnDiag>
   int run(int nthreads, RunTask&& run_task, OnDiag&& on_diag_done) {
-    size_type nt = 0;
     ready_ = {};
     done_ = 0;
     running_ = 0;
     abort_ = false;
     error_ = nullptr;
     remote_abort_ = wake_ = false;
-    for (size_type t = 0; t < size_type(S_.tasks.size()); ++t) {
-      deps_[size_t(t)].store(ndeps(t), std::memory_order_relaxed);
-      if (!in_subset(subset_, S_.tasks[size_t(t)].snode)) continue;
-      ++nt;
-      if (ndeps(t) == 0) ready_.push(entry(t));
-    }
+    std::vector<size_type> initial;
+    const size_type nt = start(initial);
+    for (size_type t : initial) ready_.push(entry(t));
     const size_type ns = size_type(S_.snodes.size());
     if (transport_) {  // a supernode outside the subset counts this rank's updates into it
       for (size_type s = 0; s < ns; ++s)
@@ -201,6 +197,29 @@ class Scheduler {
     }
     if (error_) std::rethrow_exception(error_);
     return used;
+  }
+
+  /// Sets every task's counter; the tasks ready at once are appended to `ready`.
+  /// \return the number of tasks of the run (those of the subset).
+  size_type start(std::vector<size_type>& ready) {
+    size_type nt = 0;
+    for (size_type t = 0; t < size_type(S_.tasks.size()); ++t) {
+      deps_[size_t(t)].store(ndeps(t), std::memory_order_relaxed);
+      if (!in_subset(subset_, S_.tasks[size_t(t)].snode)) continue;
+      ++nt;
+      if (ndeps(t) == 0) ready.push_back(t);
+    }
+    return nt;
+  }
+
+  using Entry = std::pair<size_type, size_type>;  // (priority key, task); smaller key first
+  /// A task's place in the ready queue: the supernode it factors or updates (postorder: the
+  /// deepest first), then the task.
+  Entry entry(size_type t) const {
+    const Task& task = S_.tasks[size_t(t)];
+    size_type key = task.snode;
+    if (task.kind == TaskKind::Update) key = S_.blocks[size_t(S_.snodes[size_t(task.snode)].block_begin + task.block_begin)].target;
+    return {key, t};
   }
 
   /// The consumers of an event: decrement their counters; those reaching zero are ready.
@@ -303,13 +322,6 @@ class Scheduler {
     return int(S_.blocks[size_t(sn.block_end - 1)].trsm_task - S_.blocks[size_t(sn.block_begin + 1)].trsm_task + 1);
   }
   std::vector<char> gather_;
-  using Entry = std::pair<size_type, size_type>;  // (priority key, task); smaller key first
-  Entry entry(size_type t) const {
-    const Task& task = S_.tasks[size_t(t)];
-    size_type key = task.snode;
-    if (task.kind == TaskKind::Update) key = S_.blocks[size_t(S_.snodes[size_t(task.snode)].block_begin + task.block_begin)].target;
-    return {key, t};
-  }
   const Symbolic& S_;
   SnodeSubset subset_;
   std::unique_ptr<std::atomic<int>[]> deps_;

@@ -516,6 +516,10 @@ Symbolic analyse(const PatternRef& A, const Options& opt) {
       }
     });
   }
+  S.a_snode_ptr.resize(static_cast<size_t>(ns + 1));
+  for (size_type s = 0; s <= ns; ++s)
+    S.a_snode_ptr[size_t(s)] = P.colptr[size_t(s < ns ? S.snodes[size_t(s)].first_col : n)];
+  S.a_by_snode = std::move(P.origin);  // the permuted columns' order: supernode by supernode
   phase("value_map");
   S.a_colptr.assign(A.colptr, A.colptr + n + 1);
   S.a_rowind.resize(static_cast<size_t>(A.colptr[n]));

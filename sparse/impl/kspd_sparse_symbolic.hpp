@@ -106,6 +106,11 @@ struct Symbolic {
   /// Update tasks group consecutive blocks of a supernode up to this many rows.
   static constexpr size_type kUpdateGroupRows = 64;
   WorkVector<size_type> value_map;     ///< per entry of A: its offset in the factor values
+  /// A's entries by supernode: a_by_snode[a_snode_ptr[s] .. a_snode_ptr[s + 1]) are the
+  /// indices in A of the entries that land in panel s (a host worker assembles a panel
+  /// just before its first use).
+  WorkVector<size_type> a_by_snode;
+  std::vector<size_type> a_snode_ptr;
   size_type nvalues = 0;
   // The pattern of A the analysis saw (refactorization checks it: same_pattern).
   std::vector<size_type> a_colptr;

@@ -117,6 +117,7 @@ struct FactorStats {
   int threads = 1;
   size_type host_ops[3] = {0, 0, 0};    ///< potrf, trsm, update tasks run on the host
   size_type device_ops[3] = {0, 0, 0};  ///< ... on the offload space
+  size_type updates_in_place = 0;       ///< host update tasks whose product went straight into the target
   size_type fallbacks = 0;              ///< supernodes kept on the host by the memory budget
   size_type device_supernodes = 0;      ///< supernodes whose panels lived on the device
   double bytes_to_device = 0, bytes_from_device = 0;
@@ -127,10 +128,19 @@ struct FactorStats {
   /// With Offload::timeline. Resident factorization: seconds in assembly, the small
   /// supernodes' kernels, the large supernodes' vendor calls and the final info read. Host
   /// workers: seconds summed over the workers in potrf, trsm, the update products, their
-  /// scatter and the wait for the target's lock, and the busy fraction of workers x wall.
+  /// scatter and the wait for the target's lock, and the busy fraction of workers x wall;
+  /// the thread CPU seconds of the potrf, trsm and update (product + scatter) tasks and the
+  /// process' over the whole factorization (a loaded machine inflates wall time, not these),
+  /// and the wall seconds of the zeroing and assembly before the tasks.
   struct Timeline {
     double assemble = 0, small = 0, large = 0, info = 0;
     double potrf = 0, trsm = 0, product = 0, scatter = 0, lock_wait = 0, busy = 0;
+    double potrf_cpu = 0, trsm_cpu = 0, update_cpu = 0;
+    double process_cpu = 0;  ///< CPU seconds of the process over the whole factorization
+    /// The tasks' CPU seconds replayed with the scheduler's rules on as many dedicated cores
+    /// as the run had workers (kspd_sparse_schedule_sim.hpp): its length and the workers'
+    /// idle fraction; and on unbounded cores: the critical path.
+    double replay_seconds = 0, replay_idle = 0, critical_path = 0;
   } timeline;
   double gflops() const { return seconds > 0 ? flops / seconds * 1e-9 : 0.0; }
 };

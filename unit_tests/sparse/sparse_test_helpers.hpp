@@ -1,7 +1,7 @@
 #ifndef KSPD_SPARSE_TEST_HELPERS_HPP
 #define KSPD_SPARSE_TEST_HELPERS_HPP
 /// Helpers of the sparse Cholesky tests: random sparse SPD matrices, dense copies, the
-/// LAPACK oracle, residuals, the shared collection's matrices and their conditioning.
+/// LAPACK oracle (a factor checked against dpotrf), residuals, the shared collection's matrices and their conditioning.
 
 #include <gtest/gtest.h>
 
@@ -156,6 +156,65 @@ inline double condition_estimate(const CscMatrix<double>& A) {
     x[jm] = 1.0;
   }
   return sym_norm1(A) * est;
+}
+
+/// chol factors A and reports no failing pivot.
+template <class Chol, class Matrix>
+void factor_ok(Chol& chol, const Matrix& A) {
+  ASSERT_EQ(chol.factorize(typename Chol::execution_space(), A), 0);
+}
+
+/// Factors A with chol (analysed already or not), then: the factor vs LAPACK dpotrf of the
+/// permuted dense matrix, and a solve with several rhs.
+template <class Scalar>
+void check_factor_against_dense(kspd::sparse::SupernodalCholesky<Scalar>& chol, const CscMatrix<Scalar>& A,
+                                size_type nrhs) {
+  const size_type n = A.n;
+  factor_ok(chol, A);
+  const auto& perm = chol.permutation();
+  const auto D = dense(A);
+  std::vector<double> P(static_cast<size_t>(n * n));
+  for (size_type j = 0; j < n; ++j)
+    for (size_type i = 0; i < n; ++i) P[size_t(i + j * n)] = D(perm[size_t(i)], perm[size_t(j)]);
+  int info = 0, ni = int(n);
+  if (n > 0) dpotrf_("L", &ni, P.data(), &ni, &info);
+  ASSERT_EQ(info, 0);
+  const auto L = chol.factor_csc();
+  ASSERT_EQ(L.n, n);
+  std::vector<double> Ld(static_cast<size_t>(n * n), 0.0);
+  for (size_type j = 0; j < n; ++j)
+    for (size_type p = L.colptr[size_t(j)]; p < L.colptr[size_t(j + 1)]; ++p)
+      Ld[size_t(L.rowind[size_t(p)] + j * n)] = double(L.values[size_t(p)]);
+  double diff = 0, ref = 0;
+  for (size_type j = 0; j < n; ++j)
+    for (size_type i = j; i < n; ++i) {
+      diff = std::max(diff, std::fabs(Ld[size_t(i + j * n)] - P[size_t(i + j * n)]));
+      ref = std::max(ref, std::fabs(P[size_t(i + j * n)]));
+    }
+  EXPECT_LE(diff, kspd::test::tolerance<Scalar>(n, 50.0) * std::max(ref, 1.0)) << "factor differs from dpotrf";
+  // Many right-hand sides, LayoutLeft and LayoutRight, poisoned nowhere (solve is in place).
+  Kokkos::View<Scalar**, Kokkos::LayoutRight, Kokkos::HostSpace> B("B", size_t(n), size_t(nrhs));
+  auto X0 = kspd::test::random_matrix(n, nrhs, 99);
+  std::vector<std::vector<double>> b(static_cast<size_t>(nrhs));
+  for (size_type r = 0; r < nrhs; ++r) {
+    std::vector<double> x(static_cast<size_t>(n));
+    for (size_type i = 0; i < n; ++i) x[size_t(i)] = X0(i, r);
+    b[size_t(r)] = sym_apply(A, x);
+    for (size_type i = 0; i < n; ++i) B(static_cast<size_t>(i), size_t(r)) = Scalar(b[size_t(r)][size_t(i)]);
+  }
+  chol.solve(Kokkos::DefaultExecutionSpace(), B);
+  for (size_type r = 0; r < nrhs; ++r) {
+    std::vector<double> x(static_cast<size_t>(n));
+    for (size_type i = 0; i < n; ++i) x[size_t(i)] = double(B(static_cast<size_t>(i), size_t(r)));
+    EXPECT_LE(relative_residual(A, x, b[size_t(r)]), kspd::test::tolerance<Scalar>(n)) << "rhs " << r;
+  }
+}
+
+/// check_factor_against_dense with a fresh solver of options opt.
+template <class Scalar>
+void check_against_dense(const CscMatrix<Scalar>& A, kspd::sparse::Options opt, size_type nrhs) {
+  kspd::sparse::SupernodalCholesky<Scalar> chol(opt);
+  check_factor_against_dense(chol, A, nrhs);
 }
 
 /// Calls f(A) for every matrix of the shared collection in `dir` (Matrix Market and
