@@ -40,7 +40,7 @@
 #include "kspd_core.hpp"
 #include "kspd_host_blas.hpp"
 #include "kspd_sparse_device_factor.hpp"
-#include "kspd_sparse_factor_pages.hpp"
+#include "kspd_sparse_host_panels.hpp"
 #include "kspd_sparse_resident.hpp"
 #include "kspd_sparse_resident_solve.hpp"
 #include "kspd_sparse_analysis_threads.hpp"
@@ -96,7 +96,7 @@ class Numeric {
       resident_fallback_ = true;
     }
     placement_ = opt.offload.any() ? Placement::TopOfTree : Placement::Host;
-    allocate_host(placement_ == Placement::TopOfTree);
+    panels_.allocate(placement_ == Placement::TopOfTree);
   }
 
   Placement placement() const { return placement_; }
@@ -115,11 +115,11 @@ class Numeric {
   /// factorization (a subset factorization: only the subset's panels and its ancestors').
   const Scalar* values() const {
     if (resident() && !host_current_) {
-      if (host_.size() == 0) const_cast<Numeric*>(this)->allocate_host(false);
-      resident_->copy_values_to(vals_, used_panels());  // a subset: its panels and its ancestors
+      if (!panels_.allocated()) const_cast<Numeric*>(this)->panels_.allocate(false);
+      resident_->copy_values_to(panels_.data(), used_panels(S_, subset_));  // a subset: its panels and its ancestors
       host_current_ = true;
     }
-    return vals_;
+    return panels_.data();
   }
   const FactorStats& stats() const { return stats_; }
 
@@ -135,12 +135,12 @@ class Numeric {
   void with_panel_locked(size_type s, F&& f) {
     std::vector<std::unique_lock<std::mutex>> held;
     for (size_type l = lock_base_[size_t(s)]; l < lock_base_[size_t(s + 1)]; ++l) held.emplace_back(locks_[size_t(l)]);
-    f(vals_ + S_.snodes[size_t(s)].value_offset);
+    f(panels_.data() + S_.snodes[size_t(s)].value_offset);
   }
   /// The host panels (a worker reading a finished supernode's panel).
   Scalar* host_panels() {
-    host_.mark_written();
-    return vals_;
+    panels_.mark_written();
+    return panels_.data();
   }
   /// The last run stopped because another rank stopped (its failure is agreed after).
   bool stopped_by_remote() const { return stopped_by_remote_; }
@@ -151,8 +151,8 @@ class Numeric {
   Scalar* values_in_place() {
     host_current_ = false;
     if (rsolve_) rsolve_->invalidate();  // the diagonal blocks' inverses are recomputed
-    host_.mark_written();
-    return resident() ? resident_->values().data() : vals_;
+    panels_.mark_written();
+    return resident() ? resident_->values().data() : panels_.data();
   }
 
   /// Assembles A's values (in the analysed pattern's order) and factors; the first failing
@@ -202,69 +202,12 @@ class Numeric {
                      opt_.offload.timeline);
     else {
       std::call_once(plan_once_, [&] { hplan_ = make_host_solve_plan(S_); });
-      supernodal_solve(S_, hplan_, vals_, W, nrhs, ldw, part,
+      supernodal_solve(S_, hplan_, panels_.data(), W, nrhs, ldw, part,
                        opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency()));
     }
   }
 
  private:
-  void allocate_host(bool pinned) {
-    const auto alloc = Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::factor");
-    if (pinned) {
-      pinned_ = Kokkos::View<Scalar*, StagingSpace>(alloc, static_cast<size_t>(std::max<size_type>(S_.nvalues, 1)));
-      vals_ = pinned_.data();
-    } else {
-      host_ = FactorPages<Scalar>(static_cast<size_t>(std::max<size_type>(S_.nvalues, 1)));
-      vals_ = host_.data();
-    }
-  }
-
-  /// Panel s zeroed and assembled from A (the lazy path), once per factorization: the first
-  /// worker to need it does it, another one that needs it meanwhile waits.
-  void ready_panel(size_type s) {
-    if (!lazy_) return;
-    std::atomic<int>& st = panel_state_[size_t(s)];
-    if (st.load(std::memory_order_acquire) == 2) return;
-    int idle = 0;
-    if (st.compare_exchange_strong(idle, 1, std::memory_order_acq_rel)) {
-      const Supernode& sn = S_.snodes[size_t(s)];
-      zero_values(sn.value_offset, sn.value_offset + sn.nrows() * sn.ncols);
-      for (size_type q = S_.a_snode_ptr[size_t(s)]; q < S_.a_snode_ptr[size_t(s + 1)]; ++q) {
-        const size_type p = S_.a_by_snode[size_t(q)];
-        vals_[S_.value_map[size_t(p)]] = avalues_[p];
-      }
-      st.store(2, std::memory_order_release);
-      return;
-    }
-    while (st.load(std::memory_order_acquire) != 2) std::this_thread::yield();
-  }
-  /// After the run (finished or stopped by a failing pivot): the panels no task reached are
-  /// assembled too, so the factor holds A plus the updates made, as with the eager path.
-  void finish_panels() {
-    if (!lazy_) return;
-    for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) ready_panel(s);
-    host_.mark_written();
-    lazy_ = false;
-  }
-
-  /// Values [b, e) set to zero (a thread's share of them).
-  void zero_values(size_type b, size_type e) {
-    if (pinned_.data() != nullptr) std::fill(vals_ + b, vals_ + e, Scalar(0));
-    else host_.zero(size_t(b), size_t(e));
-  }
-
-  /// The panels a subset factorization uses: the subset's and its ancestors' (empty: all).
-  std::vector<char> used_panels() const {
-    if (subset_.empty()) return {};
-    std::vector<char> used(S_.snodes.size(), 0);
-    for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) {  // postorder: children first
-      used[size_t(s)] = used[size_t(s)] || in_subset(subset_, s);
-      const size_type p = S_.snodes[size_t(s)].parent;
-      if (used[size_t(s)] && p >= 0) used[size_t(p)] = 1;
-    }
-    return used;
-  }
-
   /// Thrown by a worker whose potrf failed (failure_ holds it): stops the scheduler.
   struct PivotAbort {};
 
@@ -275,43 +218,12 @@ class Numeric {
     const double cpu0 = opt_.offload.timeline ? process_cpu_seconds() : 0;
     stats_ = FactorStats{};
     stopped_by_remote_ = false;
-    Scalar* v = vals_;
     int nthreads = opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency());
     if (nthreads < 1) nthreads = 1;
-    // One process on the host: each panel is zeroed and assembled by the worker that first
-    // needs it (its first incoming update, or its potrf), so that this memory-bound pass runs
-    // beside the other worker's products instead of before all tasks, and leaves the panel
-    // in cache for the update that comes next.
-    lazy_ = subset_.empty() && !transport_ && placement_ == Placement::Host;
+    // A's values into the panels: by the workers as they need them with one process on
+    // the host, else before the run (kspd_sparse_host_panels.hpp).
     if (direct_.empty()) direct_ = direct_blocks();
-    if (lazy_) {
-      avalues_ = avalues;
-      if (!panel_state_) panel_state_.reset(new std::atomic<int>[S_.snodes.size()]);
-      for (size_t s = 0; s < S_.snodes.size(); ++s) panel_state_[s].store(0, std::memory_order_relaxed);
-    } else if (subset_.empty()) {
-      // Zeroed and assembled by the workers' count of threads: on a first factorization
-      // this first-touches the factor's pages (the serial loops took a quarter of a
-      // 16-thread factorization at 40^3).
-      const int T = int(std::min<size_type>(nthreads, 1 + S_.nvalues / (size_type(1) << 20)));
-      const size_type nv = S_.nvalues, nm = size_type(S_.value_map.size());
-      run_threads(T, [&](int t) { zero_values(nv * t / T, nv * (t + 1) / T); });
-      run_threads(T, [&](int t) {
-        for (size_type p = nm * t / T; p < nm * (t + 1) / T; ++p) v[S_.value_map[size_t(p)]] = avalues[p];
-      });
-      host_.mark_written();
-    } else {
-      // Only the panels the subset reads or writes (its own and its ancestors') are zeroed
-      // and assembled: the others' pages stay untouched (a rank's share of the memory).
-      const std::vector<char> used = used_panels();
-      for (size_type s = 0; s < size_type(S_.snodes.size()); ++s) {
-        const Supernode& sn = S_.snodes[size_t(s)];
-        if (used[size_t(s)]) zero_values(sn.value_offset, sn.value_offset + sn.nrows() * sn.ncols);
-      }
-      // The caller gives zeros outside the subset's panels (or where they are zero anyway).
-      for (size_t p = 0; p < S_.value_map.size(); ++p)
-        if (avalues[p] != Scalar(0)) v[S_.value_map[p]] = avalues[p];
-      host_.mark_written();
-    }
+    panels_.assemble(avalues, subset_, nthreads, subset_.empty() && !transport_ && placement_ == Placement::Host);
     const double assembled = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     stats_.threads = nthreads;
     work_.assign(static_cast<size_t>(nthreads), Work{});
@@ -344,12 +256,12 @@ class Numeric {
             }
           });
     } catch (...) {
-      finish_panels();
+      panels_.finish();
       throw;
     }
-    finish_panels();
+    panels_.finish();
     stopped_by_remote_ = sched.stopped_by_remote();
-    dev_.finish(vals_, subset_);
+    dev_.finish(panels_.data(), subset_);
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     stats_.flops = S_.stats.flops;
     dev_.collect(stats_);
@@ -398,7 +310,7 @@ class Numeric {
   HMat panel_view(size_type s, size_type r0, size_type m, size_type c0 = 0, size_type nc = -1) const {
     const Supernode& sn = S_.snodes[size_t(s)];
     if (nc < 0) nc = sn.ncols;
-    return HMat(vals_ + sn.value_offset + r0 + c0 * sn.nrows(),
+    return HMat(panels_.data() + sn.value_offset + r0 + c0 * sn.nrows(),
                 Kokkos::LayoutStride(static_cast<size_t>(m), 1, size_t(nc), size_t(sn.nrows())));
   }
 
@@ -421,12 +333,12 @@ class Numeric {
   void diag_factor(size_type s, Work& w, int worker) {
     const Supernode& sn = S_.snodes[size_t(s)];
     const size_type k = sn.ncols, ld = sn.nrows();
-    Scalar* p = vals_ + sn.value_offset;
+    Scalar* p = panels_.data() + sn.value_offset;
     const bool on_device = dev_.on_device(s);
-    ready_panel(s);  // no update reached it (a leaf)
+    panels_.ready(s);  // no update reached it (a leaf)
     int info = 0;
     if (on_device) {
-      info = dev_.potrf(vals_, s, worker, w.dsave);  // merges the host panel first
+      info = dev_.potrf(panels_.data(), s, worker, w.dsave);  // merges the host panel first
     } else {
       w.dsave.resize(static_cast<size_t>(k * k));
       for (size_type j = 0; j < k; ++j)
@@ -529,11 +441,11 @@ class Numeric {
       for (size_type l = l0; l < held; ++l) locks_[size_t(l)].unlock();
       return false;
     }
-    ready_panel(q.target);
+    panels_.ready(q.target);
     const size_type ldt = tn.nrows();
     HostExec exec;
     auto Lb = panel_view(q.snode, q.row_offset, nb);
-    Scalar* pt = vals_ + tn.value_offset + c0 + c0 * ldt;  // target rows from c0 (its column c0 first)
+    Scalar* pt = panels_.data() + tn.value_offset + c0 + c0 * ldt;  // target rows from c0 (its column c0 first)
     kspd::syrk(exec, Uplo::Lower, Trans::NoTranspose, Scalar(-1), Lb, Scalar(1),
                HMat(pt, Kokkos::LayoutStride(static_cast<size_t>(nb), 1, size_t(nb), size_t(ldt))));
     if (mb > nb)
@@ -573,7 +485,7 @@ class Numeric {
   void scatter(const Supernode& sn, size_type r0, size_type nb, size_type mb, size_type t, Work& w, const Scalar* c,
                size_type ldc, Clock::time_point& t0) {
     const Supernode& tn = S_.snodes[size_t(t)];
-    ready_panel(t);
+    panels_.ready(t);
     const size_type* srows = S_.rows.data() + sn.row_begin + r0;
     const size_type* trows = S_.rows.data() + tn.row_begin;
     w.rel.resize(static_cast<size_t>(mb));
@@ -585,7 +497,7 @@ class Numeric {
       if (w.pf.empty() || q >= w.rel[size_t(w.pf.back())] + kLineEntries) w.pf.push_back(i);
     }
     const size_type ldt = tn.nrows();
-    Scalar* pt = vals_ + tn.value_offset;
+    Scalar* pt = panels_.data() + tn.value_offset;
     lap(w, 3, t0);
     // One lock per 32 columns of the target: updates into other columns of it go on. A
     // chunk whose lock another worker holds is left for a second pass, which waits: the
@@ -664,12 +576,7 @@ class Numeric {
   PivotFailure failure_;
   Transport* transport_ = nullptr;
   bool stopped_by_remote_ = false;
-  FactorPages<Scalar> host_;  ///< the host placement's values (Linux: fresh zero pages)
-  Kokkos::View<Scalar*, StagingSpace> pinned_;
-  Scalar* vals_ = nullptr;
-  bool lazy_ = false;                                ///< panels zeroed and assembled by the workers
-  const Scalar* avalues_ = nullptr;                  ///< A's values during a lazy factorization
-  std::unique_ptr<std::atomic<int>[]> panel_state_;  ///< per panel: 0 raw, 1 being assembled, 2 ready
+  HostPanels<Scalar, StagingSpace> panels_{S_};  ///< the host panels (and how A gets into them)
   static constexpr size_type kTrsmLeaf = 16;  ///< columns of the panel trsm's vendor leaves
   static constexpr size_type kLineEntries = size_type(64 / sizeof(Scalar));  ///< entries per cache line
   static constexpr size_type kLockCols = 32;  ///< target columns per scatter lock
