@@ -72,6 +72,10 @@ struct Tuning {
   /// shared-memory leaves of at most this order (batch-first / column-major data); k above it
   /// recurses to them even where the kernel takes k whole. 0: no limit.
   int smem_trsm_leaf_max = 0, smem_trsm_leaf_max_cm = 0;
+  /// Batch-first operands (every one LayoutLeft with the batch index first) of POTRF / TRSM /
+  /// POTRS of order n, Auto: > 0 runs the operation chunk by chunk on column-major copies in a
+  /// workspace of about this many KiB (kspd_batched_repack_internal.hpp); 0: on the data.
+  int bf_repack_kib_potrf = 0, bf_repack_kib_trsm = 0, bf_repack_kib_potrs = 0;
 };
 
 /// perf_batched's overrides; a negative value / Auto keeps the table's entry.
@@ -96,6 +100,7 @@ struct TuningOverride {
   int smem_trsm_chunk = -1;
   int smem_trsm_warp_cols_cm = -1;
   int smem_trsm_leaf_max = -1, smem_trsm_leaf_max_cm = -1;
+  int bf_repack_kib = -1;  ///< all three bf_repack_kib_* (0: off)
 };
 inline TuningOverride& tuning_override() {
   static TuningOverride o;
@@ -226,6 +231,7 @@ Tuning tuning(size_type n) {
   if (o.smem_trsm_warp_cols_cm >= 0) t.smem_trsm_warp_cols_cm = o.smem_trsm_warp_cols_cm;
   if (o.smem_trsm_leaf_max >= 0) t.smem_trsm_leaf_max = o.smem_trsm_leaf_max;
   if (o.smem_trsm_leaf_max_cm >= 0) t.smem_trsm_leaf_max_cm = o.smem_trsm_leaf_max_cm;
+  if (o.bf_repack_kib >= 0) t.bf_repack_kib_potrf = t.bf_repack_kib_trsm = t.bf_repack_kib_potrs = o.bf_repack_kib;
   return t;
 }
 

@@ -8,7 +8,7 @@
 //                [--potrf-team 0|64|128|256[,...]] [--algo auto|serial|team|register[,...]]
 //                [--smem MIN:MAX[,...]] [--smem-threads 0|128|256] [--smem-chunk 0|32|64|128[,...]]
 //                [--smem-warp -1|0|16|32[,...]] [--smem-trsm auto|MIN:MAX[,...]]
-//                [--smem-warp-cols 0|1|...[,...]]
+//                [--smem-warp-cols 0|1|...[,...]] [--bf-repack -1|0|KIB[,...]]
 // --algo runs everything once per BatchOptions::algo (a list); --best reports the fastest rep
 // (for loaded machines) instead of the median. Host: KSPD_BATCHED_THREADS=t sets
 // the threads a Serial-Kokkos batch spreads over (default: every core; 1: the calling thread).
@@ -53,6 +53,9 @@
 // everything once per range (e.g. POTRF's shared-memory leaves with the TRSM on 32-leaves).
 // --smem-warp-cols c[,...] sets TuningOverride::smem_trsm_warp_cols_cm (column-major / pointer
 // batches, k <= 32: TRSM and POTRS with c or more right-hand sides on the warp-per-matrix kernel).
+// --bf-repack KIB[,...] sets TuningOverride::bf_repack_kib (batch-first POTRF / TRSM / POTRS run
+// chunk by chunk on column-major copies in a workspace of KIB KiB; 0: on the data; -1: the
+// table): a list runs everything once per value ("bf-repack" heads each block).
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 #include <KokkosBatched_Gemm_Decl.hpp>
@@ -466,6 +469,7 @@ int main(int argc, char** argv) {
   std::vector<long> smem_warps{-1};
   std::vector<std::string> smem_trsm_ranges{"auto"};
   std::vector<long> smem_warp_cols{0};
+  std::vector<long> bf_repacks{-1};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -493,6 +497,7 @@ int main(int argc, char** argv) {
     else if (a == "--smem-warp") smem_warps = parse_list(next());
     else if (a == "--smem-trsm") smem_trsm_ranges = parse_words(next());
     else if (a == "--smem-warp-cols") smem_warp_cols = parse_list(next());
+    else if (a == "--bf-repack") bf_repacks = parse_list(next());
     else if (a == "--best") g_best = true;
     else if (a == "--leaf") g_opts.leaf_size = int(std::stol(next()));
     else if (a == "--rec") {
@@ -530,6 +535,7 @@ int main(int argc, char** argv) {
   for (const auto& smem : smem_ranges)
   for (const auto& smem_trsm : smem_trsm_ranges)
   for (const long swc : smem_warp_cols)
+  for (const long bfr : bf_repacks)
   for (const auto& algo : algos)
   for (const auto& tile : tiles) {
     const size_t colon = smem.find(':');
@@ -547,6 +553,8 @@ int main(int argc, char** argv) {
       g_tune.smem_trsm_max = std::stoi(smem_trsm.substr(tcolon + 1));
     }
     g_tune.smem_trsm_warp_cols_cm = swc > 0 ? int(swc) : -1;
+    g_tune.bf_repack_kib = int(bfr);
+    std::printf("bf-repack %ld KiB (batch-first chunks through column-major copies; -1 = the tuning table, 0 = off)\n", bfr);
     std::printf("smem %s trsm %s (shared-memory POTRF / TRSM orders; auto = the tuning table) chunk %ld warp-max %ld "
                 "warp-cols-cm %ld\n",
                 smem.c_str(), smem_trsm.c_str(), sc, sw, swc);
