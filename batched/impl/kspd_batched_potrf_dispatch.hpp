@@ -116,7 +116,7 @@ void potrf_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n
                  const BatchOptions& opts) {
   compat::ScopedRegion region("kspd::batched::potrf");
   check_algo<T>(opts.algo, "kspd::batched::potrf");
-  const std::array<RepackOperand<T>, 1> ops{{{A, n, n, true}}};
+  const std::array<RepackOperand<T>, 1> ops{{{A, n, n, true, tri_of(uplo)}}};
   if (const size_type kib = bf_repack_kib<ExecSpace, T>(HostOp::Potrf, n, opts, ops)) {
     const RecInfo<ExecSpace> info(infos, nbatch);
     bf_chunked(exec, nbatch, kib, ops, [&](size_type b0, size_type nb, const std::array<BatchMat<T>, 1>& cm) {

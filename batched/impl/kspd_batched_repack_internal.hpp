@@ -16,6 +16,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <array>
+#include <limits>
 
 #include "kspd_batched_launch.hpp"
 #include "kspd_batched_mat.hpp"
@@ -27,17 +28,22 @@ namespace kspd::batched::Impl {
 
 /// Copies matrices [0, nb) of a batch-first batch (element (i, j) of matrix b at
 /// bf + b + i rs + j cs) to (to_ws) or from the workspace ws (matrix b column-major at
-/// ws + b rows cols). One team per tile of 32 matrices x 32 consecutive elements.
+/// ws + b rows cols). One team per tile of 32 matrices x 32 consecutive elements. tri = 1 / 2:
+/// only the lower / upper triangle (i >= j / i <= j) is read by the operation and copied.
 template <class T>
 struct RepackTiles {
   T* bf;
   offset_type rs, cs;
   T* ws;
   size_type nb, rows, tiles_e, mn;
+  int tri;
   bool to_ws;
   static constexpr int kTile = 32;
   static constexpr size_t scratch_bytes() { return sizeof(T) * kTile * (kTile + 1); }
   KOKKOS_INLINE_FUNCTION T& at_bf(size_type b, size_type e) const { return bf[b + (e % rows) * rs + (e / rows) * cs]; }
+  KOKKOS_INLINE_FUNCTION bool used(size_type e) const {
+    return tri == 0 || (tri == 1 ? e % rows >= e / rows : e % rows <= e / rows);
+  }
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(const Member& t) const {
     const size_type r = t.league_rank();
@@ -48,13 +54,13 @@ struct RepackTiles {
     for (int x = t.team_rank(); x < kTile * kTile; x += t.team_size()) {
       const int bl = to_ws ? x % kTile : x / kTile, el = to_ws ? x / kTile : x % kTile;
       const size_type b = b0 + bl, e = e0 + el;
-      if (b < nb && e < mn) tile[el * (kTile + 1) + bl] = to_ws ? at_bf(b, e) : ws[b * mn + e];
+      if (b < nb && e < mn && used(e)) tile[el * (kTile + 1) + bl] = to_ws ? at_bf(b, e) : ws[b * mn + e];
     }
     t.team_barrier();
     for (int x = t.team_rank(); x < kTile * kTile; x += t.team_size()) {
       const int bl = to_ws ? x / kTile : x % kTile, el = to_ws ? x % kTile : x / kTile;
       const size_type b = b0 + bl, e = e0 + el;
-      if (b < nb && e < mn) {
+      if (b < nb && e < mn && used(e)) {
         const T v = tile[el * (kTile + 1) + bl];
         if (to_ws) ws[b * mn + e] = v;
         else at_bf(b, e) = v;
@@ -65,7 +71,7 @@ struct RepackTiles {
 
 template <class ExecSpace, class T>
 void repack(const ExecSpace& exec, T* bf, offset_type rs, offset_type cs, T* ws, size_type nb, size_type rows,
-            size_type cols, bool to_ws) {
+            size_type cols, int tri, bool to_ws) {
   const size_type mn = rows * cols;
   if (nb <= 0 || mn <= 0) return;
   constexpr int kT = RepackTiles<T>::kTile;
@@ -76,17 +82,21 @@ void repack(const ExecSpace& exec, T* bf, offset_type rs, offset_type cs, T* ws,
   Kokkos::TeamPolicy<ExecSpace> policy(exec, int(tiles_e * tiles_b), is_gpu_v<ExecSpace> ? 256 : 1);
   Kokkos::parallel_for(to_ws ? "kspd::batched::repack::to_cm" : "kspd::batched::repack::to_bf",
                        policy.set_scratch_size(0, Kokkos::PerTeam(RepackTiles<T>::scratch_bytes())),
-                       RepackTiles<T>{bf, rs, cs, ws, nb, rows, tiles_e, mn, to_ws});
+                       RepackTiles<T>{bf, rs, cs, ws, nb, rows, tiles_e, mn, tri, to_ws});
 }
 
 /// One operand of bf_chunked: a batch-first batch of rows x cols matrices; `out`: written by
-/// the operation (copied back). Every operand is read.
+/// the operation (copied back). Every operand is read; a triangular one (tri = 1 lower, 2
+/// upper: a factor, or the triangle POTRF reads) only in that triangle, so only that triangle
+/// is copied either way (the workspace's other one is left undefined: no kernel reads it).
 template <class T>
 struct RepackOperand {
   BatchMat<const T> bf;
   size_type rows, cols;
   bool out;
+  int tri = 0;
 };
+inline int tri_of(Uplo uplo) { return uplo == Uplo::Lower ? 1 : 2; }
 
 /// The workspace (KiB) of the batch-first repack for an operation of order n on these
 /// operands, 0 for none: only Auto calls whose operands are all batch-first (consecutive
@@ -115,6 +125,13 @@ void bf_chunked(const ExecSpace& exec, size_type nbatch, size_type kib, const st
   chunk = chunk < 1 ? 1 : chunk > nbatch ? nbatch : chunk;
   const auto buf = stream_scratch(exec, size_t(chunk * per) * sizeof(T), ScratchSlot::Repack, "kspd::batched::repack");
   T* ws = reinterpret_cast<T*>(buf.data());
+  if constexpr (!is_gpu_v<ExecSpace>) {
+    // Host backends (where the table never picks the repack: the tests force it) poison the
+    // workspace, so that a kernel reading a triangle that was not copied would show.
+    const Kokkos::View<T*, typename ExecSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> w(
+        ws, size_t(chunk * per));
+    Kokkos::deep_copy(exec, w, std::numeric_limits<T>::quiet_NaN());
+  }
   std::array<BatchMat<T>, N> cm;
   std::array<T*, N> wsp;
   for (size_t i = 0, off = 0; i < N; off += size_t(chunk * ops[i].rows * ops[i].cols), ++i) {
@@ -128,12 +145,12 @@ void bf_chunked(const ExecSpace& exec, size_type nbatch, size_type kib, const st
     const size_type nb = nbatch - b0 < chunk ? nbatch - b0 : chunk;
     for (size_t i = 0; i < N; ++i)  // the bf pointers of read-only operands are only read (to_ws)
       repack(exec, const_cast<T*>(ops[i].bf.base) + b0, ops[i].bf.rs, ops[i].bf.cs, wsp[i], nb, ops[i].rows,
-             ops[i].cols, true);
+             ops[i].cols, ops[i].tri, true);
     run(b0, nb, cm);
     for (size_t i = 0; i < N; ++i)
       if (ops[i].out)
         repack(exec, const_cast<T*>(ops[i].bf.base) + b0, ops[i].bf.rs, ops[i].bf.cs, wsp[i], nb, ops[i].rows,
-               ops[i].cols, false);
+               ops[i].cols, ops[i].tri, false);
   }
 }
 
