@@ -9,8 +9,9 @@
 #   repack_d.txt    fp64 batch-first POTRF / POTRS / TRSM at n = 64..256, the workspace per chunk
 #                   0 (off: the current kernels) / 16 MiB / 128 MiB / 1 GiB (--bf-repack KiB)
 #   repack_s.txt    the same in fp32
-#   trsm_small.txt  batch-first TRSM at k = 16..48, fp64 + fp32, right-hand sides per pass of the
-#                   shared-memory kernels: the table's / 8 / 16 (--smem-chunk)
+#   trsm_small.txt  batch-first TRSM at k = 16..48, fp64 + fp32: the table against --smem 17:96
+#                   (k = 16 on the streaming kernel, 17..96 on the shared-memory ones: fp32 48 on
+#                   the block kernel), each with the table's / 16 right-hand sides per pass
 set -u
 bin=${1:?usage: run_device_bat.sh BIN_DIR OUTDIR}
 out=${2:?usage: run_device_bat.sh BIN_DIR OUTDIR}
@@ -28,7 +29,7 @@ for p in d s; do
   echo "exit $? after $(( $(date +%s) - t )) s" >> "$out/repack_$p.txt"
 done
 t=$(date +%s)
-timeout 25 "$perf" --n 16,24,32,48 --batch 100000 --prec d,s --ops trsm --reps 5 --no-kk --bf-only \
-  --smem-chunk 0,8,16 > "$out/trsm_small.txt" 2>&1
+timeout 30 "$perf" --n 16,24,32,48 --batch 100000 --prec d,s --ops trsm --reps 5 --no-kk --bf-only \
+  --smem auto,17:96 --smem-chunk 0,16 > "$out/trsm_small.txt" 2>&1
 echo "exit $? after $(( $(date +%s) - t )) s" >> "$out/trsm_small.txt"
 echo "total $(( $(date +%s) - start )) s" >> "$out/device.txt"
