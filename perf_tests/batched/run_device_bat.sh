@@ -7,7 +7,7 @@
 #   device.txt      GPU, clocks, total seconds
 #   unit_tests.txt  the CUDA tests of the chunked repack (forced) and of the table's boundaries
 #   repack_d.txt    fp64 batch-first POTRF / POTRS / TRSM at n = 64..256, the workspace per chunk
-#                   0 (off: the current kernels) / 16 MiB / 128 MiB / 1 GiB (--bf-repack KiB)
+#                   0 (off: the current kernels) / 32 MiB / 128 MiB / 1 GiB (--bf-repack KiB)
 #   repack_s.txt    the same in fp32
 #   trsm_small.txt  batch-first TRSM at k = 16..48, fp64 + fp32: the table against --smem 17:96
 #                   (k = 16 on the streaming kernel, 17..96 on the shared-memory ones: fp32 48 on
@@ -25,7 +25,7 @@ echo "exit $? after $(( $(date +%s) - start )) s" >> "$out/unit_tests.txt"
 for p in d s; do
   t=$(date +%s)
   timeout 60 "$perf" --n 64,96,128,192,256 --batch 100000 --prec $p --ops potrf,potrs,trsm --reps 5 --no-kk \
-    --bf-only --bf-repack 0,16384,131072,1048576 > "$out/repack_$p.txt" 2>&1
+    --bf-only --bf-repack 0,32768,131072,1048576 > "$out/repack_$p.txt" 2>&1
   echo "exit $? after $(( $(date +%s) - t )) s" >> "$out/repack_$p.txt"
 done
 t=$(date +%s)
