@@ -39,7 +39,7 @@ struct RepackTiles {
   int tri;
   bool to_ws;
   static constexpr int kTile = 32;
-  static constexpr size_t scratch_bytes() { return sizeof(T) * kTile * (kTile + 1); }
+  KOKKOS_INLINE_FUNCTION static constexpr size_t scratch_bytes() { return sizeof(T) * kTile * (kTile + 1); }
   KOKKOS_INLINE_FUNCTION T& at_bf(size_type b, size_type e) const { return bf[b + (e % rows) * rs + (e / rows) * cs]; }
   KOKKOS_INLINE_FUNCTION bool used(size_type e) const {
     return tri == 0 || (tri == 1 ? e % rows >= e / rows : e % rows <= e / rows);
@@ -105,8 +105,12 @@ template <class ExecSpace, class T, size_t N>
 size_type bf_repack_kib(HostOp op, size_type n, const BatchOptions& opts, const std::array<RepackOperand<T>, N>& ops) {
   if constexpr (!real_kernels_v<T>) return 0;
   if (opts.algo != BatchAlgo::Auto) return 0;
-  for (const auto& o : ops)
+  bool all_single = true;  // 1 x 1 matrices: the column-major copy (batch stride 1) is the same layout
+  for (const auto& o : ops) {
     if (!o.bf.batch_unit_stride() || o.rows <= 0 || o.cols <= 0) return 0;
+    all_single = all_single && o.rows * o.cols == 1;
+  }
+  if (all_single) return 0;
   const Tuning t = tuning<ExecSpace, T>(n);
   return size_type(op == HostOp::Potrf ? t.bf_repack_kib_potrf : op == HostOp::Potrs ? t.bf_repack_kib_potrs
                                                                                      : t.bf_repack_kib_trsm);
