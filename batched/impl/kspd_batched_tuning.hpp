@@ -202,6 +202,12 @@ Tuning tuning(size_type n) {
     //   larger leaves (1.45-1.57x; 0.79x / 0.69x against 0.76x / 0.68x).
     if (sizeof(T) == 8 && n > 96 && n <= 128) t.smem_trsm_leaf_max = 32;
     if (sizeof(T) == 4 && n > 96) t.smem_trsm_leaf_max_cm = 32;
+    // Session 5 (H100, batch 1 GB, perf_tests/results/h100-batched-2026-11-24-s5.md): fp64
+    // TRSM on batch-first data at k >= 192 through column-major copies of the batch (workspace
+    // 1 GiB, kept per stream: chunks of 1024 matrices at k = 256): k = 192 0.79x -> 0.82x
+    // cuBLAS, 256 0.68x -> 0.85x (run 1, element-wise repack tiles). Chunks that fit in L2
+    // (32 MiB) lose everywhere (k = 256: 0.38x): each chunk's kernels fill few SMs.
+    if (sizeof(T) == 8 && n >= 192) t.bf_repack_kib_trsm = 1 << 20;
   }
 #endif
   const TuningOverride& o = tuning_override();
