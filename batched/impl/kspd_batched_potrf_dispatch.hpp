@@ -116,16 +116,21 @@ void potrf_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n
                  const BatchOptions& opts) {
   compat::ScopedRegion region("kspd::batched::potrf");
   check_algo<T>(opts.algo, "kspd::batched::potrf");
-  const std::array<RepackOperand<T>, 1> ops{{{A, n, n, true, tri_of(uplo)}}};
-  if (const size_type kib = bf_repack_kib<ExecSpace, T>(HostOp::Potrf, n, opts, ops)) {
-    const RecInfo<ExecSpace> info(infos, nbatch);
-    bf_chunked(exec, nbatch, kib, ops, [&](size_type b0, size_type nb, const std::array<BatchMat<T>, 1>& cm) {
-      potrf_run(exec, uplo, nb, n, cm[0], info.shifted(b0), opts);
-    });
-    return;
+  if constexpr (real_kernels_v<T>) {  // complex scalars: neither the repack nor the recursion
+    const std::array<RepackOperand<T>, 1> ops{{{A, n, n, true, tri_of(uplo)}}};
+    if (const size_type kib = bf_repack_kib<ExecSpace, T>(HostOp::Potrf, n, opts, ops)) {
+      const RecInfo<ExecSpace> info(infos, nbatch);
+      bf_chunked(exec, nbatch, kib, ops, [&](size_type b0, size_type nb, const std::array<BatchMat<T>, 1>& cm) {
+        potrf_run(exec, uplo, nb, n, cm[0], info.shifted(b0), opts);
+      });
+      return;
+    }
+    if (potrf_recurses<ExecSpace, T>(n, A, opts)) {
+      potrf_run(exec, uplo, nbatch, n, A, RecInfo<ExecSpace>(infos, nbatch), opts);
+      return;
+    }
   }
-  const bool rec = real_kernels_v<T> && potrf_recurses<ExecSpace, T>(n, A, opts);
-  potrf_run(exec, uplo, nbatch, n, A, rec ? RecInfo<ExecSpace>(infos, nbatch) : RecInfo<ExecSpace>(infos, 0), opts);
+  potrf_kernel(exec, uplo, nbatch, n, A, infos, opts);
 }
 }  // namespace kspd::batched::Impl
 #endif

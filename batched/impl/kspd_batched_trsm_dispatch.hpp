@@ -105,14 +105,14 @@ void trsm_fixed(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag d
   compat::ScopedRegion region("kspd::batched::trsm");
   check_algo<T>(opts.algo, "kspd::batched::trsm");
   const size_type k = side == Side::Left ? m : n;
-  const std::array<RepackOperand<T>, 2> ops{{{A, k, k, false, tri_of(uplo)}, {BatchMat<const T>(B), m, n, true}}};
-  if (const size_type kib = bf_repack_kib<ExecSpace, T>(HostOp::Trsm, k, opts, ops)) {
-    bf_chunked(exec, nbatch, kib, ops, [&](size_type, size_type nb, const std::array<BatchMat<T>, 2>& cm) {
-      trsm_fixed(exec, side, uplo, trans, diag, alpha, nb, m, n, BatchMat<const T>(cm[0]), cm[1], opts);
-    });
-    return;
-  }
   if constexpr (real_kernels_v<T>) {
+    const std::array<RepackOperand<T>, 2> ops{{{A, k, k, false, tri_of(uplo)}, {BatchMat<const T>(B), m, n, true}}};
+    if (const size_type kib = bf_repack_kib<ExecSpace, T>(HostOp::Trsm, k, opts, ops)) {
+      bf_chunked(exec, nbatch, kib, ops, [&](size_type, size_type nb, const std::array<BatchMat<T>, 2>& cm) {
+        trsm_fixed(exec, side, uplo, trans, diag, alpha, nb, m, n, BatchMat<const T>(cm[0]), cm[1], opts);
+      });
+      return;
+    }
     const size_type cap = smem_trsm_leaf_cap<ExecSpace, T>(k, B.batch_unit_stride());
     if (use_recursion<ExecSpace, T>(opts, k) && !use_stream_trsm<ExecSpace, T>(opts, k) &&
         !(k <= cap && use_smem_trsm<ExecSpace, T>(opts.algo, k, side == Side::Left ? n : m, B.batch_unit_stride())) &&
