@@ -358,22 +358,19 @@ struct RecInfo {
     if (p != nullptr && nbatch > 0)
       part = decltype(part)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::batched::infos"), size_t(nbatch));
   }
-  size_type part_off = 0;  ///< shifted(): this part of the batch starts at part(part_off)
   /// The array a leaf starting at column col0 writes.
-  int* leaf(size_type col0) const { return infos == nullptr ? nullptr : col0 == 0 ? infos : part.data() + part_off; }
+  int* leaf(size_type col0) const { return infos == nullptr ? nullptr : col0 == 0 ? infos : part.data(); }
   void merge(const ExecSpace& exec, size_type nbatch, size_type col0) const {
     if (infos == nullptr || col0 == 0 || nbatch <= 0) return;
     Kokkos::parallel_for("kspd::batched::info_merge",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, nbatch),
-                         InfoMerge{infos, part.data() + part_off, int(col0)});
+                         InfoMerge{infos, part.data(), int(col0)});
   }
-  /// The same for the matrices from b0 on (a chunk of the batch).
+  /// The same for the matrices from b0 on (a chunk of the batch). The chunks run one after
+  /// another on the stream, so each reuses the scratch from its start.
   RecInfo shifted(size_type b0) const {
     RecInfo r = *this;
-    if (infos != nullptr) {
-      r.infos = infos + b0;
-      r.part_off = part_off + b0;
-    }
+    if (infos != nullptr) r.infos = infos + b0;
     return r;
   }
 };
