@@ -75,6 +75,7 @@ struct Tuning {
   /// Batch-first operands (every one LayoutLeft with the batch index first) of POTRF / TRSM /
   /// POTRS of order n, Auto: > 0 runs the operation chunk by chunk on column-major copies in a
   /// workspace of about this many KiB (kspd_batched_repack_internal.hpp); 0: on the data.
+  /// TRSM only with at least n right-hand sides.
   int bf_repack_kib_potrf = 0, bf_repack_kib_trsm = 0, bf_repack_kib_potrs = 0;
 };
 
@@ -204,9 +205,11 @@ Tuning tuning(size_type n) {
     if (sizeof(T) == 4 && n > 96) t.smem_trsm_leaf_max_cm = 32;
     // Session 5 (H100, batch 1 GB, perf_tests/results/h100-batched-2026-11-24-s5.md): fp64
     // TRSM on batch-first data at k >= 192 through column-major copies of the batch (workspace
-    // 1 GiB, kept per stream: chunks of 1024 matrices at k = 256): k = 192 0.79x -> 0.82x
-    // cuBLAS, 256 0.68x -> 0.85x (run 1, element-wise repack tiles). Chunks that fit in L2
-    // (32 MiB) lose everywhere (k = 256: 0.38x): each chunk's kernels fill few SMs.
+    // 1 GiB, kept per stream: chunks of 1024 matrices at k = 256, nrhs = k): k = 192 0.79x ->
+    // 0.89x cuBLAS, 256 0.69x -> 0.91x (256 MiB: 0.76x / 0.87x). Chunks that fit in L2 (32 MiB)
+    // lose everywhere (k = 256: 0.38x): each chunk's kernels fill few SMs. Everywhere else the
+    // two copies cost more than the column-major path gains (fp64 POTRF 256: 0.97x -> 0.91x,
+    // POTRS 256 0.93x -> 0.92x, TRSM 128 0.96x -> 0.88x; fp32 TRSM 256 0.67x -> 0.69x, noise).
     if (sizeof(T) == 8 && n >= 192) t.bf_repack_kib_trsm = 1 << 20;
   }
 #endif

@@ -159,9 +159,10 @@ TYPED_TEST(BatchedBlas, TrsmAllVariantsSizesLayoutsInterfacesAlgos) {
           }
   }
 }
-/// Batch-first TRSM chunk by chunk through column-major copies (bf_repack_kib, forced): every
-/// side, uplo, transpose and diagonal, odd / even k, chunks of one matrix, about two (the last
-/// partial) and the whole batch of 7, with and without the forced recursion.
+/// Batch-first TRSM chunk by chunk through column-major copies (bf_repack_kib, forced; taken
+/// with at least k right-hand sides): every side, uplo, transpose and diagonal, odd / even k,
+/// chunks of one matrix, about two (the last partial) and the whole batch of 7, with and
+/// without the forced recursion.
 TYPED_TEST(BatchedBlas, BatchFirstChunkedTrsm) {
   for (bool recurse : {false, true})
     for (size_type k : {1, 8, 17, 33, 64, 65, 100})
@@ -172,8 +173,8 @@ TYPED_TEST(BatchedBlas, BatchFirstChunkedTrsm) {
           for (Uplo uplo : all_uplos())
             for (Trans trans : all_trans())
               for (Diag diag : all_diags())
-                check_trsm<TypeParam>(false, side == Side::Left ? k : 5, side == Side::Left ? 3 : k, 7, side, uplo,
-                                      trans, diag, Iface::Left, kb::BatchAlgo::Auto);
+                check_trsm<TypeParam>(false, side == Side::Left ? k : k + 2, side == Side::Left ? k + 1 : k, 7, side,
+                                      uplo, trans, diag, Iface::Left, kb::BatchAlgo::Auto);
       }
 }
 TYPED_TEST(BatchedBlas, TrsmBatchOfOneAnd70000) {
