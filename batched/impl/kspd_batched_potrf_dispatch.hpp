@@ -9,6 +9,7 @@
 #include "kspd_batched_launch.hpp"
 #include "kspd_batched_trsm_dispatch.hpp"
 #include "kspd_batched_register_internal.hpp"
+#include "kspd_batched_repack_internal.hpp"
 #include "kspd_batched_serial.hpp"
 #include "kspd_batched_smem_potrf_cuda.hpp"
 #include "kspd_batched_team.hpp"
@@ -68,6 +69,12 @@ void potrf_kernel(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type 
   d.n = n;
   launch(exec, "kspd::batched::potrf", nbatch, PotrfOp<T>{uplo, A, d}, infos, o, n);
 }
+/// Whether POTRF of order n on A recurses (real scalars).
+template <class ExecSpace, class T>
+bool potrf_recurses(size_type n, const BatchMat<T>& A, const BatchOptions& opts) {
+  return use_recursion<ExecSpace, T>(opts, n) && !use_smem_potrf<ExecSpace, T>(opts.algo, n, A.batch_unit_stride()) &&
+         A.splittable();
+}
 /// Two-sided recursive Cholesky of the lower triangle: L11 = chol(A11), L21 = A21 L11^-T
 /// (TRSM), A22 -= L21 L21^T (SYRK), L22 = chol(A22). The leaf of global column col0 reports
 /// col0 + its column, for the matrices that have not failed in an earlier leaf.
@@ -88,15 +95,38 @@ void potrf_rec(const ExecSpace& exec, size_type nbatch, size_type n, size_type c
   potrf_rec(exec, nbatch, n2, col0 + n1, A.sub(n1, n1), info, opts);
 }
 
+/// POTRF on a fixed-size batch, its recursion's infos in `info` (allocated by the caller).
+template <class ExecSpace, class T>
+void potrf_run(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A,
+               const RecInfo<ExecSpace>& info, const BatchOptions& opts) {
+  if constexpr (real_kernels_v<T>) {
+    // Upper: U^T U = L L^T with L = U^T.
+    if (potrf_recurses<ExecSpace, T>(n, A, opts)) {
+      potrf_rec(exec, nbatch, n, 0, uplo == Uplo::Upper ? A.t() : A, info, opts);
+      return;
+    }
+  }
+  potrf_kernel(exec, uplo, nbatch, n, A, info.infos, opts);
+}
+
+/// POTRF on a fixed-size batch: batch-first operands chunk by chunk through column-major
+/// copies where the tuning table says (bf_chunked), else potrf_run on the data.
 template <class ExecSpace, class T>
 void potrf_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n, const BatchMat<T>& A, int* infos,
                  const BatchOptions& opts) {
   compat::ScopedRegion region("kspd::batched::potrf");
   check_algo<T>(opts.algo, "kspd::batched::potrf");
-  if constexpr (real_kernels_v<T>) {
-    // Upper: U^T U = L L^T with L = U^T.
-    if (use_recursion<ExecSpace, T>(opts, n) && !use_smem_potrf<ExecSpace, T>(opts.algo, n, A.batch_unit_stride()) && A.splittable()) {
-      potrf_rec(exec, nbatch, n, 0, uplo == Uplo::Upper ? A.t() : A, RecInfo<ExecSpace>(infos, nbatch), opts);
+  if constexpr (real_kernels_v<T>) {  // complex scalars: neither the repack nor the recursion
+    const std::array<RepackOperand<T>, 1> ops{{{A, n, n, true, tri_of(uplo)}}};
+    if (const size_type kib = bf_repack_kib<ExecSpace, T>(HostOp::Potrf, n, opts, ops)) {
+      const RecInfo<ExecSpace> info(infos, nbatch);
+      bf_chunked(exec, nbatch, kib, ops, [&](size_type b0, size_type nb, const std::array<BatchMat<T>, 1>& cm) {
+        potrf_run(exec, uplo, nb, n, cm[0], info.shifted(b0), opts);
+      });
+      return;
+    }
+    if (potrf_recurses<ExecSpace, T>(n, A, opts)) {
+      potrf_run(exec, uplo, nbatch, n, A, RecInfo<ExecSpace>(infos, nbatch), opts);
       return;
     }
   }

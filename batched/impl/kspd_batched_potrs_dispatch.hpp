@@ -10,6 +10,7 @@
 #include "kspd_batched_potrf_dispatch.hpp"
 #include "kspd_batched_trsm_dispatch.hpp"
 #include "kspd_batched_register_internal.hpp"
+#include "kspd_batched_repack_internal.hpp"
 #include "kspd_batched_serial.hpp"
 #include "kspd_batched_team.hpp"
 
@@ -68,6 +69,13 @@ void potrs_fixed(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n
   compat::ScopedRegion region("kspd::batched::potrs");
   check_algo<T>(opts.algo, "kspd::batched::potrs");
   if constexpr (real_kernels_v<T>) {
+    const std::array<RepackOperand<T>, 2> ops{{{A, n, n, false, tri_of(uplo)}, {BatchMat<const T>(B), n, nrhs, true}}};
+    if (const size_type kib = bf_repack_kib<ExecSpace, T>(HostOp::Potrs, n, opts, ops)) {
+      bf_chunked(exec, nbatch, kib, ops, [&](size_type, size_type nb, const std::array<BatchMat<T>, 2>& cm) {
+        potrs_fixed(exec, uplo, nb, n, nrhs, BatchMat<const T>(cm[0]), cm[1], opts);
+      });
+      return;
+    }
     // Two TRSMs: recursive, or (CUDA, column-major matrices, n <= 32, by the table) the
     // warp-per-matrix shared-memory kernel.
     if ((use_recursion<ExecSpace, T>(opts, n) && A.splittable() && B.splittable()) ||

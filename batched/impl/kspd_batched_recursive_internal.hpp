@@ -15,13 +15,12 @@
 
 #include <cstdint>
 #include <limits>
-#include <map>
-#include <mutex>
 #include <utility>
 
 #include "kspd_batched_gemm_internal.hpp"
 #include "kspd_batched_group_internal.hpp"
 #include "kspd_batched_launch.hpp"
+#include "kspd_batched_scratch_internal.hpp"
 
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #define KSPD_NO_UNROLL _Pragma("unroll 1")
@@ -248,32 +247,13 @@ struct SubPointers {
   }
 };
 
-/// Device scratch of `count` integers for the sub-block pointer arrays of cuBLAS gemmBatched,
-/// one buffer per stream kept across calls (an allocation and a fence per GEMM would cost more
-/// than the GEMM itself at n = 64), freed by a Kokkos finalize hook. Stream order makes its
-/// reuse by the next GEMM on the same stream safe; growing it frees the old buffer
-/// (cudaFree waits for the device).
+/// Device scratch of `count` integers for the sub-block pointer arrays of cuBLAS gemmBatched
+/// (one buffer per stream, kept across calls: stream_scratch).
 template <class ExecSpace>
 std::uintptr_t* pointer_scratch(const ExecSpace& exec, size_t count) {
-  using Buf = Kokkos::View<std::uintptr_t*, typename ExecSpace::memory_space>;
-  using Key = decltype(exec.cuda_stream());
-  static std::mutex mu;
-  static std::map<Key, Buf>* bufs = nullptr;
-  std::lock_guard<std::mutex> lock(mu);
-  if (bufs == nullptr) {
-    bufs = new std::map<Key, Buf>();
-    Kokkos::push_finalize_hook([] {
-      std::lock_guard<std::mutex> l(mu);
-      delete bufs;
-      bufs = nullptr;
-    });
-  }
-  Buf& b = (*bufs)[exec.cuda_stream()];
-  if (b.extent(0) < count) {
-    b = Buf();
-    b = Buf(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::batched::gemm::pointers"), count);
-  }
-  return b.data();
+  return reinterpret_cast<std::uintptr_t*>(
+      stream_scratch(exec, count * sizeof(std::uintptr_t), ScratchSlot::GemmPointers, "kspd::batched::gemm::pointers")
+          .data());
 }
 
 /// cuBLAS on the batch when the backend has it and every operand has a unit stride per
@@ -385,6 +365,13 @@ struct RecInfo {
     Kokkos::parallel_for("kspd::batched::info_merge",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<size_type>>(exec, 0, nbatch),
                          InfoMerge{infos, part.data(), int(col0)});
+  }
+  /// The same for the matrices from b0 on (a chunk of the batch). The chunks run one after
+  /// another on the stream, so each reuses the scratch from its start.
+  RecInfo shifted(size_type b0) const {
+    RecInfo r = *this;
+    if (infos != nullptr) r.infos = infos + b0;
+    return r;
   }
 };
 

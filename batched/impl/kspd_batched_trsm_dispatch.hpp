@@ -9,6 +9,7 @@
 #include "kspd_batched_gemm_dispatch.hpp"
 #include "kspd_batched_launch.hpp"
 #include "kspd_batched_register_internal.hpp"
+#include "kspd_batched_repack_internal.hpp"
 #include "kspd_batched_serial.hpp"
 #include "kspd_batched_smem_trsm_cuda.hpp"
 #include "kspd_batched_team.hpp"
@@ -95,7 +96,8 @@ void trsm_rec(const ExecSpace& exec, bool lower, Diag diag, T alpha, size_type n
     trsm_rec(exec, false, diag, T(1), nbatch, m1, n, A, B, opts, cap);
   }
 }
-/// TRSM on a fixed-size batch: recursive above the leaf size (every variant reduced to
+/// TRSM on a fixed-size batch: batch-first operands chunk by chunk through column-major copies
+/// where the tuning table says (bf_chunked); recursive above the leaf size (every variant reduced to
 /// Left / NoTranspose by transposing the batch descriptors), else trsm_kernel.
 template <class ExecSpace, class T>
 void trsm_fixed(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
@@ -104,6 +106,16 @@ void trsm_fixed(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag d
   check_algo<T>(opts.algo, "kspd::batched::trsm");
   const size_type k = side == Side::Left ? m : n;
   if constexpr (real_kernels_v<T>) {
+    const std::array<RepackOperand<T>, 2> ops{{{A, k, k, false, tri_of(uplo)}, {BatchMat<const T>(B), m, n, true}}};
+    // Only with at least k right-hand sides (H100 run 2: nrhs = k wins at k = 192 / 256, while
+    // POTRS's two TRSMs with nrhs = 1 lose, 1.32x / 0.93x -> 0.71x / 0.65x cuSOLVER).
+    const size_type ncols = side == Side::Left ? n : m;
+    if (const size_type kib = ncols >= k ? bf_repack_kib<ExecSpace, T>(HostOp::Trsm, k, opts, ops) : 0) {
+      bf_chunked(exec, nbatch, kib, ops, [&](size_type, size_type nb, const std::array<BatchMat<T>, 2>& cm) {
+        trsm_fixed(exec, side, uplo, trans, diag, alpha, nb, m, n, BatchMat<const T>(cm[0]), cm[1], opts);
+      });
+      return;
+    }
     const size_type cap = smem_trsm_leaf_cap<ExecSpace, T>(k, B.batch_unit_stride());
     if (use_recursion<ExecSpace, T>(opts, k) && !use_stream_trsm<ExecSpace, T>(opts, k) &&
         !(k <= cap && use_smem_trsm<ExecSpace, T>(opts.algo, k, side == Side::Left ? n : m, B.batch_unit_stride())) &&

@@ -72,6 +72,11 @@ struct Tuning {
   /// shared-memory leaves of at most this order (batch-first / column-major data); k above it
   /// recurses to them even where the kernel takes k whole. 0: no limit.
   int smem_trsm_leaf_max = 0, smem_trsm_leaf_max_cm = 0;
+  /// Batch-first operands (every one LayoutLeft with the batch index first) of POTRF / TRSM /
+  /// POTRS of order n, Auto: > 0 runs the operation chunk by chunk on column-major copies in a
+  /// workspace of about this many KiB (kspd_batched_repack_internal.hpp); 0: on the data.
+  /// TRSM only with at least n right-hand sides.
+  int bf_repack_kib_potrf = 0, bf_repack_kib_trsm = 0, bf_repack_kib_potrs = 0;
 };
 
 /// perf_batched's overrides; a negative value / Auto keeps the table's entry.
@@ -96,6 +101,7 @@ struct TuningOverride {
   int smem_trsm_chunk = -1;
   int smem_trsm_warp_cols_cm = -1;
   int smem_trsm_leaf_max = -1, smem_trsm_leaf_max_cm = -1;
+  int bf_repack_kib = -1;  ///< all three bf_repack_kib_* (0: off)
 };
 inline TuningOverride& tuning_override() {
   static TuningOverride o;
@@ -197,6 +203,14 @@ Tuning tuning(size_type n) {
     //   larger leaves (1.45-1.57x; 0.79x / 0.69x against 0.76x / 0.68x).
     if (sizeof(T) == 8 && n > 96 && n <= 128) t.smem_trsm_leaf_max = 32;
     if (sizeof(T) == 4 && n > 96) t.smem_trsm_leaf_max_cm = 32;
+    // Session 5 (H100, batch 1 GB, perf_tests/results/h100-batched-2026-11-24-s5.md): fp64
+    // TRSM on batch-first data at k >= 192 through column-major copies of the batch (workspace
+    // 1 GiB, kept per stream: chunks of 1024 matrices at k = 256, nrhs = k): k = 192 0.79x ->
+    // 0.89x cuBLAS, 256 0.69x -> 0.91x (256 MiB: 0.76x / 0.87x). Chunks that fit in L2 (32 MiB)
+    // lose everywhere (k = 256: 0.38x): each chunk's kernels fill few SMs. Everywhere else the
+    // two copies cost more than the column-major path gains (fp64 POTRF 256: 0.97x -> 0.91x,
+    // POTRS 256 0.93x -> 0.92x, TRSM 128 0.96x -> 0.88x; fp32 TRSM 256 0.67x -> 0.69x, noise).
+    if (sizeof(T) == 8 && n >= 192) t.bf_repack_kib_trsm = 1 << 20;
   }
 #endif
   const TuningOverride& o = tuning_override();
@@ -226,6 +240,7 @@ Tuning tuning(size_type n) {
   if (o.smem_trsm_warp_cols_cm >= 0) t.smem_trsm_warp_cols_cm = o.smem_trsm_warp_cols_cm;
   if (o.smem_trsm_leaf_max >= 0) t.smem_trsm_leaf_max = o.smem_trsm_leaf_max;
   if (o.smem_trsm_leaf_max_cm >= 0) t.smem_trsm_leaf_max_cm = o.smem_trsm_leaf_max_cm;
+  if (o.bf_repack_kib >= 0) t.bf_repack_kib_potrf = t.bf_repack_kib_trsm = t.bf_repack_kib_potrs = o.bf_repack_kib;
   return t;
 }
 

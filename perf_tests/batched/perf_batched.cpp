@@ -8,7 +8,7 @@
 //                [--potrf-team 0|64|128|256[,...]] [--algo auto|serial|team|register[,...]]
 //                [--smem MIN:MAX[,...]] [--smem-threads 0|128|256] [--smem-chunk 0|32|64|128[,...]]
 //                [--smem-warp -1|0|16|32[,...]] [--smem-trsm auto|MIN:MAX[,...]]
-//                [--smem-warp-cols 0|1|...[,...]]
+//                [--smem-warp-cols 0|1|...[,...]] [--bf-repack -1|0|KIB[,...]] [--bf-only]
 // --algo runs everything once per BatchOptions::algo (a list); --best reports the fastest rep
 // (for loaded machines) instead of the median. Host: KSPD_BATCHED_THREADS=t sets
 // the threads a Serial-Kokkos batch spreads over (default: every core; 1: the calling thread).
@@ -53,6 +53,10 @@
 // everything once per range (e.g. POTRF's shared-memory leaves with the TRSM on 32-leaves).
 // --smem-warp-cols c[,...] sets TuningOverride::smem_trsm_warp_cols_cm (column-major / pointer
 // batches, k <= 32: TRSM and POTRS with c or more right-hand sides on the warp-per-matrix kernel).
+// --bf-repack KIB[,...] sets TuningOverride::bf_repack_kib (batch-first POTRF / TRSM / POTRS run
+// chunk by chunk on column-major copies in a workspace of KIB KiB; 0: on the data; -1: the
+// table): a list runs everything once per value ("bf-repack" heads each block). --bf-only times
+// POTRF / POTRS / TRSM on the batch-first View and the peer only (no kspd-ptr / kspd-cm lines).
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 #include <KokkosBatched_Gemm_Decl.hpp>
@@ -106,6 +110,7 @@ kb::Impl::TuningOverride g_tune;  // the tuning-table overrides (--gemm-tile ...
 bool g_kk = true;         // --no-kk: skip the Kokkos Kernels peers (seconds per call at n >= 128)
 /// Median of g_reps runs of fn(), each after reset() (untimed); one warm-up run first.
 bool g_best = false;       // --best: the fastest of the reps instead of the median (a shared, loaded machine)
+bool g_bf_only = false;    // --bf-only: the batch-first View and the peer only
 template <class Reset, class Fn>
 double median_time(Reset reset, Fn fn) {
   if (!g_best) return kspd::perf::median_time(g_reps, reset, fn);
@@ -283,12 +288,12 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           const double fl = nn * nn * nn / 3 * B, by = 2 * nn * nn * sz * B;
           const double t =
               median_time([&] { c.reset_a(); }, [&] { kb::potrf(exec, kspd::Uplo::Lower, c.A, c.infos, g_opts); });
-          const double tptr = median_time(
+          const double tptr = g_bf_only ? 0.0 : median_time(
               [&] { c.reset_a(); }, [&] { kb::potrf(exec, kspd::Uplo::Lower, nb, n, c.ptrA(), n, c.infos, g_opts); });
           auto time_cm = [&] {
             return median_time([&] { c.reset_a(); }, [&] { kb::potrf(exec, kspd::Uplo::Lower, c.cmA(), c.infos, g_opts); });
           };
-          const double tcm = time_cm();
+          const double tcm = g_bf_only ? 0.0 : time_cm();
 #ifdef KSPD_ENABLE_CUDA_TPLS
           const double tp = median_time([&] { c.reset_a(); }, [&] { potrf_batched(int(n), c.ptrA(), c.infos.data(), int(nb)); });
           const char* peer = "cusolverBatched";
@@ -299,9 +304,9 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           const char* peer = "lapack-loop";
 #endif
           print_line(prec, "potrf", n, 0, nb, "kspd", t, fl, by, peer, tp);
-          print_line(prec, "potrf", n, 0, nb, "kspd-ptr", tptr, fl, by, peer, tp);
-          print_line(prec, "potrf", n, 0, nb, "kspd-cm", tcm, fl, by, peer, tp);
-          print_scaling(prec, "potrf", n, 0, nb, tcm, time_cm);
+          if (!g_bf_only) print_line(prec, "potrf", n, 0, nb, "kspd-ptr", tptr, fl, by, peer, tp);
+          if (!g_bf_only) print_line(prec, "potrf", n, 0, nb, "kspd-cm", tcm, fl, by, peer, tp);
+          if (!g_bf_only) print_scaling(prec, "potrf", n, 0, nb, tcm, time_cm);
         } else if (op == "potrs") {  // nrhs = 1, cuSOLVER's only choice
           c.factor();
           Kokkos::View<T***, Kokkos::LayoutLeft, Mem> x("x", nb, n, 1), x0("x0", nb, n, 1);
@@ -317,7 +322,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           const double fl = 2 * nn * nn * B, by = (nn * nn + 2 * nn) * sz * B;
           const double t = median_time([&] { Kokkos::deep_copy(exec, x, x0); },
                                        [&] { kb::potrs(exec, kspd::Uplo::Lower, c.A, x, c.infos, g_opts); });
-          const double tptr = median_time([&] { Kokkos::deep_copy(exec, px, px0); }, [&] {
+          const double tptr = g_bf_only ? 0.0 : median_time([&] { Kokkos::deep_copy(exec, px, px0); }, [&] {
             kb::potrs(exec, kspd::Uplo::Lower, nb, n, 1, const_cast<const T* const*>(c.ptrA()), n, ppx, n, c.infos, g_opts);
           });
           Kokkos::View<T***, Kokkos::LayoutStride, Mem> xcm(px.data(),
@@ -326,7 +331,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
             return median_time([&] { Kokkos::deep_copy(exec, px, px0); },
                                [&] { kb::potrs(exec, kspd::Uplo::Lower, c.cmA(), xcm, c.infos, g_opts); });
           };
-          const double tcm = time_cm();
+          const double tcm = g_bf_only ? 0.0 : time_cm();
 #ifdef KSPD_ENABLE_CUDA_TPLS
           Kokkos::View<int, Mem> info1("info1");
           const double tp = median_time([&] { Kokkos::deep_copy(exec, px, px0); },
@@ -339,9 +344,9 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
           const char* peer = "lapack-loop";
 #endif
           print_line(prec, "potrs", n, 1, nb, "kspd", t, fl, by, peer, tp);
-          print_line(prec, "potrs", n, 1, nb, "kspd-ptr", tptr, fl, by, peer, tp);
-          print_line(prec, "potrs", n, 1, nb, "kspd-cm", tcm, fl, by, peer, tp);
-          print_scaling(prec, "potrs", n, 1, nb, tcm, time_cm);
+          if (!g_bf_only) print_line(prec, "potrs", n, 1, nb, "kspd-ptr", tptr, fl, by, peer, tp);
+          if (!g_bf_only) print_line(prec, "potrs", n, 1, nb, "kspd-cm", tcm, fl, by, peer, tp);
+          if (!g_bf_only) print_scaling(prec, "potrs", n, 1, nb, tcm, time_cm);
         } else if (op == "trsm") {  // Left Lower NoTrans NonUnit, nrhs columns
           c.factor();
           const double fl = nn * nn * nr * B, by = (nn * nn + 2 * nn * nr) * sz * B;
@@ -349,7 +354,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
             kb::trsm(exec, kspd::Side::Left, kspd::Uplo::Lower, kspd::Trans::NoTranspose, kspd::Diag::NonUnit, T(1), c.A,
                      c.B, g_opts);
           });
-          const double tptr = median_time([&] { c.reset_b(); }, [&] {
+          const double tptr = g_bf_only ? 0.0 : median_time([&] { c.reset_b(); }, [&] {
             kb::trsm(exec, kspd::Side::Left, kspd::Uplo::Lower, kspd::Trans::NoTranspose, kspd::Diag::NonUnit, T(1), nb,
                      n, nrhs, const_cast<const T* const*>(c.ptrA()), n, c.ptrB(), n, g_opts);
           });
@@ -359,7 +364,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
                        c.cmA(), c.cmB(), g_opts);
             });
           };
-          const double tcm = time_cm();
+          const double tcm = g_bf_only ? 0.0 : time_cm();
 #ifdef KSPD_ENABLE_CUDA_TPLS
           const double tp = median_time([&] { c.reset_b(); },
                                         [&] { trsm_batched(T(1), int(n), int(nrhs), c.ptrA(), c.ptrB(), int(nb)); });
@@ -383,9 +388,9 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
                 });
           });
           print_line(prec, "trsm", n, nrhs, nb, "kspd", t, fl, by, peer, tp);
-          print_line(prec, "trsm", n, nrhs, nb, "kspd-ptr", tptr, fl, by, peer, tp);
-          print_line(prec, "trsm", n, nrhs, nb, "kspd-cm", tcm, fl, by, peer, tp);
-          print_scaling(prec, "trsm", n, nrhs, nb, tcm, time_cm);
+          if (!g_bf_only) print_line(prec, "trsm", n, nrhs, nb, "kspd-ptr", tptr, fl, by, peer, tp);
+          if (!g_bf_only) print_line(prec, "trsm", n, nrhs, nb, "kspd-cm", tcm, fl, by, peer, tp);
+          if (!g_bf_only) print_scaling(prec, "trsm", n, nrhs, nb, tcm, time_cm);
           if (g_kk) print_line(prec, "trsm", n, nrhs, nb, "kspd", t, fl, by, "KK-SerialTrsm", tkk);
         } else {  // operations without a batched peer: syrk, trmm, trtri, potri
           // Timed on the LayoutLeft batch ("kspd") and on the column-major strided one ("kspd-cm").
@@ -466,6 +471,7 @@ int main(int argc, char** argv) {
   std::vector<long> smem_warps{-1};
   std::vector<std::string> smem_trsm_ranges{"auto"};
   std::vector<long> smem_warp_cols{0};
+  std::vector<long> bf_repacks{-1};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -493,7 +499,9 @@ int main(int argc, char** argv) {
     else if (a == "--smem-warp") smem_warps = parse_list(next());
     else if (a == "--smem-trsm") smem_trsm_ranges = parse_words(next());
     else if (a == "--smem-warp-cols") smem_warp_cols = parse_list(next());
+    else if (a == "--bf-repack") bf_repacks = parse_list(next());
     else if (a == "--best") g_best = true;
+    else if (a == "--bf-only") g_bf_only = true;
     else if (a == "--leaf") g_opts.leaf_size = int(std::stol(next()));
     else if (a == "--rec") {
       const std::string r = next();
@@ -530,6 +538,7 @@ int main(int argc, char** argv) {
   for (const auto& smem : smem_ranges)
   for (const auto& smem_trsm : smem_trsm_ranges)
   for (const long swc : smem_warp_cols)
+  for (const long bfr : bf_repacks)
   for (const auto& algo : algos)
   for (const auto& tile : tiles) {
     const size_t colon = smem.find(':');
@@ -547,6 +556,8 @@ int main(int argc, char** argv) {
       g_tune.smem_trsm_max = std::stoi(smem_trsm.substr(tcolon + 1));
     }
     g_tune.smem_trsm_warp_cols_cm = swc > 0 ? int(swc) : -1;
+    g_tune.bf_repack_kib = int(bfr);
+    std::printf("bf-repack %ld KiB (batch-first chunks through column-major copies; -1 = the tuning table, 0 = off)\n", bfr);
     std::printf("smem %s trsm %s (shared-memory POTRF / TRSM orders; auto = the tuning table) chunk %ld warp-max %ld "
                 "warp-cols-cm %ld\n",
                 smem.c_str(), smem_trsm.c_str(), sc, sw, swc);

@@ -6,6 +6,7 @@
 /// padded buffer (ld = m + 2, padding NaN). Host reference kernels live in kspd_test_utils.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,27 @@ struct ForceRecursion {
   ForceRecursion(const ForceRecursion&) = delete;
   ForceRecursion& operator=(const ForceRecursion&) = delete;
 };
+/// Within its scope batch-first POTRF / TRSM / POTRS run chunk by chunk on column-major copies
+/// in a workspace of `kib` KiB (kspd_batched_repack_internal.hpp), and every check takes the
+/// forced recursion too when `recurse` (its later leaves' infos, shifted per chunk).
+struct ForceRepack {
+  ForceRepack(int kib, bool recurse) {
+    if (recurse) force_ = std::make_unique<ForceRecursion>();
+    kspd::batched::Impl::TuningOverride o;
+    o.bf_repack_kib = kib;
+    scope_ = std::make_unique<kspd::batched::Impl::TuningScope>(o);
+  }
+
+ private:
+  std::unique_ptr<ForceRecursion> force_;
+  std::unique_ptr<kspd::batched::Impl::TuningScope> scope_;
+};
+/// Workspaces of ForceRepack for order n: one matrix per chunk, about `few` (the last chunk
+/// partial), the whole batch.
+template <class T>
+std::vector<int> repack_kibs(kspd::size_type n, int few) {
+  return {1, int((few * n * n * kspd::size_type(sizeof(T)) + 1023) / 1024), 1 << 20};
+}
 /// Sizes of the recursion tests: around and between the powers of two it splits at.
 inline std::vector<kspd::size_type> recursion_sizes() { return {33, 48, 63, 64, 65, 100, 127, 128, 129, 255, 256}; }
 

@@ -159,6 +159,24 @@ TYPED_TEST(BatchedBlas, TrsmAllVariantsSizesLayoutsInterfacesAlgos) {
           }
   }
 }
+/// Batch-first TRSM chunk by chunk through column-major copies (bf_repack_kib, forced; taken
+/// with at least k right-hand sides): every side, uplo, transpose and diagonal, odd / even k,
+/// chunks of one matrix, about two (the last partial) and the whole batch of 7, with and
+/// without the forced recursion.
+TYPED_TEST(BatchedBlas, BatchFirstChunkedTrsm) {
+  for (bool recurse : {false, true})
+    for (size_type k : {1, 8, 17, 33, 64, 65, 100})
+      for (int kib : repack_kibs<TypeParam>(k, 4)) {
+        SCOPED_TRACE(::testing::Message() << "repack " << kib << " KiB, recursion " << recurse);
+        const ForceRepack repack(kib, recurse);
+        for (Side side : all_sides())
+          for (Uplo uplo : all_uplos())
+            for (Trans trans : all_trans())
+              for (Diag diag : all_diags())
+                check_trsm<TypeParam>(false, side == Side::Left ? k : k + 2, side == Side::Left ? k + 1 : k, 7, side,
+                                      uplo, trans, diag, Iface::Left, kb::BatchAlgo::Auto);
+      }
+}
 TYPED_TEST(BatchedBlas, TrsmBatchOfOneAnd70000) {
   for (Iface iface : all_ifaces()) {
     check_trsm<TypeParam>(false, 4, 3, 1, Side::Left, Uplo::Lower, Trans::NoTranspose, Diag::NonUnit, iface, kb::BatchAlgo::Auto);

@@ -349,6 +349,25 @@ TYPED_TEST(BatchedFactor, TableBoundariesByLayout) {
       for (Iface iface : all_ifaces())
         for (size_type nrhs : {1, 3, 17}) check_potrs<TypeParam>(n, nrhs, 37, uplo, iface, kb::BatchAlgo::Auto);
 }
+/// Batch-first POTRF / POTRS / POSV chunk by chunk through column-major copies (the tuning
+/// table's bf_repack_kib, forced): chunks of one matrix, about three (the last partial) and the
+/// whole batch of 11 / 7, with and without the forced recursion, odd / even n. A matrix failing
+/// mid-chunk (index 4) or in the last one (10) reports its index and column (late in the
+/// matrix: the recursion's second leaf); POSV leaves a failed matrix's right-hand side untouched.
+TYPED_TEST(BatchedFactor, BatchFirstChunkedRepack) {
+  for (bool recurse : {false, true})
+    for (size_type n : {1, 2, 7, 8, 33, 64, 65, 100})
+      for (int kib : repack_kibs<TypeParam>(n, 3)) {
+        SCOPED_TRACE(::testing::Message() << "repack " << kib << " KiB, recursion " << recurse);
+        const ForceRepack repack(kib, recurse);
+        for (Uplo uplo : all_uplos()) {
+          check_potrf<TypeParam>(n, 11, uplo, Iface::Left, kb::BatchAlgo::Auto, 4, (n + 1) / 2);
+          check_potrf<TypeParam>(n, 11, uplo, Iface::Left, kb::BatchAlgo::Auto, 10, n);
+          for (size_type nrhs : {1, 4}) check_potrs<TypeParam>(n, nrhs, 7, uplo, Iface::Left, kb::BatchAlgo::Auto);
+          check_posv<TypeParam>(n, 3, 7, uplo, Iface::Left, kb::BatchAlgo::Auto, 4);
+        }
+      }
+}
 TYPED_TEST(BatchedFactor, PotrfBatchOfOneAnd70000) {
   for (Iface iface : all_ifaces()) {
     check_potrf<TypeParam>(4, 1, Uplo::Lower, iface, kb::BatchAlgo::Auto);
