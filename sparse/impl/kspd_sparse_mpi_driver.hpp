@@ -164,8 +164,8 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
       bad = 1;
     }
     if (!bad)
-      std::printf("kspd-solve (distributed, %d ranks, %s): %s n = %ld, nnz(A, lower) = %ld, precision %s, offload %s\n",
-                  P, "fan-in", A.name.c_str(), long(A.n), long(A.nnz()), sizeof(Scalar) == 4 ? "float" : "double",
+      std::printf("kspd-solve (distributed, %d ranks): %s n = %ld, nnz(A, lower) = %ld, precision %s, offload %s\n",
+                  P, A.name.c_str(), long(A.n), long(A.nnz()), sizeof(Scalar) == 4 ? "float" : "double",
                   opt.offload.any() ? "on" : "off");
   }
   KSPD_MPI_SAFE_CALL(MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD));
@@ -180,7 +180,15 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
   chol.analyze(A);
   const double t_an = MPI_Wtime() - t;
   const auto& as = chol.symbolic().stats;
-  if (rank == 0) std::printf("analyse  %8.3f s  %s\n", t_an, as.summary().c_str());
+  if (rank == 0) {
+    const Impl::MpiLayout& L = chol.layout();
+    std::printf("analyse  %8.3f s  %s\n", t_an, as.summary().c_str());
+    std::printf("map      %s; %d of %d ranks own supernodes (the others share their device)\n",
+                L.single() ? "one device group: rank 0 runs the one-rank engine"
+                : L.top    ? "top-rank map over the device groups' leaders"
+                           : "fan-in over the ranks",
+                int(L.leaders.size()), P);
+  }
   for (int round = 0; round <= pb.refactor; ++round) {
     KSPD_MPI_SAFE_CALL(MPI_Barrier(MPI_COMM_WORLD));
     t = MPI_Wtime();
@@ -197,9 +205,10 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
     KSPD_MPI_SAFE_CALL(MPI_Allreduce(&tf, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
     if (rank == 0)
       std::printf("%-8s %8.3f s  %.3e flops, %.2f GFLOP/s on %d ranks x %d threads (distribute %.3f s; rank 0: engine "
-                  "%.3f s)\n",
+                  "%.3f s, rest of factor %.3f s)\n",
                   round ? "refactor" : "factor", tmax, as.flops, as.flops / tmax * 1e-9, P, chol.stats().host_threads,
-                  chol.stats().distribute_seconds, chol.stats().local_seconds);
+                  chol.stats().distribute_seconds, chol.stats().local_seconds,
+                  chol.stats().factor_seconds - chol.stats().local_seconds);
   }
   const size_type n = chol.n(), k = pb.nrhs;
   std::vector<Scalar> X, B, W;
