@@ -170,7 +170,7 @@ class DistributedCholesky {
     const Impl::Symbolic& S = *symbolic_;
     if (layout_.single()) {  // rank 0's engine reads A's values in place, as the single-process solver does
       Impl::agree(comm_, [&] {
-        if (rank_ == 0) check_values(A);
+        if (rank_ == 0) Impl::check_values(*symbolic_, A);
       });
       stats_.distribute_seconds = MPI_Wtime() - t0;
       return factor(A.values.data());
@@ -187,7 +187,7 @@ class DistributedCholesky {
     Impl::agree(comm_, [&] {
       if (!in_place) mine.resize(my_entries_.size());
       if (rank_ != 0) return;
-      check_values(A);
+      Impl::check_values(*symbolic_, A);
       sendbuf.resize(size_t(displs.back() + counts.back()));
       const size_type skip = layout_.top ? entry_count_[0] : 0;  // (rank 0's: in place)
       for (size_t q = 0; q < sendbuf.size(); ++q) sendbuf[q] = A.values[size_t(entries_by_rank_[q + size_t(skip)])];
@@ -196,15 +196,6 @@ class DistributedCholesky {
     if (!in_place) assemble(mine);
     stats_.distribute_seconds = MPI_Wtime() - t0;
     return factor(in_place ? A.values.data() : nullptr);
-  }
-
-  /// Rank 0's A against the analysis: the same pattern, one value per entry.
-  void check_values(const CscMatrix<Scalar>& A) const {
-    KSPD_REQUIRE(symbolic_->same_pattern(A.n, A.colptr, A.rowind), InvalidArgument,
-                 "kspd::sparse::DistributedCholesky::factorize: A's pattern differs from the analysed one");
-    KSPD_REQUIRE(A.values.size() == A.rowind.size(), InvalidArgument,
-                 "kspd::sparse::DistributedCholesky::factorize: A has " << A.values.size() << " values for "
-                                                                        << A.rowind.size() << " entries");
   }
 
   /// factorize_info for A distributed by columns. The ranks' column ranges must be
