@@ -80,12 +80,15 @@ inline int ranks_per_device(MPI_Comm comm) {
 }
 
 /// gpu_run_defaults for the distributed drivers (collective): wider supernodes, and a
-/// device budget of 85 % of the free GPU memory shared by the ranks on that GPU, unless given.
+/// device budget of 85 % of the free GPU memory, unless given; shared by the ranks on that
+/// GPU for the top-of-tree placement (every rank uses its GPU), whole for the resident one
+/// (the map is over devices: one rank per GPU uses it, kspd_sparse_mpi_groups.hpp).
 inline void mpi_gpu_run_defaults(MPI_Comm comm, Options& opt, bool max_supernode_given, bool memory_limit_given) {
   const std::int64_t before = opt.offload.device_memory_limit;
   gpu_run_defaults(opt, max_supernode_given, memory_limit_given);
   const int share = ranks_per_device(comm);
-  if (opt.offload.device_memory_limit != before && share > 1) opt.offload.device_memory_limit /= share;
+  if (opt.offload.device_memory_limit != before && share > 1 && opt.offload.placement != Offload::Placement::Resident)
+    opt.offload.device_memory_limit /= share;
 }
 
 /// Rank 0 prints the device of every rank (collective), with the MPI library's CUDA-aware
@@ -183,7 +186,7 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
   if (rank == 0) {
     const Impl::MpiLayout& L = chol.layout();
     std::printf("analyse  %8.3f s  %s\n", t_an, as.summary().c_str());
-    std::printf("map      %s; %d of %d ranks own supernodes (the others share their device)\n",
+    std::printf("map      %s; %d of %d ranks own supernodes\n",
                 L.single() ? "one device group: rank 0 runs the one-rank engine"
                 : L.top    ? "top-rank map over the device groups' leaders"
                            : "fan-in over the ranks",
