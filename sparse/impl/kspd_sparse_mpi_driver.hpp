@@ -61,24 +61,6 @@ inline int device_for_rank(MPI_Comm comm) {
 #endif
 }
 
-/// The ranks of this node that share this rank's GPU (device_for_rank's mapping; 1 without
-/// CUDA).
-inline int ranks_per_device(MPI_Comm comm) {
-#ifdef KOKKOS_ENABLE_CUDA
-  MPI_Comm node;
-  KSPD_MPI_SAFE_CALL(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  int r = 0, n = 1, count = 0;
-  KSPD_MPI_SAFE_CALL(MPI_Comm_rank(node, &r));
-  KSPD_MPI_SAFE_CALL(MPI_Comm_size(node, &n));
-  KSPD_MPI_SAFE_CALL(MPI_Comm_free(&node));
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count <= 0) return 1;
-  return n / count + (r % count < n % count ? 1 : 0);
-#else
-  (void)comm;
-  return 1;
-#endif
-}
-
 /// gpu_run_defaults for the distributed drivers (collective): wider supernodes, and a
 /// device budget of 85 % of the free GPU memory, unless given; shared by the ranks on that
 /// GPU for the top-of-tree placement (every rank uses its GPU), whole for the resident one
@@ -86,7 +68,10 @@ inline int ranks_per_device(MPI_Comm comm) {
 inline void mpi_gpu_run_defaults(MPI_Comm comm, Options& opt, bool max_supernode_given, bool memory_limit_given) {
   const std::int64_t before = opt.offload.device_memory_limit;
   gpu_run_defaults(opt, max_supernode_given, memory_limit_given);
-  const int share = ranks_per_device(comm);
+  int rank = 0;  // the ranks that share this rank's device (its device group; 1 without a device)
+  KSPD_MPI_SAFE_CALL(MPI_Comm_rank(comm, &rank));
+  const DeviceGroups g = find_device_groups(comm, Kokkos::DefaultExecutionSpace());
+  const int share = int(std::count(g.group.begin(), g.group.end(), g.group[size_t(rank)]));
   if (opt.offload.device_memory_limit != before && share > 1 && opt.offload.placement != Offload::Placement::Resident)
     opt.offload.device_memory_limit /= share;
 }
