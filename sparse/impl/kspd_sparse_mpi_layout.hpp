@@ -202,13 +202,6 @@ struct MpiLayout {
     for (size_t s = 0; s < owner.size(); ++s) m[s] = owner[s] == h;
     return m;
   }
-  /// The supernodes of rank h's local subtrees (a SnodeSubset closed downwards).
-  SnodeSubset subtrees_of(int h) const {
-    SnodeSubset m(home.size(), 0);
-    for (size_t s = 0; s < home.size(); ++s) m[s] = home[s] == h;
-    return m;
-  }
-  bool separator(size_type s) const { return home[size_t(s)] < 0; }
   /// The owner of block b (its supernode's).
   int block_owner(const Symbolic& S, size_type b) const { return owner[size_t(S.blocks[size_t(b)].snode)]; }
   bool local_block(const Symbolic& S, size_type b) const { return block_owner(S, b) == rank; }
