@@ -18,8 +18,10 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <map>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -108,6 +110,24 @@ DeviceGroups find_device_groups(MPI_Comm comm, const Exec& exec) {
     devs[size_t(r)] = all[size_t(2 * r + 1)];
   }
   return group_ranks(nodes, devs);
+}
+
+/// Collective: a barrier in which a rank that owns nothing (sleep) waits in 100 us sleeps
+/// instead of polling, so it takes no CPU from its leader's host thread, which launches the
+/// device work (the ranks of a group share a node, often a core; an MPI wait polls). The
+/// other ranks wait as usual. Returns after every rank arrived.
+inline void quiet_barrier(MPI_Comm comm, bool sleep) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  KSPD_MPI_SAFE_CALL(MPI_Ibarrier(comm, &req));
+  if (!sleep) {
+    KSPD_MPI_SAFE_CALL(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    return;
+  }
+  for (int done = 0;;) {
+    KSPD_MPI_SAFE_CALL(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
 }
 
 }  // namespace kspd::sparse::Impl

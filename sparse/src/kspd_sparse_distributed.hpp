@@ -38,8 +38,8 @@
 /// one node that share a device form a group whose lowest rank leads it
 /// (kspd_sparse_mpi_groups.hpp), since two processes on one GPU only time-slice it and a
 /// split between them adds transfers and nothing else. Only leaders own supernodes; the
-/// other ranks send their entries of A, agree on the result and errors, and hold no rows
-/// in the solve. One group (every rank on one device): rank 0 runs the one-rank engine,
+/// other ranks send their entries of A, agree on the result and errors (waiting asleep,
+/// Impl::quiet_barrier, not polling a core), and hold no rows in the solve. One group (every rank on one device): rank 0 runs the one-rank engine,
 /// resident, on the whole tree, and solves on its device. Several groups: the top-rank map
 /// (MpiLayout::top) over the leaders puts every separator on rank 0; each other leader
 /// factors its local subtrees in one resident run and sends its contributions to the
@@ -262,6 +262,7 @@ class DistributedCholesky {
       Impl::MpiSolve<Scalar>(*symbolic_, layout_, comm_, engine_ ? engine_->values() : nullptr, loc_off_, stats_)
           .solve(X, size_type(local_rows_.size()), nrhs);
     else if (rank_ == 0) engine_solve(X, nrhs);  // (the other ranks hold no rows)
+    if (layout_.leaders.size() < size_t(nranks_)) Impl::quiet_barrier(comm_, layout_.idle(rank_));
     stats_.solve_seconds = MPI_Wtime() - t0;
   }
 
@@ -509,6 +510,7 @@ class DistributedCholesky {
       top_.reset();
       engine_.reset();
     }
+    if (layout_.leaders.size() < size_t(nranks_)) Impl::quiet_barrier(comm_, idle);  // (idle ranks: no polling)
     Impl::agree_error(comm_, err);
     std::int64_t col = -1;
     if (f.failed()) col = std::int64_t(S.perm[size_t(S.snodes[size_t(f.snode)].first_col + f.col)]);
