@@ -214,8 +214,9 @@ TEST(SparseMpiEngine, NotPositiveDefiniteInALocalSubtreeAndInASeparator) {
 // their rank, every separator is on rank 0; the factor and solution equal the
 // single-process solver's with the input on rank 0 and distributed by columns, in double
 // and float, with narrow supernodes (a top separator of many chunks); each other rank sends
-// at most one message (every rank on a device of its own). A failing pivot in a separator (on rank 0) and in rank 2's local
-// subtree (the last rank with fewer ranks) gives the same column on every rank.
+// at most one message (every rank on a device of its own). A failing pivot in a separator
+// (on rank 0) and in rank 2's local subtree (the last rank with fewer ranks) gives the same
+// column on every rank.
 TEST(SparseMpiEngine, ResidentOffloadFactorsEverySeparatorOnRankZero) {
   const ScopedDeviceIds own(own_devices());  // (a device build whose ranks share a GPU: still the map over ranks)
   const int P = size_of_world(), target = std::min(2, P - 1);
