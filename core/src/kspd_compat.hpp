@@ -7,6 +7,7 @@
 #include <Kokkos_Core.hpp>
 #include <KokkosBlas3_gemm.hpp>
 
+#include <cstdint>
 #include <string>
 #include <type_traits>
 
@@ -85,6 +86,39 @@ inline constexpr bool is_cuda_exec_v = std::is_same<ExecSpace, Kokkos::Cuda>::va
 template <class ExecSpace>
 inline constexpr bool is_cuda_exec_v = false;
 #endif
+
+/// A number naming the physical device that an instance of ExecSpace runs on, the same
+/// in every process of a node that uses that device; -1 for a host space (no device).
+/// CUDA: the PCI domain, bus and device of the instance's GPU, so two processes that see
+/// one GPU under different CUDA_VISIBLE_DEVICES numbers still agree. Other device
+/// backends: Kokkos' device id (Kokkos 4.1+; 0 before), which numbers the devices within
+/// the process only.
+template <class ExecSpace>
+std::int64_t device_identity(const ExecSpace& exec) {
+  if constexpr (is_host_exec_v<ExecSpace>) {
+    (void)exec;
+    return -1;
+  }
+#ifdef KOKKOS_ENABLE_CUDA
+  else if constexpr (is_cuda_exec_v<ExecSpace>) {
+    const int dev = exec.cuda_device();
+    int dom = 0, bus = 0, slot = 0;
+    if (cudaDeviceGetAttribute(&dom, cudaDevAttrPciDomainId, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&bus, cudaDevAttrPciBusId, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&slot, cudaDevAttrPciDeviceId, dev) != cudaSuccess)
+      return dev;  // (no PCI location: the device number)
+    return (std::int64_t(dom) << 16) | (std::int64_t(bus) << 8) | std::int64_t(slot);
+  }
+#endif
+  else {
+    (void)exec;
+#if KOKKOS_VERSION >= 40100
+    return Kokkos::device_id();
+#else
+    return 0;
+#endif
+  }
+}
 
 /// Math functions moved from Kokkos::Experimental to Kokkos in 3.7 (and left Experimental
 /// in 4.x): kspd::compat::sqrt, exp, log, sin, cos, fabs work in kernels on both.

@@ -61,31 +61,19 @@ inline int device_for_rank(MPI_Comm comm) {
 #endif
 }
 
-/// The ranks of this node that share this rank's GPU (device_for_rank's mapping; 1 without
-/// CUDA).
-inline int ranks_per_device(MPI_Comm comm) {
-#ifdef KOKKOS_ENABLE_CUDA
-  MPI_Comm node;
-  KSPD_MPI_SAFE_CALL(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  int r = 0, n = 1, count = 0;
-  KSPD_MPI_SAFE_CALL(MPI_Comm_rank(node, &r));
-  KSPD_MPI_SAFE_CALL(MPI_Comm_size(node, &n));
-  KSPD_MPI_SAFE_CALL(MPI_Comm_free(&node));
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count <= 0) return 1;
-  return n / count + (r % count < n % count ? 1 : 0);
-#else
-  (void)comm;
-  return 1;
-#endif
-}
-
 /// gpu_run_defaults for the distributed drivers (collective): wider supernodes, and a
-/// device budget of 85 % of the free GPU memory shared by the ranks on that GPU, unless given.
+/// device budget of 85 % of the free GPU memory, unless given; shared by the ranks on that
+/// GPU for the top-of-tree placement (every rank uses its GPU), whole for the resident one
+/// (the map is over devices: one rank per GPU uses it, kspd_sparse_mpi_groups.hpp).
 inline void mpi_gpu_run_defaults(MPI_Comm comm, Options& opt, bool max_supernode_given, bool memory_limit_given) {
   const std::int64_t before = opt.offload.device_memory_limit;
   gpu_run_defaults(opt, max_supernode_given, memory_limit_given);
-  const int share = ranks_per_device(comm);
-  if (opt.offload.device_memory_limit != before && share > 1) opt.offload.device_memory_limit /= share;
+  int rank = 0;  // the ranks that share this rank's device (its device group; 1 without a device)
+  KSPD_MPI_SAFE_CALL(MPI_Comm_rank(comm, &rank));
+  const DeviceGroups g = find_device_groups(comm, Kokkos::DefaultExecutionSpace());
+  const int share = int(std::count(g.group.begin(), g.group.end(), g.group[size_t(rank)]));
+  if (opt.offload.device_memory_limit != before && share > 1 && opt.offload.placement != Offload::Placement::Resident)
+    opt.offload.device_memory_limit /= share;
 }
 
 /// Rank 0 prints the device of every rank (collective), with the MPI library's CUDA-aware
@@ -164,8 +152,8 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
       bad = 1;
     }
     if (!bad)
-      std::printf("kspd-solve (distributed, %d ranks, %s): %s n = %ld, nnz(A, lower) = %ld, precision %s, offload %s\n",
-                  P, "fan-in", A.name.c_str(), long(A.n), long(A.nnz()), sizeof(Scalar) == 4 ? "float" : "double",
+      std::printf("kspd-solve (distributed, %d ranks): %s n = %ld, nnz(A, lower) = %ld, precision %s, offload %s\n",
+                  P, A.name.c_str(), long(A.n), long(A.nnz()), sizeof(Scalar) == 4 ? "float" : "double",
                   opt.offload.any() ? "on" : "off");
   }
   KSPD_MPI_SAFE_CALL(MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD));
@@ -180,7 +168,15 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
   chol.analyze(A);
   const double t_an = MPI_Wtime() - t;
   const auto& as = chol.symbolic().stats;
-  if (rank == 0) std::printf("analyse  %8.3f s  %s\n", t_an, as.summary().c_str());
+  if (rank == 0) {
+    const Impl::MpiLayout& L = chol.layout();
+    std::printf("analyse  %8.3f s  %s\n", t_an, as.summary().c_str());
+    std::printf("map      %s; %d of %d ranks own supernodes\n",
+                L.single() ? "one device group: rank 0 runs the one-rank engine"
+                : L.top    ? "top-rank map over the device groups' leaders"
+                           : "fan-in over the ranks",
+                int(L.leaders.size()), P);
+  }
   for (int round = 0; round <= pb.refactor; ++round) {
     KSPD_MPI_SAFE_CALL(MPI_Barrier(MPI_COMM_WORLD));
     t = MPI_Wtime();
@@ -197,9 +193,10 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
     KSPD_MPI_SAFE_CALL(MPI_Allreduce(&tf, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
     if (rank == 0)
       std::printf("%-8s %8.3f s  %.3e flops, %.2f GFLOP/s on %d ranks x %d threads (distribute %.3f s; rank 0: engine "
-                  "%.3f s)\n",
+                  "%.3f s, rest of factor %.3f s)\n",
                   round ? "refactor" : "factor", tmax, as.flops, as.flops / tmax * 1e-9, P, chol.stats().host_threads,
-                  chol.stats().distribute_seconds, chol.stats().local_seconds);
+                  chol.stats().distribute_seconds, chol.stats().local_seconds,
+                  chol.stats().factor_seconds - chol.stats().local_seconds);
   }
   const size_type n = chol.n(), k = pb.nrhs;
   std::vector<Scalar> X, B, W;

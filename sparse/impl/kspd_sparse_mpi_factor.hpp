@@ -54,20 +54,22 @@ struct MpiFactorResult {
 
 /// Collective: the pivot failure with the smallest column over the ranks (failed: this
 /// rank knows of one at column col, 0-based in the input's numbering, found by fail_rank),
-/// the same outcome on every rank.
+/// the same outcome on every rank. One rank: no MPI call (the one-rank factorization has none).
 inline MpiFactorResult agree_pivot_failure(MPI_Comm comm, bool failed, std::int64_t col, double pivot, int fail_rank) {
   int rank = 0, nranks = 1;
   KSPD_MPI_SAFE_CALL(MPI_Comm_rank(comm, &rank));
   KSPD_MPI_SAFE_CALL(MPI_Comm_size(comm, &nranks));
   MpiFactorResult res;
-  std::int64_t mine = failed ? col : std::numeric_limits<std::int64_t>::max(), mincol = 0;
-  KSPD_MPI_SAFE_CALL(MPI_Allreduce(&mine, &mincol, 1, MPI_INT64_T, MPI_MIN, comm));
+  std::int64_t mine = failed ? col : std::numeric_limits<std::int64_t>::max(), mincol = mine;
+  if (nranks > 1) KSPD_MPI_SAFE_CALL(MPI_Allreduce(&mine, &mincol, 1, MPI_INT64_T, MPI_MIN, comm));
   if (mincol == std::numeric_limits<std::int64_t>::max()) return res;
   // The lowest rank that knows the failure with the smallest column tells the pivot.
   int me = failed && col == mincol ? rank : nranks, root = 0;
-  KSPD_MPI_SAFE_CALL(MPI_Allreduce(&me, &root, 1, MPI_INT, MPI_MIN, comm));
   double info[2] = {pivot, double(fail_rank)};
-  KSPD_MPI_SAFE_CALL(MPI_Bcast(info, 2, MPI_DOUBLE, root, comm));
+  if (nranks > 1) {
+    KSPD_MPI_SAFE_CALL(MPI_Allreduce(&me, &root, 1, MPI_INT, MPI_MIN, comm));
+    KSPD_MPI_SAFE_CALL(MPI_Bcast(info, 2, MPI_DOUBLE, root, comm));
+  }
   std::ostringstream os;
   os << "kspd::sparse::DistributedCholesky::factorize: the matrix is not positive definite: pivot " << info[0]
      << " at column " << mincol << " (0-based, the input's numbering), found on rank " << int(info[1]) << " of " << nranks;
@@ -114,6 +116,12 @@ struct MpiFaultInjection {
 inline MpiFaultInjection& mpi_fault_injection() {
   static MpiFaultInjection f;
   return f;
+}
+/// A rank that owns no supernode (MpiLayout::idle) runs no task: the fault injection of
+/// tests throws at the start of its factorization instead.
+inline void idle_rank_fault(int rank) {
+  if (mpi_fault_injection().rank == rank)
+    throw Error("kspd::sparse (MPI): injected failure on rank " + std::to_string(rank) + ", which owns no supernode");
 }
 
 /// Which panels travel in the fan-in, for one rank (MpiLayout::rank), from the analysis

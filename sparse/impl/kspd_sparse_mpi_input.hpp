@@ -14,6 +14,7 @@
 #include "kspd_sparse_csc.hpp"
 #include "kspd_sparse_mpi_error.hpp"
 #include "kspd_sparse_options.hpp"
+#include "kspd_sparse_symbolic.hpp"
 
 namespace kspd::sparse {
 
@@ -47,6 +48,15 @@ inline void check_matrix(const CscMatrix<Scalar>& A) {
                                                                                       << A.rowind.size() << " entries, values "
                                                                                       << A.values.size());
   check_rows(n, 0, n, A.colptr.data(), A.rowind.data());
+}
+/// Rank 0's A against the analysis S: the same pattern, one value per entry.
+template <class Scalar>
+inline void check_values(const Symbolic& S, const CscMatrix<Scalar>& A) {
+  KSPD_REQUIRE(S.same_pattern(A.n, A.colptr, A.rowind), InvalidArgument,
+               "kspd::sparse::DistributedCholesky::factorize: A's pattern differs from the analysed one");
+  KSPD_REQUIRE(A.values.size() == A.rowind.size(), InvalidArgument,
+               "kspd::sparse::DistributedCholesky::factorize: A has " << A.values.size() << " values for "
+                                                                      << A.rowind.size() << " entries");
 }
 /// One rank's DistributedColumns, by themselves (the ranges together are checked after
 /// they are gathered).

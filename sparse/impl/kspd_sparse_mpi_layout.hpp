@@ -13,6 +13,10 @@
 /// The top-rank map (device offload with several ranks, kspd_sparse_mpi_top.hpp): the
 /// local subtrees as above, every separator on rank 0 (kTopRank), whose device factors
 /// them in one resident run.
+/// Over device groups (kspd_sparse_mpi_groups.hpp: the ranks that share one device, for
+/// the resident placement): the map above over the G groups, each group's part on its
+/// leader; the other ranks own nothing. With one group the leader (rank 0) owns every
+/// supernode: the one-rank engine, with no fan-in (single()).
 
 #include <mpi.h>
 
@@ -28,6 +32,7 @@
 #include "kspd_error.hpp"
 #include "kspd_sparse_mpi_chunked.hpp"
 #include "kspd_sparse_mpi_error.hpp"
+#include "kspd_sparse_mpi_groups.hpp"
 #include "kspd_sparse_options.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
@@ -133,64 +138,71 @@ inline std::vector<int> subtree_map(const Symbolic& S, int P, std::vector<std::p
 /// The owner of every supernode, the same on every rank.
 struct MpiLayout {
   int rank = 0, nranks = 1;
-  std::vector<int> home;   ///< per supernode: its local subtree's rank, -1: separator
-  std::vector<int> owner;  ///< per supernode: the rank that factors it and holds its panel
+  std::vector<int> home;     ///< per supernode: its local subtree's rank, -1: separator
+  std::vector<int> owner;    ///< per supernode: the rank that factors it and holds its panel
+  std::vector<int> leaders;  ///< the ranks that may own supernodes (ascending): every rank, or the device groups' leaders
   std::uint64_t map_hash = 0;  ///< of the given map's value for every supernode (0: none given)
   bool top = false;            ///< the top-rank map: every separator on kTopRank
   static constexpr int kTopRank = 0;
 
   /// Local subtrees (DistributedOptions::local_subtrees) whole on their rank; each
   /// separator on kTopRank (top_rank), else by DistributedOptions::map, or cyclically over
-  /// the separators of its rank range in postorder (file comment).
-  void build(const Symbolic& S, const DistributedOptions& opt, int me, int P, bool top_rank = false) {
+  /// the separators of its rank range in postorder (file comment). With groups (device
+  /// groups; null: every rank its own) the map is over the groups (the proportional
+  /// mapping's and a given map's "ranks" are groups) and each group's part goes to its leader.
+  void build(const Symbolic& S, const DistributedOptions& opt, int me, int P, bool top_rank = false,
+             const DeviceGroups* groups = nullptr) {
     rank = me;
     nranks = P;
-    top = top_rank && P > 1;
+    leaders = groups ? groups->leaders : DeviceGroups::identity(P).leaders;
+    KSPD_REQUIRE(!leaders.empty() && leaders.front() == 0 && leaders.back() < P, Error,
+                 "kspd::sparse: internal error: the device groups do not fit " << P << " ranks");
+    const int G = int(leaders.size());
+    top = top_rank && G > 1;
     const size_type ns = size_type(S.snodes.size());
-    std::vector<std::pair<int, int>> range;
-    if (opt.local_subtrees) home = subtree_map(S, P, &range);
+    std::vector<std::pair<int, int>> range;  // (in groups)
+    if (opt.local_subtrees) home = subtree_map(S, G, &range);
     else {
       home.assign(size_t(ns), -1);
-      range.assign(size_t(ns), {0, P});
+      range.assign(size_t(ns), {0, G});
     }
     owner.assign(size_t(ns), 0);
     map_hash = 0;
-    std::map<std::pair<int, int>, int> next;  // per rank range: the next separator's offset
+    std::map<std::pair<int, int>, int> next;  // per group range: the next separator's offset
     for (size_type s = 0; s < ns; ++s) {
       const int h = home[size_t(s)];
       int r = h;
       if (opt.map) {
         // A given map is checked on every supernode, also where a local subtree overrides
         // it (its errors do not depend on the number of ranks).
-        const int m = opt.map(s, P);
-        KSPD_REQUIRE(m >= 0 && m < P, InvalidArgument,
+        const int m = opt.map(s, G);
+        KSPD_REQUIRE(m >= 0 && m < G, InvalidArgument,
                      "kspd::sparse::DistributedCholesky: the map returned rank " << m << " for supernode " << s << " with "
-                                                                                  << P << " ranks");
+                                                                                  << G << " ranks");
         map_hash = (map_hash ^ std::uint64_t(m)) * 1099511628211ull;
         if (h < 0) r = m;
       }
       if (top && h < 0) {
-        r = kTopRank;
+        r = 0;  // (group 0: kTopRank leads it)
       } else if (!opt.map && h < 0) {
         const auto rg = range[size_t(s)];
         r = rg.first + next[rg]++ % rg.second;
       }
-      owner[size_t(s)] = r;
+      owner[size_t(s)] = leaders[size_t(r)];
+      if (h >= 0) home[size_t(s)] = leaders[size_t(h)];
     }
   }
+  /// One group (several ranks on one device, or one rank): its leader, rank 0, owns
+  /// every supernode and runs the one-rank engine.
+  bool single() const { return leaders.size() == 1; }
+  /// Whether rank r owns no supernode by construction (not a leader).
+  bool idle(int r) const { return !std::binary_search(leaders.begin(), leaders.end(), r); }
   /// The supernodes rank h owns (a SnodeSubset).
   SnodeSubset subset_of(int h) const {
     SnodeSubset m(owner.size(), 0);
     for (size_t s = 0; s < owner.size(); ++s) m[s] = owner[s] == h;
     return m;
   }
-  /// The supernodes of rank h's local subtrees (a SnodeSubset closed downwards).
-  SnodeSubset subtrees_of(int h) const {
-    SnodeSubset m(home.size(), 0);
-    for (size_t s = 0; s < home.size(); ++s) m[s] = home[s] == h;
-    return m;
-  }
-  bool separator(size_type s) const { return home[size_t(s)] < 0; }
   /// The owner of block b (its supernode's).
   int block_owner(const Symbolic& S, size_type b) const { return owner[size_t(S.blocks[size_t(b)].snode)]; }
   bool local_block(const Symbolic& S, size_type b) const { return block_owner(S, b) == rank; }

@@ -23,6 +23,8 @@
 ///  - top_drain() receives every header not yet received (and drops the payload), after
 ///    any outcome, so no message is left behind before the collectives that agree on the
 ///    result.
+/// With device groups (kspd_sparse_mpi_groups.hpp) only the leaders take part: a rank
+/// that shares its leader's device owns nothing, runs nothing and sends nothing.
 /// Fault injection of tests (mpi_fault_injection: rank, after_tasks) throws before level
 /// after_tasks of that rank's run.
 
@@ -90,14 +92,13 @@ inline void top_send_abort(MPI_Comm comm) {
 }
 
 /// The top rank, after its run whatever the outcome: the header (and payload, dropped) of
-/// every other rank whose message was not received (received: per rank; empty: none).
+/// every other leader whose message was not received (received: per rank; empty: none).
+/// A rank that owns nothing (MpiLayout::idle) sends nothing.
 template <class Scalar>
-void top_drain(MPI_Comm comm, std::vector<char> received) {
-  int P = 1;
-  KSPD_MPI_SAFE_CALL(MPI_Comm_size(comm, &P));
-  received.resize(size_t(P), 0);
+void top_drain(MPI_Comm comm, const MpiLayout& L, std::vector<char> received) {
+  received.resize(size_t(L.nranks), 0);
   std::vector<Scalar> drop;
-  for (int r = 0; r < P; ++r) {
+  for (int r : L.leaders) {
     if (r == MpiLayout::kTopRank || received[size_t(r)]) continue;
     std::int64_t hdr[2] = {0, 0};
     KSPD_MPI_SAFE_CALL(MPI_Recv(hdr, 2, MPI_INT64_T, r, kTagTop, comm, MPI_STATUS_IGNORE));

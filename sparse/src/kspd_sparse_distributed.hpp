@@ -34,14 +34,21 @@
 /// factors the whole tree in any placement (host workers, resident on the GPU, top of the
 /// tree) and solves (on the device for the resident placement). With more ranks and
 /// DistributedOptions::engine.offload on (placement Resident, the resident factor within
-/// every rank's Offload::device_memory_limit): the top-rank map (MpiLayout::top) puts every
-/// separator on rank 0; each other rank factors its local subtrees in one resident run and
-/// sends its contributions to the separators once, packed on its device; rank 0 factors its
-/// subtrees and all separators in ONE resident run whose level hook adds the contributions
-/// on the device as the levels that need them come (Impl::TopFanIn,
-/// kspd_sparse_mpi_top.hpp). No host worker takes part. Otherwise (offload off, placement
-/// TopOfTree, or a resident factor over the budget with fallback cpu) every rank runs host
-/// workers with the fan-in transport on the round-robin map.
+/// every rank's Offload::device_memory_limit) the map is over devices, not ranks: ranks on
+/// one node that share a device form a group whose lowest rank leads it
+/// (kspd_sparse_mpi_groups.hpp), since two processes on one GPU only time-slice it and a
+/// split between them adds transfers and nothing else. Only leaders own supernodes; the
+/// other ranks send their entries of A, agree on the result and errors (waiting asleep,
+/// Impl::quiet_barrier, not polling a core), and hold no rows in the solve. One group (every rank on one device): rank 0 runs the one-rank engine,
+/// resident, on the whole tree, and solves on its device. Several groups: the top-rank map
+/// (MpiLayout::top) over the leaders puts every separator on rank 0; each other leader
+/// factors its local subtrees in one resident run and sends its contributions to the
+/// separators once, packed on its device; rank 0 factors its subtrees and all separators in
+/// ONE resident run whose level hook adds the contributions on the device as the levels
+/// that need them come (Impl::TopFanIn, kspd_sparse_mpi_top.hpp). No host worker takes
+/// part. Otherwise (offload off, placement TopOfTree, or a resident factor over the budget
+/// with fallback cpu) every rank runs host workers with the fan-in transport on the
+/// round-robin map over the ranks.
 /// All member functions except the accessors are collective over the communicator, which
 /// is duplicated so the library's messages never meet the application's.
 /// A matrix that is not positive definite makes every rank throw the same
@@ -73,6 +80,7 @@
 #include "kspd_sparse_mpi_distribute.hpp"
 #include "kspd_sparse_mpi_error.hpp"
 #include "kspd_sparse_mpi_factor.hpp"
+#include "kspd_sparse_mpi_groups.hpp"
 #include "kspd_sparse_mpi_input.hpp"
 #include "kspd_sparse_mpi_layout.hpp"
 #include "kspd_sparse_mpi_solve.hpp"
@@ -106,6 +114,7 @@ class DistributedCholesky {
     KSPD_MPI_SAFE_CALL(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
     KSPD_MPI_SAFE_CALL(MPI_Comm_rank(comm_, &rank_));
     KSPD_MPI_SAFE_CALL(MPI_Comm_size(comm_, &nranks_));
+    groups_ = Impl::find_device_groups(comm_, DevExec());
   }
   ~DistributedCholesky() {
     int finalized = 0;  // a destructor does not throw: a failure leaves the communicator
@@ -169,8 +178,10 @@ class DistributedCholesky {
     if (!symbolic_) analyze(A);
     const auto t0 = MPI_Wtime();
     const Impl::Symbolic& S = *symbolic_;
-    if (nranks_ == 1) {  // the engine reads A's values in place, as the single-process solver does
-      Impl::agree(comm_, [&] { check_values(A); });
+    if (layout_.single()) {  // rank 0's engine reads A's values in place, as the single-process solver does
+      Impl::agree(comm_, [&] {
+        if (rank_ == 0) Impl::check_values(*symbolic_, A);
+      });
       stats_.distribute_seconds = MPI_Wtime() - t0;
       return factor(A.values.data());
     }
@@ -186,7 +197,7 @@ class DistributedCholesky {
     Impl::agree(comm_, [&] {
       if (!in_place) mine.resize(my_entries_.size());
       if (rank_ != 0) return;
-      check_values(A);
+      Impl::check_values(*symbolic_, A);
       sendbuf.resize(size_t(displs.back() + counts.back()));
       const size_type skip = layout_.top ? entry_count_[0] : 0;  // (rank 0's: in place)
       for (size_t q = 0; q < sendbuf.size(); ++q) sendbuf[q] = A.values[size_t(entries_by_rank_[q + size_t(skip)])];
@@ -195,15 +206,6 @@ class DistributedCholesky {
     if (!in_place) assemble(mine);
     stats_.distribute_seconds = MPI_Wtime() - t0;
     return factor(in_place ? A.values.data() : nullptr);
-  }
-
-  /// Rank 0's A against the analysis: the same pattern, one value per entry.
-  void check_values(const CscMatrix<Scalar>& A) const {
-    KSPD_REQUIRE(symbolic_->same_pattern(A.n, A.colptr, A.rowind), InvalidArgument,
-                 "kspd::sparse::DistributedCholesky::factorize: A's pattern differs from the analysed one");
-    KSPD_REQUIRE(A.values.size() == A.rowind.size(), InvalidArgument,
-                 "kspd::sparse::DistributedCholesky::factorize: A has " << A.values.size() << " values for "
-                                                                        << A.rowind.size() << " entries");
   }
 
   /// factorize_info for A distributed by columns. The ranks' column ranges must be
@@ -217,7 +219,7 @@ class DistributedCholesky {
     const auto& colptr = symbolic_->a_colptr;
     const std::vector<Scalar> recv = Impl::route_values(comm_, A.values.data(), entry_owner_,
                                                         colptr[size_t(A.col_begin)], colptr[size_t(A.col_end)]);
-    assemble(recv);
+    if (!layout_.idle(rank_)) assemble(recv);
     stats_.distribute_seconds = MPI_Wtime() - t0;
     return factor();
   }
@@ -248,8 +250,9 @@ class DistributedCholesky {
 
   /// Solves with the right-hand side distributed by rows: X holds local_rows().size() x
   /// nrhs values (column-major), B's rows in, X's rows out. nrhs must be the same on every rank.
-  /// With one rank the engine solves (its factor stays where it was computed: on the device
-  /// for the resident placement); with more, Impl::MpiSolve on the engines' panels.
+  /// With one rank (or one device group) rank 0's engine solves (its factor stays where it
+  /// was computed: on the device for the resident placement); with more, Impl::MpiSolve on
+  /// the engines' panels.
   void solve_local(Scalar* X, size_type nrhs) {
     KSPD_REQUIRE(factored_, InvalidArgument, "kspd::sparse::DistributedCholesky::solve: call factorize first");
     std::int64_t mm[2] = {-nrhs, nrhs}, g[2] = {0, 0};
@@ -262,10 +265,11 @@ class DistributedCholesky {
                    "kspd::sparse::DistributedCholesky::solve_local: X is null with " << local_rows_.size() << " local rows");
     });
     const auto t0 = MPI_Wtime();
-    if (nranks_ == 1) engine_solve(X, nrhs);
-    else
-      Impl::MpiSolve<Scalar>(*symbolic_, layout_, comm_, engine_->values(), loc_off_, stats_)
+    if (!layout_.single())
+      Impl::MpiSolve<Scalar>(*symbolic_, layout_, comm_, engine_ ? engine_->values() : nullptr, loc_off_, stats_)
           .solve(X, size_type(local_rows_.size()), nrhs);
+    else if (rank_ == 0) engine_solve(X, nrhs);  // (the other ranks hold no rows)
+    if (layout_.leaders.size() < size_t(nranks_)) Impl::quiet_barrier(comm_, layout_.idle(rank_));
     stats_.solve_seconds = MPI_Wtime() - t0;
   }
 
@@ -352,13 +356,14 @@ class DistributedCholesky {
       o.user_permutation = std::move(perm);
       sym = std::make_unique<Impl::Symbolic>(Impl::analyse(P, o));
     });
-    // Device offload with several ranks: the top-rank map (every separator on rank 0's
-    // device) when the resident factor fits every rank's budget (file comment).
+    // Device offload with several ranks: the map over the device groups, the top-rank map
+    // (every separator on rank 0's device) over several, when the resident factor fits
+    // every rank's budget (file comment).
     const Offload& off = opt_.engine.offload;
     int fits = nranks_ > 1 && off.any() && off.placement == Offload::Placement::Resident &&
                Impl::ResidentFactor<Scalar, DevExec>::bytes_needed(*sym) <= double(off.device_memory_limit);
     KSPD_MPI_SAFE_CALL(MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, comm_));
-    Impl::agree(comm_, [&] { layout.build(*sym, opt_, rank_, nranks_, fits != 0); });
+    Impl::agree(comm_, [&] { layout.build(*sym, opt_, rank_, nranks_, fits != 0, fits ? &groups_ : nullptr); });
     // The same owners on every rank (a given map must not depend on the calling rank).
     std::uint64_t h = 1469598103934665603ull, h0 = 0;
     for (int o : layout.owner) h = (h ^ std::uint64_t(o)) * 1099511628211ull;
@@ -430,7 +435,8 @@ class DistributedCholesky {
     const int threads = Impl::rank_threads(comm_, opt_.engine.threads);
     engine_opt_ = opt_.engine;
     engine_opt_.threads = threads;
-    const bool top = layout_.top, fanin = nranks_ > 1 && !top;
+    const bool top = layout_.top, fanin = !layout_.single() && !top;
+    const bool idle = layout_.idle(rank_);  // (a rank sharing its leader's device: no engine)
     bool device_fallback = false;
     if (fanin && opt_.engine.offload.any()) {
       // More ranks without the top-rank map (placement TopOfTree, or a resident factor over
@@ -461,12 +467,13 @@ class DistributedCholesky {
     stats_.fanin_messages = 0;
     const DevExec exec;
     Impl::LocalError err = Impl::LocalError::capture([&] {
+      if (idle) return Impl::idle_rank_fault(rank_);
       if (top_) top_->begin();  // (first: a rank that fails below still drains every message)
       // every rank gets a transport first: one whose engine fails still tells the others
       if (fanin) transport = std::make_unique<Impl::MpiTransport<Scalar, Engine>>(S, layout_, plan_, comm_, stats_);
       if (!engine_) {
         top_.reset();
-        engine_ = std::make_unique<Engine>(S, engine_opt_, nranks_ > 1 ? layout_.subset_of(rank_) : Impl::SnodeSubset{});
+        engine_ = std::make_unique<Engine>(S, engine_opt_, layout_.single() ? Impl::SnodeSubset{} : layout_.subset_of(rank_));
         if (top)
           top_ = std::make_unique<Impl::TopFanIn<Scalar, DevExec>>(S, layout_, plan_, comm_,
                                                                     engine_->resident_factor().schedule());
@@ -499,9 +506,9 @@ class DistributedCholesky {
       });
       if (!err) err = late;
       if (transport) transport->finish(err || f.failed());  // collective
-    } else if (top) {  // the top rank receives what is left; another rank that failed first says so
+    } else if (top && !idle) {  // the top rank receives what is left; another leader that failed first says so
       Impl::LocalError late = Impl::LocalError::capture([&] {
-        if (rank_ == layout_.kTopRank) Impl::top_drain<Scalar>(comm_, top_ ? top_->received() : std::vector<char>());
+        if (rank_ == layout_.kTopRank) Impl::top_drain<Scalar>(comm_, layout_, top_ ? top_->received() : std::vector<char>());
         else if (!sent) Impl::top_send_abort(comm_);
       });
       if (!err) err = late;
@@ -512,11 +519,11 @@ class DistributedCholesky {
       top_.reset();
       engine_.reset();
     }
+    if (layout_.leaders.size() < size_t(nranks_)) Impl::quiet_barrier(comm_, idle);  // (idle ranks: no polling)
     Impl::agree_error(comm_, err);
     std::int64_t col = -1;
     if (f.failed()) col = std::int64_t(S.perm[size_t(S.snodes[size_t(f.snode)].first_col + f.col)]);
-    const Impl::MpiFactorResult res =
-        nranks_ > 1 ? Impl::agree_pivot_failure(comm_, col >= 0, col, f.pivot, rank_) : one_rank_result(col, f.pivot);
+    const Impl::MpiFactorResult res = Impl::agree_pivot_failure(comm_, col >= 0, col, f.pivot, rank_);
     stats_.local_seconds = es.seconds;
     for (int i = 0; i < 3; ++i) {
       stats_.host_ops[i] = es.host_ops[i];
@@ -538,18 +545,6 @@ class DistributedCholesky {
     fail_message_ = res.message;
     factored_ = res.info == 0;
     return res.info;
-  }
-  /// One rank: the engine's failure as the agreed result (no MPI call).
-  Impl::MpiFactorResult one_rank_result(std::int64_t col, double pivot) const {
-    Impl::MpiFactorResult r;
-    if (col < 0) return r;
-    std::ostringstream os;
-    os << "kspd::sparse::DistributedCholesky::factorize: the matrix is not positive definite: pivot " << pivot
-       << " at column " << col << " (0-based, the input's numbering), found on rank 0 of 1";
-    r.info = size_type(col + 1);
-    r.pivot = pivot;
-    r.message = os.str();
-    return r;
   }
   void require_spd_on_every_rank(size_type info) const {
     if (info != 0) throw NotPositiveDefinite(fail_message_, info, fail_pivot_);
@@ -594,6 +589,7 @@ class DistributedCholesky {
   std::unique_ptr<Impl::TopFanIn<Scalar, DevExec>> top_;    ///< the top-rank map: this rank's copy plan (with engine_)
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, nranks_ = 1;
+  Impl::DeviceGroups groups_;  ///< the ranks that share a device (from the constructor)
   std::unique_ptr<Impl::Symbolic> symbolic_;
   Impl::MpiLayout layout_;
   Impl::FanInPlan plan_;

@@ -98,8 +98,11 @@ struct DistributedOptions {
   /// the same on every rank; threads are each rank's (threads = 0: the node's cores shared
   /// among the ranks on it; more than 1 needs MPI_THREAD_FUNNELED). offload: with one rank,
   /// the engine's placement as in one process; with more and placement Resident (the factor
-  /// within the budget), each rank's local subtrees resident on its device and every
-  /// separator resident on rank 0's device, fed with the other ranks' contributions; with
+  /// within the budget), the map is over devices: of the ranks that share a device only the
+  /// lowest owns supernodes (all on one device: rank 0 runs the one-rank engine); each such
+  /// rank's local subtrees resident on its device and every separator resident on rank 0's
+  /// device, fed with the other ranks' contributions (the map below then gets, and
+  /// returns, device groups in place of ranks, numbered by their lowest rank); with
   /// more and placement TopOfTree (or over the budget, fallback cpu), host workers on every
   /// rank (the fan-in transport needs host panels).
   Options engine;

@@ -242,8 +242,9 @@ TEST(SparseMpi, ChunkedTransfersAtSmallChunkSizes) {
 /// Device offload settings: everything on the device (thresholds 0: resident), or mixed:
 /// supernodes of >= 16 columns or with an update of >= 4096 multiply-adds on the device
 /// beside host workers (top-of-tree placement). One rank: the engine runs in that placement;
-/// more: resident, the top-rank map (local subtrees on each rank's device, every separator
-/// on rank 0's); the top of the tree, host workers on every rank.
+/// more: resident, the map over device groups (ranks sharing one GPU: rank 0's one-rank
+/// engine; else the top-rank map: local subtrees on each rank's device, every separator on
+/// rank 0's); the top of the tree, host workers on every rank.
 ks::DistributedOptions offload_options(bool force) {
   ks::DistributedOptions opt;
   if (force) {

@@ -273,6 +273,7 @@ TEST(SparseMpi, ErrorInsideTheFactorizationIsThrownOnEveryRank) {
 TEST(SparseMpi, ErrorInsideTheOffloadedFactorizationIsThrownOnEveryRank) {
   namespace KI = kspd::sparse::Impl;
   if (world_size() < 2) GTEST_SKIP() << "needs two ranks";
+  const ScopedDeviceIds own(own_devices());  // (ranks sharing a GPU: still the top-rank map over the ranks)
   const auto A = ks::laplacian_3d<double>(6, 5, 7);
   struct Case {
     int rank;
