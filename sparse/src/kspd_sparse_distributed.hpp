@@ -153,8 +153,7 @@ class DistributedCholesky {
     analyse_pattern(nn[0], colptr, rowind);
   }
 
-  /// Analysis of A's pattern, A distributed by columns (the ranges as in factorize); with
-  /// `always` false, only when the pattern differs from the analysed one.
+  /// Analysis of A's pattern, A distributed by columns (with `always` false: a new pattern only).
   void analyze(const DistributedColumns<Scalar>& A, bool always = true) {
     Impl::agree(comm_, [&] { Impl::check_columns(A); });
     size_type n = 0;
@@ -185,10 +184,9 @@ class DistributedCholesky {
       stats_.distribute_seconds = MPI_Wtime() - t0;
       return factor(A.values.data());
     }
-    // Each rank gets the entries of its supernodes' panels, through the per-rank entry
-    // lists of the analysis (no pass over the pattern here). The top-rank map: rank 0 owns
-    // every separator and holds A, so its engine reads A in place, as one rank does (the
-    // entries of other ranks' subtrees land in panels it neither factors nor reads).
+    // Each rank gets its panels' entries through the analysis' per-rank entry lists. The
+    // top-rank map: rank 0 owns every separator and holds A, so its engine reads A in place
+    // (the entries of other ranks' subtrees land in panels it neither factors nor reads).
     const bool in_place = layout_.top && rank_ == 0;
     std::vector<std::int64_t> counts(entry_count_), displs(size_t(nranks_), 0);
     if (layout_.top) counts[0] = 0;
@@ -208,17 +206,15 @@ class DistributedCholesky {
     return factor(in_place ? A.values.data() : nullptr);
   }
 
-  /// factorize_info for A distributed by columns. The ranks' column ranges must be
-  /// contiguous and ascending with the rank; an inconsistency found on one rank (ranges,
-  /// sizes, rows out of range or above the diagonal) makes every rank throw the same
-  /// InvalidArgument naming it and the rank.
+  /// factorize_info for A distributed by columns (ranges contiguous, ascending with the
+  /// rank); an inconsistency found on one rank (ranges, sizes, rows out of range or above
+  /// the diagonal) makes every rank throw the same InvalidArgument naming it and the rank.
   size_type factorize_info(const DistributedColumns<Scalar>& A) {
     factored_ = false;
     analyze(A, false);  // (a new analysis only for a new pattern)
     const auto t0 = MPI_Wtime();
-    const auto& colptr = symbolic_->a_colptr;
-    const std::vector<Scalar> recv = Impl::route_values(comm_, A.values.data(), entry_owner_,
-                                                        colptr[size_t(A.col_begin)], colptr[size_t(A.col_end)]);
+    const std::vector<Scalar> recv = Impl::route_values(comm_, A.values.data(), entry_owner_, symbolic_->a_colptr[size_t(A.col_begin)],
+                                                        symbolic_->a_colptr[size_t(A.col_end)]);
     if (!layout_.idle(rank_)) assemble(recv);
     stats_.distribute_seconds = MPI_Wtime() - t0;
     return factor();
