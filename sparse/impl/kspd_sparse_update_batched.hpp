@@ -18,6 +18,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -58,8 +59,34 @@ struct UpdRows {
 };
 inline constexpr int kApplyRows = 32;
 
+/// Diagnostics of update_batched for perf_sparse_update --step-profile (an internal hook,
+/// not an option: nullptr in the library's use). While update_profile() points at one,
+/// update_batched fences exec after each phase (and after each step launch if fence_steps)
+/// and records the times (seconds, steady clock) there. `part` other than All launches only
+/// the panels' teams (the dependent chain) or only the teams of the rows below: for timing,
+/// the factor is garbage after. team_size > 0 replaces update_team_size.
+struct UpdateProfile {
+  enum class Part { All, Panels, Rows };
+  Part part = Part::All;
+  int team_size = 0;
+  bool fence_steps = true;
+  struct Step {
+    int level, panels, rows, gathers;
+    double gap;      ///< host time from the previous step's end (its fence) to this launch call
+    double enqueue;  ///< the launch call's host time
+    double done;     ///< launch call + kernel, to the fence's return (fence_steps only)
+  };
+  std::vector<Step> steps;
+  double t_w = 0, t_desc = 0, t_alloc = 0, t_steps = 0, t_tail = 0;  ///< phases, each fenced
+};
+inline UpdateProfile*& update_profile() {
+  static UpdateProfile* p = nullptr;
+  return p;
+}
+
 template <class Exec>
 int update_team_size() {
+  if (const UpdateProfile* prof = update_profile(); prof && prof->team_size > 0) return prof->team_size;
   return compat::is_host_exec_v<Exec> ? 1 : 128;
 }
 
@@ -159,6 +186,16 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
                             const SparseColumns<Scalar>& W, Sign sign) {
   using Mem = typename Exec::memory_space;
   if (P.path.empty() || P.k == 0) return {};
+  UpdateProfile* const prof = update_profile();
+  const auto clock = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+  double t_last = prof ? (exec.fence(), clock()) : 0;
+  const auto phase = [&](double& acc) {  // the time since the last mark, fenced
+    if (!prof) return;
+    exec.fence();
+    const double t = clock();
+    acc += t - t_last;
+    t_last = t;
+  };
   const Scalar sg = sign == Sign::Plus ? Scalar(1) : Scalar(-1);
   const std::int64_t kmax = P.k, nbmax = update_panel_width(kmax, true), kbmax = nbmax + kmax;
   KSPD_REQUIRE(nbmax <= kApplyRows, Error, "kspd::sparse::update: a panel's rows must fit one chunk (internal)");
@@ -180,13 +217,14 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
         h(size_t(P.w_row[size_t(p)]), size_t(j)) = W.values[size_t(p)];
     Kokkos::deep_copy(exec, wc, h);
   }
+  if (prof) phase(prof->t_w);
   // The launches' descriptors, for all levels, uploaded once.
   const std::vector<size_type> pnum = panel_numbering(S, P, true);
   std::vector<UpdSnode> sh;
   std::vector<UpdPanel> ph;
   std::vector<UpdRows> rh;
   struct Step {
-    size_type pb, pe, rb, re, gb, ge;
+    size_type pb, pe, rb, re, gb, ge, level;
   };
   std::vector<Step> steps;
   std::int64_t ws_max = 0, width = 0;
@@ -208,7 +246,7 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
     std::vector<std::int64_t> last(size_t(e - b), -1);
     const size_type s0 = size_type(sh.size()) - (e - b);  // the level's supernodes in sh
     for (std::int64_t t = 0; t <= npan; ++t) {
-      Step st{size_type(ph.size()), 0, size_type(rh.size()), 0, t == 0 ? s0 : 0, t == 0 ? s0 + (e - b) : 0};
+      Step st{size_type(ph.size()), 0, size_type(rh.size()), 0, t == 0 ? s0 : 0, t == 0 ? s0 + (e - b) : 0, l};
       for (size_type i = b; i < e; ++i) {
         const size_t q = size_t(P.level_order[size_t(i)]);
         const UpdSnode& d = sh[size_t(sh.size() - size_t(e - i))];
@@ -230,6 +268,7 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
       if (st.pe > st.pb || st.re > st.rb || st.ge > st.gb) steps.push_back(st);
     }
   }
+  if (prof) phase(prof->t_desc);
   const auto sd = upload("kspd::sparse::update::snodes", sh);
   const auto pd = upload("kspd::sparse::update::panels", ph);
   const auto rd = upload("kspd::sparse::update::rows", rh);
@@ -238,12 +277,33 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   Kokkos::View<Scalar*, Mem> ws(noinit("kspd::sparse::update::Ws"), size_t(std::max<std::int64_t>(ws_max, 1)));
   Kokkos::View<Scalar*, Mem> qb(noinit("kspd::sparse::update::Q"), size_t(2 * width * kbmax * kbmax));
   const UpdW<Scalar> Wd{wc.data(), std::int64_t(wc.stride_1()), rmap.data(), act.data()};
-  for (const Step& st : steps)
+  if (prof) phase(prof->t_alloc);
+  const double t_loop = t_last;
+  for (Step st : steps) {
+    if (prof && prof->part == UpdateProfile::Part::Panels) st.re = st.rb, st.ge = st.gb;
+    if (prof && prof->part == UpdateProfile::Part::Rows) st.pe = st.pb;
+    if (st.pe == st.pb && st.re == st.rb && st.ge == st.gb) continue;
+    const double t0 = prof ? clock() : 0;
     update_step(exec, pd, rd, sd, st.pb, st.pe, st.rb, st.re, st.gb, st.ge, vals, ws.data(), Wd, qb.data(), infos.data(), sg,
                 nbmax, kmax);
+    if (!prof) continue;
+    const double t1 = clock();
+    if (prof->fence_steps) exec.fence();
+    const double t2 = prof->fence_steps ? clock() : t1;
+    prof->steps.push_back(UpdateProfile::Step{int(st.level), int(st.pe - st.pb), int(st.re - st.rb), int(st.ge - st.gb),
+                                              t0 - t_last, t1 - t0, t2 - t0});
+    t_last = t2;
+  }
+  if (prof) {
+    exec.fence();
+    t_last = clock();
+    prof->t_steps += t_last - t_loop;
+  }
   exec.fence();
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), infos);
-  return first_failure(S, P, true, [&](size_t i) { return h(i); });
+  const PivotFailure f = first_failure(S, P, true, [&](size_t i) { return h(i); });
+  if (prof) phase(prof->t_tail);
+  return f;
 }
 
 }  // namespace kspd::sparse::Impl
