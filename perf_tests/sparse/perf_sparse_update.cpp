@@ -111,7 +111,7 @@ const char* launch_kind(const kpi::UpdateProfile::Step& s) {
 }
 
 /// The profile's summary; its launches as CSV lines (variant = name) to csv if any.
-void print_profile(const char* name, const kpi::UpdateProfile& p, double wall_s, std::FILE* csv) {
+void print_profile(const char* name, const kpi::UpdateProfile& p, double wall_s, std::FILE* csv, long long rank) {
   double enq = 0, gap = 0, done = 0;
   std::map<std::string, std::vector<const kpi::UpdateProfile::Step*>> kinds;
   for (const auto& s : p.steps) enq += s.enqueue, gap += s.gap, done += s.done, kinds[launch_kind(s)].push_back(&s);
@@ -133,7 +133,7 @@ void print_profile(const char* name, const kpi::UpdateProfile& p, double wall_s,
   if (csv)
     for (size_t i = 0; i < p.steps.size(); ++i) {
       const auto& s = p.steps[i];
-      std::fprintf(csv, "%s,%zu,%d,%d,%d,%d,%.2f,%.2f,%.2f\n", name, i, s.level, s.panels, s.rows, s.gathers, s.gap * 1e6,
+      std::fprintf(csv, "%lld,%s,%zu,%d,%d,%d,%d,%.2f,%.2f,%.2f\n", rank, name, i, s.level, s.panels, s.rows, s.gathers, s.gap * 1e6,
                    s.enqueue * 1e6, s.done * 1e6);
     }
 }
@@ -145,8 +145,9 @@ int step_profile(ks::SupernodalCholesky<double>& chol, const Exec& exec, const k
     std::printf("  step profile: the factor is not resident (--placement resident)\n");
     return 0;
   }
-  std::FILE* csv = file == "-" ? nullptr : std::fopen(file.c_str(), "w");
-  if (csv) std::fprintf(csv, "variant,launch,level,panel_teams,row_teams,gather_teams,gap_us,launch_call_us,fenced_us\n");
+  std::FILE* csv = file == "-" ? nullptr : std::fopen(file.c_str(), "a");  // appended: several runs, one file
+  if (csv && std::ftell(csv) == 0)
+    std::fprintf(csv, "rank,variant,launch,level,panel_teams,row_teams,gather_teams,gap_us,launch_call_us,fenced_us\n");
   auto& hook = kpi::update_profile();
   double t0 = wall();
   const auto plan = kpi::plan_update(chol.symbolic(), W, "perf_sparse_update");
@@ -165,19 +166,19 @@ int step_profile(ks::SupernodalCholesky<double>& chol, const Exec& exec, const k
   int bad = 0;
   {  // every launch fenced, then unfenced (the real schedule), each followed by the downdate back
     kpi::UpdateProfile p;
-    print_profile("fenced", p, profiled(p, ks::Sign::Plus), csv);
+    print_profile("fenced", p, profiled(p, ks::Sign::Plus), csv, W.ncols());
     const double r = residual(chol, Ap);
     std::printf("  [fenced] residual %.1e\n", r);
     bad += !(r < 1e-10);
     kpi::UpdateProfile d;
     d.fence_steps = false;
-    print_profile("downdate unfenced", d, profiled(d, ks::Sign::Minus), nullptr);
+    print_profile("downdate unfenced", d, profiled(d, ks::Sign::Minus), nullptr, 0);
     kpi::UpdateProfile u;
     u.fence_steps = false;
-    print_profile("unfenced", u, profiled(u, ks::Sign::Plus), csv);
+    print_profile("unfenced", u, profiled(u, ks::Sign::Plus), csv, W.ncols());
     kpi::UpdateProfile d2;
     d2.fence_steps = false;
-    print_profile("downdate unfenced", d2, profiled(d2, ks::Sign::Minus), nullptr);
+    print_profile("downdate unfenced", d2, profiled(d2, ks::Sign::Minus), nullptr, 0);
     std::vector<int> leagues;
     for (const auto& s : p.steps) leagues.push_back(s.panels + s.rows + s.gathers);
     const int team = kpi::update_team_size<Exec>();
@@ -201,11 +202,11 @@ int step_profile(ks::SupernodalCholesky<double>& chol, const Exec& exec, const k
     const char* name = part == kpi::UpdateProfile::Part::Panels ? "panel teams only" : "row teams only";
     kpi::UpdateProfile p;
     p.part = part;
-    print_profile(name, p, profiled(p, ks::Sign::Plus), csv);
+    print_profile(name, p, profiled(p, ks::Sign::Plus), csv, W.ncols());
     kpi::UpdateProfile u;
     u.part = part;
     u.fence_steps = false;
-    print_profile((std::string(name) + ", unfenced").c_str(), u, profiled(u, ks::Sign::Plus), nullptr);
+    print_profile((std::string(name) + ", unfenced").c_str(), u, profiled(u, ks::Sign::Plus), nullptr, 0);
   }
   if (chol.factorize(exec, A) != 0) return 1;
   if (csv) std::fclose(csv);

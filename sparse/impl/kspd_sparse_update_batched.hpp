@@ -93,25 +93,30 @@ int update_team_size() {
 /// Rows [row0, row0 + rows) of panel d (rows <= kApplyRows) and of its W rows through its Q,
 /// by one team: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q, staged in x (kApplyRows x
 /// (bw + k)). Below the supernode's last panel the new W rows go to the compact W (for the
-/// ancestors), not back to ws.
+/// ancestors), not back to ws. 32-bit indices and pointers captured by value (see
+/// panel_transform).
 template <class Member, class Scalar>
-KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& d, std::int64_t row0, std::int64_t rows,
+KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& d, std::int64_t row0, int rows,
                                               Scalar* vals, Scalar* ws, const UpdW<Scalar>& W, const Scalar* qb, Scalar* x) {
-  const std::int64_t bw = d.bw, kb = d.bw + d.k, m = d.m;
-  Scalar* l = vals + d.voff + row0 + d.p * m;  // L(row0 + i, p + j) = l[i + j m]
-  Scalar* w = ws + d.ws + row0;                // W(row0 + i, j) = w[i + j m]
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [&](const std::int64_t t) {
-    const std::int64_t i = t % rows, j = t / rows;
+  const int bw = int(d.bw), kb = int(d.bw + d.k);
+  const std::int64_t m = d.m;
+  Scalar* const l = vals + d.voff + row0 + d.p * m;  // L(row0 + i, p + j) = l[i + j m]
+  Scalar* const w = ws + d.ws + row0;                // W(row0 + i, j) = w[i + j m]
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [=](const int t) {
+    const int i = t % rows, j = t / rows;
     x[i + j * kApplyRows] = j < bw ? l[i + j * m] : w[i + (j - bw) * m];
   });
   mb.team_barrier();
-  const Scalar* q = qb + d.q;  // kb x kb, ld kb
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [&](const std::int64_t t) {
-    const std::int64_t i = t % rows, j = t / rows;
+  const Scalar* const q = qb + d.q;  // kb x kb, ld kb
+  const bool last = d.last != 0;
+  const std::int64_t r0 = d.r0, a0 = d.a0;
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [=](const int t) {
+    const int i = t % rows, j = t / rows;
+    const Scalar* const qj = q + j * kb;
     Scalar y = 0;
-    for (std::int64_t s = 0; s < kb; ++s) y += x[i + s * kApplyRows] * q[s + j * kb];
+    for (int s = 0; s < kb; ++s) y += x[i + s * kApplyRows] * qj[s];
     if (j < bw) l[i + j * m] = y;
-    else if (d.last) W.at(d.r0, d.a0, row0 + i, j - bw) = y;
+    else if (last) W.at(r0, a0, row0 + i, j - bw) = y;
     else w[i + (j - bw) * m] = y;
   });
 }
@@ -130,7 +135,6 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
                  size_type rb, size_type re, size_type gb, size_type ge, Scalar* vals, Scalar* ws, const UpdW<Scalar>& W,
                  Scalar* qb, int* infos, Scalar sg, std::int64_t nbmax, std::int64_t kmax) {
   using Policy = Kokkos::TeamPolicy<Exec>;
-  using Mat = Kokkos::View<Scalar**, Kokkos::LayoutStride, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using Scratch = Kokkos::View<Scalar*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const size_t nx = size_t(kApplyRows * (nbmax + kmax)), ns = size_t(panel_small_size(nbmax, kmax));
   const bool shared = Scratch::shmem_size(std::max(nx, ns)) <= size_t(Policy::scratch_size_max(0));
@@ -145,9 +149,11 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
         if (r >= npan + nrows) {  // gather W's rows below the supernode's first panel
           const UpdSnode d = sd(gb + (r - npan - nrows));
           const std::int64_t i0 = d.c < nbmax ? d.c : nbmax, rows = d.m - i0;
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * d.k), [&](const std::int64_t t) {
+          Scalar* const w = ws + d.ws;
+          const std::int64_t m = d.m, r0 = d.r0, a0 = d.a0;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * d.k), [=](const std::int64_t t) {
             const std::int64_t i = i0 + t % rows, j = t / rows;
-            ws[d.ws + i + j * d.m] = W.at(d.r0, d.a0, i, j);
+            w[i + j * m] = W.at(r0, a0, i, j);
           });
           return;
         }
@@ -155,26 +161,26 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
         if (r >= npan) {
           const UpdRows c = rd(rb + (r - npan));
           const UpdPanel d = pd(c.panel);
-          const std::int64_t rows = d.m - c.row0 < kApplyRows ? d.m - c.row0 : kApplyRows;
+          const int rows = int(d.m - c.row0 < kApplyRows ? d.m - c.row0 : kApplyRows);
           update_apply_rows(mb, d, c.row0, rows, vals, ws, W, qb, x.data());
           return;
         }
         const UpdPanel d = pd(pb + r);
         if (d.prev >= 0) {
-          update_apply_rows(mb, pd(d.prev), d.p, d.bw, vals, ws, W, qb, x.data());
+          update_apply_rows(mb, pd(d.prev), d.p, int(d.bw), vals, ws, W, qb, x.data());
         } else {  // the first panel: its W rows
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, d.bw * d.k), [&](const std::int64_t t) {
-            const std::int64_t i = d.p + t % d.bw, j = t / d.bw;
-            ws[d.ws + i + j * d.m] = W.at(d.r0, d.a0, i, j);
+          const int bw = int(d.bw);
+          Scalar* const w = ws + d.ws;
+          const std::int64_t m = d.m, p = d.p, r0 = d.r0, a0 = d.a0;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, bw * int(d.k)), [=](const int t) {
+            const std::int64_t i = p + t % bw, j = t / bw;
+            w[i + j * m] = W.at(r0, a0, i, j);
           });
         }
         mb.team_barrier();
         Scalar* small = shared ? x.data() : Scratch(mb.team_scratch(1), ns).data();
-        auto mat = [](Scalar* p, std::int64_t rr, std::int64_t cc, std::int64_t ld) {
-          return Mat(p, Kokkos::LayoutStride(size_t(rr), 1, size_t(cc), size_t(ld)));
-        };
-        panel_transform(mb, mat(vals + d.voff + d.p + d.p * d.m, d.bw, d.bw, d.m), mat(ws + d.ws + d.p, d.bw, d.k, d.m), sg,
-                        small, mat(qb + d.q, d.bw + d.k, d.bw + d.k, d.bw + d.k), infos + 2 * d.info);
+        panel_transform(mb, vals + d.voff + d.p + d.p * d.m, d.m, ws + d.ws + d.p, d.m, int(d.bw), int(d.k), sg, small,
+                        qb + d.q, infos + 2 * d.info);
       });
 }
 

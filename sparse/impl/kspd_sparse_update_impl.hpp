@@ -170,8 +170,8 @@ inline size_type update_panel_width(size_type k, bool wide) {
 }
 
 /// A team of one host thread: the panel's small matrices computed in place on a host worker
-/// (no Kokkos launch, so host workers may run panels concurrently). team_for, team_barrier
-/// and team_single run the same body on a Kokkos team (a device block) or on it.
+/// (no Kokkos launch, so host workers may run panels concurrently). team_for and
+/// team_barrier run the same body on a Kokkos team (a device block) or on it.
 struct HostTeam {};
 template <class F>
 KOKKOS_INLINE_FUNCTION void team_for(const HostTeam&, int b, int e, const F& f) {
@@ -186,14 +186,6 @@ template <class Member>
 KOKKOS_INLINE_FUNCTION void team_barrier(const Member& mb) {
   mb.team_barrier();
 }
-template <class F>
-KOKKOS_INLINE_FUNCTION void team_single(const HostTeam&, const F& f) {
-  f();
-}
-template <class Member, class F>
-KOKKOS_INLINE_FUNCTION void team_single(const Member& mb, const F& f) {
-  Kokkos::single(Kokkos::PerTeam(mb), f);
-}
 
 /// Scalars of the small matrices of one panel of bw <= nb columns and k W columns
 /// (panel_transform's Ds, Z, G, X: nb x nb, nb x k, nb x nb, nb x nb; R, Y: k x k).
@@ -205,153 +197,145 @@ KOKKOS_INLINE_FUNCTION constexpr std::int64_t panel_small_size(std::int64_t nb, 
 /// dozen vendor calls and copies: on a GPU the panels are launch-bound): Z = D^-1 W_P,
 /// M = chol(I + s Z Z^T), R = chol(I + s Z^T Z) (info[0], info[1]: LAPACK's info of each),
 /// the generator Q = [M^-T, -Z R^-T; s Z^T M^-T, R^-T] ((bw + k)^2, ld bw + k), and
-/// D <- D M. Every dependent chain (the triangular solve, both Cholesky factorizations, both
-/// inverses, the latter two in the same steps) is a sweep over columns with one team
-/// barrier per column and the rows below (times the right-hand sides) spread over the team,
-/// so a panel costs about 2 max(bw, k) barriers, not bw^2 / 2 dependent steps on one thread. The small matrices Ds (a copy of
-/// D), Z, G (-> M), X (M^-1), R, Y (R^-1) are workspaces (bw x bw, bw x k, bw x bw,
-/// bw x bw, k x k, k x k): team scratch on a device.
-template <class Member, class Mat, class SMat, class Scalar>
-KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, const Mat& D, const Mat& Wp, Scalar s, const SMat& Ds,
-                                            const SMat& Z, const SMat& G, const SMat& X, const SMat& R, const SMat& Y,
-                                            const Mat& Q, int* info) {
-  const int bw = int(D.extent(0)), k = int(Wp.extent(1)), n2 = bw > k ? bw : k;
+/// D <- D M. D: bw x bw (ld ldd), W_P: bw x k (ld ldw). The triangular solve is a chain of
+/// bw rows per column of Z, the columns independent: a thread each, no barrier. Both
+/// Cholesky factorizations and both inverses (the latter two in the same steps) are a sweep
+/// over columns with one team barrier per column and the rows below (times the right-hand
+/// sides) spread over the team: about max(bw, k) + 6 barriers per panel. The workspaces Ds
+/// (a copy of D), Z, G (-> M), X (M^-1), R, Y (R^-1) (bw x bw, bw x k, bw x bw, bw x bw,
+/// k x k, k x k, each with ld its rows) are carved from `small` (panel_small_size(bw, k)
+/// scalars): team scratch on a device. Raw pointers and 32-bit indices captured by value:
+/// the Views this body took before were team-local objects captured by reference, which
+/// the device code reloaded from local memory around every store to the workspaces.
+template <class Member, class Scalar>
+KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::int64_t ldd, const Scalar* Wp,
+                                            std::int64_t ldw, int bw, int k, Scalar s, Scalar* small, Scalar* Q,
+                                            int* info) {
+  Scalar* const Ds = small;
+  Scalar* const Z = Ds + bw * bw;
+  Scalar* const G = Z + bw * k;
+  Scalar* const X = G + bw * bw;
+  Scalar* const R = X + bw * bw;
+  Scalar* const Y = R + k * k;
+  const int n2 = bw > k ? bw : k, nbb = bw * bw, nkk = k * k;
   // Ds = lower(D), Z = W_P
-  team_for(mb, 0, bw * bw + bw * k, [&](int t) {
-    if (t < bw * bw) {
+  team_for(mb, 0, nbb + bw * k, [=](int t) {
+    if (t < nbb) {
       const int i = t % bw, j = t / bw;
-      Ds(i, j) = i >= j ? D(i, j) : Scalar(0);
+      Ds[t] = i >= j ? D[i + j * ldd] : Scalar(0);
     } else {
-      const int i = (t - bw * bw) % bw, j = (t - bw * bw) / bw;
-      Z(i, j) = Wp(i, j);
+      const int u = t - nbb, i = u % bw, j = u / bw;
+      Z[u] = Wp[i + j * ldw];
     }
   });
   team_barrier(mb);
-  // Z = Ds^-1 Z: step l takes row l's (unscaled) value out of the rows below it; the
-  // division by the diagonal comes at the end
-  for (int l = 0; l + 1 < bw; ++l) {
-    const int r = bw - l - 1;
-    const Scalar il = Scalar(1) / Ds(l, l);  // a multiplication in the loop, not a division
-    team_for(mb, 0, r * k, [&](int t) {
-      const int i = l + 1 + t % r, j = t / r;
-      Z(i, j) -= Ds(i, l) * (Z(l, j) * il);
-    });
-    team_barrier(mb);
-  }
-  team_for(mb, 0, bw * k, [&](int t) { Z(t % bw, t / bw) /= Ds(t % bw, t % bw); });
+  // Z = Ds^-1 Z: a column per thread
+  team_for(mb, 0, k, [=](int j) {
+    Scalar* const z = Z + j * bw;
+    for (int i = 0; i < bw; ++i) {
+      Scalar v = z[i];
+      for (int l = 0; l < i; ++l) v -= Ds[i + l * bw] * z[l];
+      z[i] = v / Ds[i + i * bw];
+    }
+  });
   team_barrier(mb);
   // G = I + s Z Z^T, R = I + s Z^T Z (lower parts); X = I, Y = I
-  team_for(mb, 0, bw * bw + k * k, [&](int t) {
-    if (t < bw * bw) {
+  team_for(mb, 0, nbb + nkk, [=](int t) {
+    if (t < nbb) {
       const int i = t % bw, j = t / bw;
       Scalar g = i == j ? 1 : 0;
       if (i >= j)
-        for (int l = 0; l < k; ++l) g += s * Z(i, l) * Z(j, l);
-      G(i, j) = g;
-      X(i, j) = i == j ? 1 : 0;
+        for (int l = 0; l < k; ++l) g += s * Z[i + l * bw] * Z[j + l * bw];
+      G[t] = g;
+      X[t] = i == j ? 1 : 0;
     } else {
-      const int i = (t - bw * bw) % k, j = (t - bw * bw) / k;
+      const int u = t - nbb, i = u % k, j = u / k;
       Scalar g = i == j ? 1 : 0;
       if (i >= j)
-        for (int l = 0; l < bw; ++l) g += s * Z(l, i) * Z(l, j);
-      R(i, j) = g;
-      Y(i, j) = i == j ? 1 : 0;
+        for (int l = 0; l < bw; ++l) g += s * Z[l + i * bw] * Z[l + j * bw];
+      R[u] = g;
+      Y[u] = i == j ? 1 : 0;
     }
   });
   team_barrier(mb);
   // M = chol(G), R = chol(R) side by side, right-looking: step j takes the unscaled column j
   // out of the trailing lower part (A(i, l) -= A(i, j) A(l, j) / A(j, j)); every thread reads
   // the same pivots, so all stop at the same failing column. The columns are scaled after.
-  // The same steps invert the factors: X = M^-1 (Y = R^-1) by the column sweep of Z's solve
-  // with right-hand sides I, on the unscaled columns (M(i, j) = A(i, j) / sqrt(d_j), so
+  // The same steps invert the factors: X = M^-1 (Y = R^-1) by a column sweep with
+  // right-hand sides I, on the unscaled columns (M(i, j) = A(i, j) / sqrt(d_j), so
   // X(i, :) -= M(i, j) X(j, :) / M(j, j) is X(i, :) -= A(i, j) X(j, :) / d_j, and row i is
   // divided by sqrt(d_i) at the end); X(j, c) = 0 for c > j, so step j touches c <= j only.
   bool gok = true, rok = true;
   for (int j = 0; j < n2; ++j) {
     const bool g = gok && j < bw, r = rok && j < k;
-    const Scalar dg = g ? G(j, j) : Scalar(1), dr = r ? R(j, j) : Scalar(1);
+    const Scalar dg = g ? G[j + j * bw] : Scalar(1), dr = r ? R[j + j * k] : Scalar(1);
     if (g && !(dg > 0)) gok = false, info[0] = j + 1;  // the same value from every thread
     if (r && !(dr > 0)) rok = false, info[1] = j + 1;
     const int ng = gok && g ? bw - j - 1 : 0, nr = rok && r ? k - j - 1 : 0;
     if (ng + nr == 0) continue;
     const Scalar ig = Scalar(1) / dg, ir = Scalar(1) / dr;
     const int sg = ng * (ng + j + 1), sr = nr * (nr + j + 1);  // trailing square + inverse rows, per factor
-    team_for(mb, 0, sg + sr, [&](int t) {
+    team_for(mb, 0, sg + sr, [=](int t) {
       const bool onG = t < sg;
-      if (!onG) t -= sg;
-      const int nn = onG ? ng : nr;
-      const SMat& A = onG ? G : R;
-      const SMat& V = onG ? X : Y;
+      const int u = onG ? t : t - sg, nn = onG ? ng : nr, ld = onG ? bw : k;
+      Scalar* const A = onG ? G : R;
+      Scalar* const V = onG ? X : Y;
       const Scalar id = onG ? ig : ir;
-      const int i = j + 1 + t % nn, c = t / nn;
+      const int i = j + 1 + u % nn, c = u / nn;
       if (c < nn) {
         const int l = j + 1 + c;
-        if (i >= l) A(i, l) -= A(i, j) * (A(l, j) * id);
+        if (i >= l) A[i + l * ld] -= A[i + j * ld] * (A[l + j * ld] * id);
       } else {
-        V(i, c - nn) -= A(i, j) * (V(j, c - nn) * id);
+        V[i + (c - nn) * ld] -= A[i + j * ld] * (V[j + (c - nn) * ld] * id);
       }
     });
     team_barrier(mb);
   }
   if (!gok || !rok) return;  // the factor is unusable: nothing more to do
-  team_for(mb, 0, bw * bw + k * k, [&](int t) {
-    if (t < bw * bw) {
+  team_for(mb, 0, nbb + nkk, [=](int t) {
+    if (t < nbb) {
       const int i = t % bw, j = t / bw;
-      const Scalar is = Scalar(1) / compat::sqrt(G(i, i));
-      if (i > j) G(i, j) /= compat::sqrt(G(j, j));
-      X(i, j) *= is;
+      const Scalar is = Scalar(1) / compat::sqrt(G[i + i * bw]);
+      if (i > j) G[t] /= compat::sqrt(G[j + j * bw]);
+      X[t] *= is;
     } else {
-      const int i = (t - bw * bw) % k, j = (t - bw * bw) / k;
-      const Scalar is = Scalar(1) / compat::sqrt(R(i, i));
-      if (i > j) R(i, j) /= compat::sqrt(R(j, j));
-      Y(i, j) *= is;
+      const int u = t - nbb, i = u % k, j = u / k;
+      const Scalar is = Scalar(1) / compat::sqrt(R[i + i * k]);
+      if (i > j) R[u] /= compat::sqrt(R[j + j * k]);
+      Y[u] *= is;
     }
   });
   team_barrier(mb);
-  team_for(mb, 0, bw + k, [&](int t) {
-    if (t < bw) G(t, t) = compat::sqrt(G(t, t));
-    else R(t - bw, t - bw) = compat::sqrt(R(t - bw, t - bw));
+  team_for(mb, 0, bw + k, [=](int t) {
+    if (t < bw) G[t + t * bw] = compat::sqrt(G[t + t * bw]);
+    else R[(t - bw) * (k + 1)] = compat::sqrt(R[(t - bw) * (k + 1)]);
   });
   team_barrier(mb);
   // Q11 = M^-T = X^T, Q22 = R^-T = Y^T, Q21 = s Z^T M^-T = s (X Z)^T, Q12 = -Z R^-T = -(Y Z^T)^T;
   // D <- D M (lower)
   const int kb = bw + k;
-  team_for(mb, 0, kb * kb + bw * bw, [&](int t) {
+  team_for(mb, 0, kb * kb + nbb, [=](int t) {
     if (t < kb * kb) {
       const int i = t % kb, j = t / kb;
       Scalar x = 0;
-      if (i < bw && j < bw) x = X(j, i);
-      else if (i >= bw && j >= bw) x = Y(j - bw, i - bw);
+      if (i < bw && j < bw) x = X[j + i * bw];
+      else if (i >= bw && j >= bw) x = Y[(j - bw) + (i - bw) * k];
       else if (i >= bw) {  // Q21(i - bw, j) = s sum_{l <= j} X(j, l) Z(l, i - bw)
-        for (int l = 0; l <= j; ++l) x += X(j, l) * Z(l, i - bw);
+        for (int l = 0; l <= j; ++l) x += X[j + l * bw] * Z[l + (i - bw) * bw];
         x *= s;
       } else {  // Q12(i, j - bw) = -sum_{l <= j - bw} Z(i, l) Y(j - bw, l)
-        for (int l = 0; l <= j - bw; ++l) x -= Z(i, l) * Y(j - bw, l);
+        for (int l = 0; l <= j - bw; ++l) x -= Z[i + l * bw] * Y[(j - bw) + l * k];
       }
-      Q(i, j) = x;
+      Q[t] = x;
     } else {
-      const int i = (t - kb * kb) % bw, j = (t - kb * kb) / bw;
+      const int u = t - kb * kb, i = u % bw, j = u / bw;
       if (i >= j) {
         Scalar x = 0;
-        for (int l = j; l <= i; ++l) x += Ds(i, l) * G(l, j);
-        D(i, j) = x;
+        for (int l = j; l <= i; ++l) x += Ds[i + l * bw] * G[l + j * bw];
+        D[i + j * ldd] = x;
       }
     }
   });
-}
-
-/// panel_transform with its workspaces carved from `small` (panel_small_size(bw, k) scalars).
-template <class Member, class Mat, class Scalar>
-KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, const Mat& D, const Mat& Wp, Scalar s, Scalar* small,
-                                            const Mat& Q, int* info) {
-  const size_t bw = D.extent(0), k = Wp.extent(1);
-  auto mat = [&](size_t r, size_t c) {
-    Mat a(small, Kokkos::LayoutStride(r, 1, c, r > 0 ? r : 1));
-    small += r * c;
-    return a;
-  };
-  const Mat Ds = mat(bw, bw), Z = mat(bw, k), G = mat(bw, bw), X = mat(bw, bw), R = mat(k, k), Y = mat(k, k);
-  panel_transform(mb, D, Wp, s, Ds, Z, G, X, R, Y, Q, info);
 }
 
 /// One panel's transformation, kept for the rows below the supernode's diagonal block.
