@@ -4,15 +4,22 @@
 # elasticity 40^3 factor against refactoring A + W W^T in the same run, resident on the GPU,
 # each with --step-profile (where the update's time goes: phases, launches fenced one by one
 # per kind, unfenced, panels' teams alone, rows below alone, other team sizes, empty
-# launches; one CSV line per launch). Under 1 minute; 6 files in OUT_DIR. Usage:
+# launches; one CSV line per launch). If BIN_DIR also holds perf_sparse_update_base (the
+# build before this session's changes), the same runs with it first. About 1 minute; at
+# most 6 files in OUT_DIR. Usage:
 #   perf_tests/sparse/run_device_upd.sh BIN_DIR LIB_DIR DATA_DIR OUT_DIR
 # BIN_DIR: the CUDA build folder (targets kspd_test_sparse_update perf_sparse_update) or one
-# folder holding the two binaries. Environment and run(): device_env.sh.
+# folder holding the binaries. Environment and run(): device_env.sh.
 keep="perf_sparse_update|path:|analyse|update  |downdate|\[|step profile|empty launches|team size|PASSED|FAILED|rc="
 source "$(dirname "$0")/device_env.sh"
 find_bin() { local f; f=$(find "$bin" -type f -name "$1" -perm -u+x | head -1); echo "${f:-$bin/$1}"; }
 KSPD_DATA_DIR=$data run test_update 60 "$(find_bin kspd_test_sparse_update)"
-perf=$(find_bin perf_sparse_update)
-run u40_k16 50 "$perf" --size 40 --rank 16 --placement resident --reps 3 --step-profile "$out/u40_k16_launches.csv"
-run u40_k64 50 "$perf" --size 40 --rank 64 --placement resident --reps 3 --step-profile "$out/u40_k64_launches.csv"
+both() {  # both PERF CSV_K16 CSV_K64: rank 16 then rank 64, resident, with the profile
+  "$1" --size 40 --rank 16 --placement resident --reps 3 --step-profile "$2"
+  echo "rc=$?"
+  "$1" --size 40 --rank 64 --placement resident --reps 3 --step-profile "$3"
+}
+base=$(find "$bin" -type f -name perf_sparse_update_base -perm -u+x | head -1)
+[ -n "$base" ] && run base 60 bash -c "$(declare -f both); both $base $out/base_k16_launches.csv -"
+run u40 60 bash -c "$(declare -f both); both $(find_bin perf_sparse_update) $out/u40_launches.csv $out/u40_launches.csv"
 exit 0
