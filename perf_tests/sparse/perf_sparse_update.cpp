@@ -202,10 +202,12 @@ int step_profile(ks::SupernodalCholesky<double>& chol, const Exec& exec, const k
     const char* name = part == kpi::UpdateProfile::Part::Panels ? "panel teams only" : "row teams only";
     kpi::UpdateProfile p;
     p.part = part;
+    if (chol.factorize(exec, A) != 0) return 1;  // a factor to start from: the last garbage one may have failed
     print_profile(name, p, profiled(p, ks::Sign::Plus), csv, W.ncols());
     kpi::UpdateProfile u;
     u.part = part;
     u.fence_steps = false;
+    if (chol.factorize(exec, A) != 0) return 1;
     print_profile((std::string(name) + ", unfenced").c_str(), u, profiled(u, ks::Sign::Plus), nullptr, 0);
   }
   if (chol.factorize(exec, A) != 0) return 1;
@@ -303,8 +305,11 @@ int main(int argc, char** argv) {
         w = std::max(w, np[size_t(plan.level_order[size_t(i)])]);
       steps += w;
     }
-    std::printf("  path: %zu of %zu supernodes, %lld levels, %lld panels, %lld panel steps, %.1f%% of L's entries\n",
-                plan.path.size(), S.snodes.size(), (long long)plan.levels(), panels, steps,
+    std::vector<std::int64_t> snp, sstart;
+    const long long launches = ks::Impl::update_schedule(S, plan, ks::Impl::update_panel_width(plan.k, true), snp, sstart);
+    std::printf("  path: %zu of %zu supernodes, %lld levels, %lld panels, %lld panel steps level by level, %lld batched "
+                "launches, %.1f%% of L's entries\n",
+                plan.path.size(), S.snodes.size(), (long long)plan.levels(), panels, steps, launches,
                 100.0 * double(entries) / double(chol.analysis_stats().nnz_l_stored));
     if (plan_only) return 0;
   }

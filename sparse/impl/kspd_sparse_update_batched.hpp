@@ -2,18 +2,18 @@
 #define KSPD_SPARSE_UPDATE_BATCHED_HPP
 /// \file kspd_sparse_update_batched.hpp
 /// The rank-k modification of a factor in an execution space's memory (the resident
-/// placement; kspd_sparse_update_impl.hpp has the method), by batched kernels: per level of
-/// the path (supernodes on different branches, disjoint W columns) one launch per panel
-/// index t (update_step): for every supernode of the level its panel t's team first takes
-/// the panel's rows through panel t - 1's Q, then runs panel_transform, while the other teams
-/// take the rest of the rows below panel t - 1 through that Q (a team per chunk of
-/// kApplyRows rows: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q, staged in team
-/// scratch). The level's first launch also gathers W's rows of its supernodes from the
-/// compact W, and the rows below a supernode's last panel go back there. So a level costs
-/// 1 + (its widest supernode's panels) launches, whatever its width, and nothing waits
-/// until the end. (The panel's own rows are all its transform needs from panel t - 1: a
-/// look-ahead of one panel, which halves the launches of a transform launch followed by an
-/// apply launch.)
+/// placement; kspd_sparse_update_impl.hpp has the method), by batched kernels: a path
+/// supernode with np panels takes np + 1 consecutive launches (update_step); in its launch t
+/// its panel t's team first takes the panel's rows through panel t - 1's Q, then runs
+/// panel_transform, while other teams take the rest of the rows below panel t - 1 through that
+/// Q (a team per chunk of kApplyRows rows: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q,
+/// staged in team scratch). Its first launch also gathers its W rows from the compact W, and
+/// the rows below its last panel go back there. A supernode starts in the launch after its
+/// children's last ones, and every supernode due in a launch shares it (those on different
+/// branches touch disjoint W columns), so the launches follow the longest chain of panels up
+/// the tree, and nothing waits until the end. (The panel's own rows are all its transform
+/// needs from panel t - 1: a look-ahead of one panel, which halves the launches of a
+/// transform launch followed by an apply launch.)
 
 #include <Kokkos_Core.hpp>
 
@@ -184,6 +184,31 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
       });
 }
 
+/// The launches of the path supernodes with panels of nbmax columns: q has np[q] panels and
+/// takes the launches start[q] .. start[q] + np[q], the first after its children's last
+/// ones. Returns the number of launches.
+inline std::int64_t update_schedule(const Symbolic& S, const UpdatePlan& P, std::int64_t nbmax, std::vector<std::int64_t>& np,
+                                    std::vector<std::int64_t>& start) {
+  const size_t npath = P.path.size();
+  np.assign(npath, 0);
+  start.assign(npath, 0);
+  std::vector<std::int64_t> pos(S.snodes.size(), -1);
+  for (size_t q = 0; q < npath; ++q) pos[size_t(P.path[q])] = std::int64_t(q);
+  std::int64_t nlaunch = 0;
+  for (size_t q = 0; q < npath; ++q) {  // postorder: the children first
+    const Supernode& sn = S.snodes[size_t(P.path[q])];
+    np[q] = (sn.ncols + nbmax - 1) / nbmax;
+    const std::int64_t end = start[q] + np[q];  // its last launch: the rows below its last panel
+    nlaunch = std::max(nlaunch, end + 1);
+    if (sn.parent >= 0) {
+      const std::int64_t pq = pos[size_t(sn.parent)];
+      KSPD_REQUIRE(pq > std::int64_t(q), Error, "kspd::sparse::update: a path supernode's parent is off the path (internal)");
+      start[size_t(pq)] = std::max(start[size_t(pq)], end + 1);
+    }
+  }
+  return nlaunch;
+}
+
 /// The modification of the factor `vals` in Exec's memory, queued on exec; one wait, at the
 /// end. Returns the first failure of a downdate (supernode, column within it; pivot NaN),
 /// after which the factor is modified past it and unusable.
@@ -224,8 +249,24 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
     Kokkos::deep_copy(exec, wc, h);
   }
   if (prof) phase(prof->t_w);
-  // The launches' descriptors, for all levels, uploaded once.
+  // The launches' descriptors, uploaded once. Path supernode q (np[q] panels) takes the
+  // launches start[q] .. start[q] + np[q]: launch start[q] + t runs its panel t (t < np[q])
+  // and the rows below its panel t - 1 (t > 0); the first also gathers its W rows. q starts
+  // right after the last launch of each child (the one that writes the W rows q gathers), not
+  // after the whole tree level below it: the launches follow the longest chain of panels up
+  // the tree, not the sum over levels of each level's widest supernode. Supernodes on
+  // different branches touch disjoint W columns, so any of them may share a launch; a
+  // supernode's W rows and its two Q slots (by panel parity) are taken at its first launch
+  // and given back after its last.
   const std::vector<size_type> pnum = panel_numbering(S, P, true);
+  const size_t npath = P.path.size();
+  std::vector<std::int64_t> np, start, height(npath, 0);
+  const std::int64_t nlaunch = update_schedule(S, P, nbmax, np, start);
+  for (size_type l = 0; l < P.levels(); ++l)
+    for (size_type i = P.level_begin[size_t(l)]; i < P.level_begin[size_t(l + 1)]; ++i) height[size_t(P.level_order[size_t(i)])] = l;
+  std::vector<std::vector<size_t>> at(static_cast<size_t>(nlaunch));  // the supernodes of each launch
+  for (size_t q = 0; q < npath; ++q)
+    for (std::int64_t t = 0; t <= np[q]; ++t) at[size_t(start[q] + t)].push_back(q);
   std::vector<UpdSnode> sh;
   std::vector<UpdPanel> ph;
   std::vector<UpdRows> rh;
@@ -233,46 +274,66 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
     size_type pb, pe, rb, re, gb, ge, level;
   };
   std::vector<Step> steps;
-  std::int64_t ws_max = 0, width = 0;
-  for (size_type l = 0; l < P.levels(); ++l) {
-    const size_type b = P.level_begin[size_t(l)], e = P.level_begin[size_t(l + 1)];
-    std::int64_t ws = 0, npan = 0;
-    for (size_type i = b; i < e; ++i) {
-      const size_t q = size_t(P.level_order[size_t(i)]);
-      const Supernode& sn = S.snodes[size_t(P.path[q])];
-      const std::int64_t k = P.act_begin[q + 1] - P.act_begin[q];
-      sh.push_back(UpdSnode{P.row_begin[q], P.act_begin[q], sn.nrows(), sn.ncols, k, ws});
-      ws += sn.nrows() * k;
-      npan = std::max<std::int64_t>(npan, (sn.ncols + nbmax - 1) / nbmax);
-    }
-    ws_max = std::max(ws_max, ws);
-    width = std::max<std::int64_t>(width, e - b);
-    // step t: panel t of every supernode that has one, and the rows below panel t - 1 (those
-    // of panel t go with its transform)
-    std::vector<std::int64_t> last(size_t(e - b), -1);
-    const size_type s0 = size_type(sh.size()) - (e - b);  // the level's supernodes in sh
-    for (std::int64_t t = 0; t <= npan; ++t) {
-      Step st{size_type(ph.size()), 0, size_type(rh.size()), 0, t == 0 ? s0 : 0, t == 0 ? s0 + (e - b) : 0, l};
-      for (size_type i = b; i < e; ++i) {
-        const size_t q = size_t(P.level_order[size_t(i)]);
-        const UpdSnode& d = sh[size_t(sh.size() - size_t(e - i))];
-        const std::int64_t p = t * nbmax, slot = std::int64_t(i - b), prev = last[size_t(slot)];
-        std::int64_t r0 = prev >= 0 ? ph[size_t(prev)].p + ph[size_t(prev)].bw : d.m;  // prev's rows from r0 on
-        last[size_t(slot)] = -1;
-        if (p < d.c) {
-          const std::int64_t bw = std::min(nbmax, d.c - p);
-          last[size_t(slot)] = std::int64_t(ph.size());
-          ph.push_back(UpdPanel{S.snodes[size_t(P.path[q])].value_offset, d.m, p, bw, d.k, d.ws,
-                                (2 * slot + t % 2) * kbmax * kbmax, pnum[q] + t, prev, d.r0, d.a0, p + bw == d.c});
-          r0 = p + bw;
+  std::vector<std::pair<std::int64_t, std::int64_t>> ws_free;  // first fit: (offset, size), sorted
+  std::int64_t ws_max = 0;
+  std::vector<std::int64_t> q_free;  // Q slot pairs
+  std::int64_t nslots = 0;
+  std::vector<std::int64_t> sidx(npath, -1), slot(npath, -1), lastp(npath, -1);
+  for (std::int64_t L = 0; L < nlaunch; ++L) {
+    if (L > 0)
+      for (size_t q : at[size_t(L - 1)])
+        if (start[q] + np[q] == L - 1) {  // q's last launch was L - 1: its W rows and Q slots are free
+          const UpdSnode& d = sh[size_t(sidx[q])];
+          ws_free.emplace_back(d.ws, d.m * d.k);
+          std::sort(ws_free.begin(), ws_free.end());
+          size_t o = 0;
+          for (size_t i = 1; i < ws_free.size(); ++i)
+            if (ws_free[o].first + ws_free[o].second == ws_free[i].first) ws_free[o].second += ws_free[i].second;
+            else ws_free[++o] = ws_free[i];
+          ws_free.resize(o + 1);
+          q_free.push_back(slot[q]);
         }
-        if (prev >= 0)
-          for (std::int64_t r = r0; r < d.m; r += kApplyRows) rh.push_back(UpdRows{prev, r});
-      }
-      st.pe = size_type(ph.size());
-      st.re = size_type(rh.size());
-      if (st.pe > st.pb || st.re > st.rb || st.ge > st.gb) steps.push_back(st);
+    Step st{size_type(ph.size()), 0, size_type(rh.size()), 0, size_type(sh.size()), 0, 0};
+    for (size_t q : at[size_t(L)]) {
+      st.level = std::max<size_type>(st.level, size_type(height[q]));
+      if (start[q] != L) continue;
+      const Supernode& sn = S.snodes[size_t(P.path[q])];
+      const std::int64_t k = P.act_begin[q + 1] - P.act_begin[q], need = sn.nrows() * k;
+      std::int64_t off = -1;
+      for (size_t i = 0; i < ws_free.size() && off < 0; ++i)
+        if (ws_free[i].second >= need) {
+          off = ws_free[i].first;
+          ws_free[i].first += need, ws_free[i].second -= need;
+          if (ws_free[i].second == 0) ws_free.erase(ws_free.begin() + std::ptrdiff_t(i));
+        }
+      if (off < 0) off = ws_max, ws_max += need;
+      if (q_free.empty()) q_free.push_back(nslots++);
+      slot[q] = q_free.back();
+      q_free.pop_back();
+      sidx[q] = std::int64_t(sh.size());
+      sh.push_back(UpdSnode{P.row_begin[q], P.act_begin[q], sn.nrows(), sn.ncols, k, off});
     }
+    st.ge = size_type(sh.size());
+    // panel t of each supernode that has one, and the rows below its panel t - 1 (those of
+    // panel t go with its transform)
+    for (size_t q : at[size_t(L)]) {
+      const UpdSnode& d = sh[size_t(sidx[q])];
+      const std::int64_t t = L - start[q], p = t * nbmax, prev = lastp[q];
+      std::int64_t r0 = prev >= 0 ? ph[size_t(prev)].p + ph[size_t(prev)].bw : d.m;  // prev's rows from r0 on
+      lastp[q] = -1;
+      if (t < np[q]) {
+        const std::int64_t bw = std::min(nbmax, d.c - p);
+        lastp[q] = std::int64_t(ph.size());
+        ph.push_back(UpdPanel{S.snodes[size_t(P.path[q])].value_offset, d.m, p, bw, d.k, d.ws,
+                              (2 * slot[q] + t % 2) * kbmax * kbmax, pnum[q] + t, prev, d.r0, d.a0, p + bw == d.c});
+        r0 = p + bw;
+      }
+      if (prev >= 0)
+        for (std::int64_t r = r0; r < d.m; r += kApplyRows) rh.push_back(UpdRows{prev, r});
+    }
+    st.pe = size_type(ph.size());
+    st.re = size_type(rh.size());
+    if (st.pe > st.pb || st.re > st.rb || st.ge > st.gb) steps.push_back(st);
   }
   if (prof) phase(prof->t_desc);
   const auto sd = upload("kspd::sparse::update::snodes", sh);
@@ -281,7 +342,7 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   const auto rmap = upload("kspd::sparse::update::rmap", P.rmap), act = upload("kspd::sparse::update::active", P.act);
   Kokkos::View<int*, Mem> infos("kspd::sparse::update::info", size_t(std::max<size_type>(2 * pnum.back(), 1)));
   Kokkos::View<Scalar*, Mem> ws(noinit("kspd::sparse::update::Ws"), size_t(std::max<std::int64_t>(ws_max, 1)));
-  Kokkos::View<Scalar*, Mem> qb(noinit("kspd::sparse::update::Q"), size_t(2 * width * kbmax * kbmax));
+  Kokkos::View<Scalar*, Mem> qb(noinit("kspd::sparse::update::Q"), size_t(std::max<std::int64_t>(2 * nslots * kbmax * kbmax, 1)));
   const UpdW<Scalar> Wd{wc.data(), std::int64_t(wc.stride_1()), rmap.data(), act.data()};
   if (prof) phase(prof->t_alloc);
   const double t_loop = t_last;
