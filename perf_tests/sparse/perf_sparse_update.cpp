@@ -12,6 +12,8 @@
 // the launch calls and between them; the launches unfenced; the panels' teams alone (the
 // dependent chain) and the rows below alone; other team sizes; and empty launches of the
 // same league sizes (the launch cost alone). FILE ("-": none) gets one CSV line per launch.
+// --panel-width NB: panels of NB columns in the batched update (resident placement) instead
+// of update_panel_width's 32 (Impl::update_panel_width_hook()).
 // --update-threads T1,T2,..: then the update and downdate again with each of these host
 // thread counts (host placement; the factorizations keep --threads), against the same refactor.
 // --cpu-time: the process's CPU time (all its threads) instead of wall-clock time: on a
@@ -244,6 +246,7 @@ int main(int argc, char** argv) {
     else if (s == "--cpu-time") cpu_time = true;
     else if (s == "--plan-only") plan_only = true;
     else if (s == "--step-profile") profile_file = next();
+    else if (s == "--panel-width") kspd::sparse::Impl::update_panel_width_hook() = std::atoi(next().c_str());
     else if (s == "--update-threads") {
       const std::string v = next();
       for (size_t b = 0; b < v.size();) {
@@ -255,12 +258,14 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr, "usage: perf_sparse_update [--smoke] [--size N] [--rank K] [--threads T] [--reps R] "
                            "[--placement host|resident] [--cpu-time] [--plan-only] [--update-threads T1,T2,..] "
-                           "[--step-profile FILE|-]\n");
+                           "[--step-profile FILE|-] [--panel-width NB]\n");
       return s == "--help" ? 0 : 2;
     }
   }
   const bool bad_ut = std::any_of(update_threads.begin(), update_threads.end(), [](int t) { return t < 1; });
+  const int pw = kspd::sparse::Impl::update_panel_width_hook();
   if (size < 2 || rank < 1 || rank > 64 || threads < 1 || reps < 1 || (placement != "host" && placement != "resident") ||
+      pw < 0 || pw > 256 ||
       bad_ut || (!update_threads.empty() && placement != "host")) {
     std::fprintf(stderr, "perf_sparse_update: bad arguments\n");
     return 2;

@@ -6,9 +6,10 @@
 /// supernode with np panels takes np + 1 consecutive launches (update_step); in its launch t
 /// its panel t's team first takes the panel's rows through panel t - 1's Q, then runs
 /// panel_transform, while other teams take the rest of the rows below panel t - 1 through that
-/// Q (a team per chunk of kApplyRows rows: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q,
-/// staged in team scratch). Its first launch also gathers its W rows from the compact W, and
-/// the rows below its last panel go back there. A supernode starts in the launch after its
+/// Q (a team per chunk of xr = max(kApplyRows, nb) rows:
+/// [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q, staged in team scratch). Its first launch
+/// also gathers its W rows from the compact W, and the rows below its last panel go back
+/// there. A supernode starts in the launch after its
 /// children's last ones, and every supernode due in a launch shares it (those on different
 /// branches touch disjoint W columns), so the launches follow the longest chain of panels up
 /// the tree, and nothing waits until the end. (The panel's own rows are all its transform
@@ -53,11 +54,13 @@ struct UpdW {
     return wc[rmap[r0 + i] + act[a0 + j] * ldw];
   }
 };
-/// A chunk of rows below a panel: rows [row0, row0 + kApplyRows) of panel `panel`.
+/// A chunk of rows below a panel: rows [row0, row0 + xr) of panel `panel` (update_step's xr).
 struct UpdRows {
   std::int64_t panel, row0;
 };
 inline constexpr int kApplyRows = 32;
+/// Rows per chunk for panels of nb columns: a panel's rows fit one chunk.
+inline int update_chunk_rows(std::int64_t nb) { return int(nb > kApplyRows ? nb : kApplyRows); }
 
 /// Diagnostics of update_batched for perf_sparse_update --step-profile (an internal hook,
 /// not an option: nullptr in the library's use). While update_profile() points at one,
@@ -90,21 +93,21 @@ int update_team_size() {
   return compat::is_host_exec_v<Exec> ? 1 : 128;
 }
 
-/// Rows [row0, row0 + rows) of panel d (rows <= kApplyRows) and of its W rows through its Q,
-/// by one team: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q, staged in x (kApplyRows x
-/// (bw + k)). Below the supernode's last panel the new W rows go to the compact W (for the
-/// ancestors), not back to ws. 32-bit indices and pointers captured by value (see
-/// panel_transform).
+/// Rows [row0, row0 + rows) of panel d (rows <= xr) and of its W rows through its Q, by one
+/// team: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q, staged in x (xr x (bw + k), ld xr).
+/// Below the supernode's last panel the new W rows go to the compact W (for the ancestors),
+/// not back to ws. 32-bit indices and pointers captured by value (see panel_transform).
 template <class Member, class Scalar>
 KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& d, std::int64_t row0, int rows,
-                                              Scalar* vals, Scalar* ws, const UpdW<Scalar>& W, const Scalar* qb, Scalar* x) {
+                                              Scalar* vals, Scalar* ws, const UpdW<Scalar>& W, const Scalar* qb, Scalar* x,
+                                              int xr) {
   const int bw = int(d.bw), kb = int(d.bw + d.k);
   const std::int64_t m = d.m;
   Scalar* const l = vals + d.voff + row0 + d.p * m;  // L(row0 + i, p + j) = l[i + j m]
   Scalar* const w = ws + d.ws + row0;                // W(row0 + i, j) = w[i + j m]
   Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [=](const int t) {
     const int i = t % rows, j = t / rows;
-    x[i + j * kApplyRows] = j < bw ? l[i + j * m] : w[i + (j - bw) * m];
+    x[i + j * xr] = j < bw ? l[i + j * m] : w[i + (j - bw) * m];
   });
   mb.team_barrier();
   const Scalar* const q = qb + d.q;  // kb x kb, ld kb
@@ -114,7 +117,7 @@ KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& 
     const int i = t % rows, j = t / rows;
     const Scalar* const qj = q + j * kb;
     Scalar y = 0;
-    for (int s = 0; s < kb; ++s) y += x[i + s * kApplyRows] * qj[s];
+    for (int s = 0; s < kb; ++s) y += x[i + s * xr] * qj[s];
     if (j < bw) l[i + j * m] = y;
     else if (last) W.at(r0, a0, row0 + i, j - bw) = y;
     else w[i + (j - bw) * m] = y;
@@ -136,7 +139,8 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
                  Scalar* qb, int* infos, Scalar sg, std::int64_t nbmax, std::int64_t kmax) {
   using Policy = Kokkos::TeamPolicy<Exec>;
   using Scratch = Kokkos::View<Scalar*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  const size_t nx = size_t(kApplyRows * (nbmax + kmax)), ns = size_t(panel_small_size(nbmax, kmax));
+  const int xr = update_chunk_rows(nbmax);
+  const size_t nx = size_t(xr * (nbmax + kmax)), ns = size_t(panel_small_size(nbmax, kmax));
   const bool shared = Scratch::shmem_size(std::max(nx, ns)) <= size_t(Policy::scratch_size_max(0));
   const size_t n0 = shared ? std::max(nx, ns) : nx;  // level 0: the staging, and the small matrices where they fit
   Policy policy(exec, int((pe - pb) + (re - rb) + (ge - gb)), update_team_size<Exec>());
@@ -161,13 +165,13 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
         if (r >= npan) {
           const UpdRows c = rd(rb + (r - npan));
           const UpdPanel d = pd(c.panel);
-          const int rows = int(d.m - c.row0 < kApplyRows ? d.m - c.row0 : kApplyRows);
-          update_apply_rows(mb, d, c.row0, rows, vals, ws, W, qb, x.data());
+          const int rows = int(d.m - c.row0 < xr ? d.m - c.row0 : xr);
+          update_apply_rows(mb, d, c.row0, rows, vals, ws, W, qb, x.data(), xr);
           return;
         }
         const UpdPanel d = pd(pb + r);
         if (d.prev >= 0) {
-          update_apply_rows(mb, pd(d.prev), d.p, int(d.bw), vals, ws, W, qb, x.data());
+          update_apply_rows(mb, pd(d.prev), d.p, int(d.bw), vals, ws, W, qb, x.data(), xr);
         } else {  // the first panel: its W rows
           const int bw = int(d.bw);
           Scalar* const w = ws + d.ws;
@@ -229,7 +233,7 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   };
   const Scalar sg = sign == Sign::Plus ? Scalar(1) : Scalar(-1);
   const std::int64_t kmax = P.k, nbmax = update_panel_width(kmax, true), kbmax = nbmax + kmax;
-  KSPD_REQUIRE(nbmax <= kApplyRows, Error, "kspd::sparse::update: a panel's rows must fit one chunk (internal)");
+  const int xr = update_chunk_rows(nbmax);
   const auto noinit = [](const char* name) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)); };
   auto upload = [&](const char* name, const auto& h) {
     using T = typename std::decay_t<decltype(h)>::value_type;
@@ -329,7 +333,7 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
         r0 = p + bw;
       }
       if (prev >= 0)
-        for (std::int64_t r = r0; r < d.m; r += kApplyRows) rh.push_back(UpdRows{prev, r});
+        for (std::int64_t r = r0; r < d.m; r += xr) rh.push_back(UpdRows{prev, r});
     }
     st.pe = size_type(ph.size());
     st.re = size_type(rh.size());

@@ -165,7 +165,14 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
 /// (the triangular solve and inverse: about nb^2 / 2 steps on one thread): on the H100 at
 /// nb = 64 a panel took about 190 us on the 40^3 path, so half the width halves the
 /// chains' total (nb^2 per panel, C / nb panels) for twice the launches.
+/// update_panel_width_hook() > 0 replaces the `wide` width: a diagnostic for
+/// perf_sparse_update --panel-width (an internal hook, not an option; 0 in the library's use).
+inline int& update_panel_width_hook() {
+  static int w = 0;
+  return w;
+}
 inline size_type update_panel_width(size_type k, bool wide) {
+  if (wide && update_panel_width_hook() > 0) return update_panel_width_hook();
   return wide ? 32 : std::min<size_type>(32, std::max<size_type>(8, k));
 }
 
