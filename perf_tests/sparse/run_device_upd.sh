@@ -5,21 +5,31 @@
 # each with --step-profile (where the update's time goes: phases, launches fenced one by one
 # per kind, unfenced, panels' teams alone, rows below alone, other team sizes, empty
 # launches; one CSV line per launch). If BIN_DIR also holds perf_sparse_update_base (the
-# build before this session's changes), the same runs with it first. About 1 minute; at
-# most 6 files in OUT_DIR. Usage:
+# build before this session's changes), the same runs with it first; then the current build
+# with panels of 16, 48 and 64 columns. About 2 minutes; at most 6 files in OUT_DIR. Usage:
 #   perf_tests/sparse/run_device_upd.sh BIN_DIR LIB_DIR DATA_DIR OUT_DIR
 # BIN_DIR: the CUDA build folder (targets kspd_test_sparse_update perf_sparse_update) or one
 # folder holding the binaries. Environment and run(): device_env.sh.
-keep="perf_sparse_update|path:|analyse|update  |downdate|\[|step profile|empty launches|team size|PASSED|FAILED|rc="
+keep="perf_sparse_update|path:|analyse|update  |downdate|\[|step profile|empty launches|team size|panel width|PASSED|FAILED|rc="
 source "$(dirname "$0")/device_env.sh"
 find_bin() { local f; f=$(find "$bin" -type f -name "$1" -perm -u+x | head -1); echo "${f:-$bin/$1}"; }
 KSPD_DATA_DIR=$data run test_update 60 "$(find_bin kspd_test_sparse_update)"
-both() {  # both PERF CSV_K16 CSV_K64: rank 16 then rank 64, resident, with the profile
+both() {  # both PERF CSV_K16 CSV_K64 [widths]: rank 16 then rank 64, resident, with the profile;
+  # with "widths", rank 16 and 64 again with panels of 16, 48 and 64 columns (no profile)
   "$1" --size 40 --rank 16 --placement resident --reps 3 --step-profile "$2"
   echo "rc=$?"
   "$1" --size 40 --rank 64 --placement resident --reps 3 --step-profile "$3"
+  echo "rc=$?"
+  [ "${4:-}" = widths ] || return 0
+  for w in 16 48 64; do
+    for k in 16 64; do
+      echo "== panel width $w, rank $k"
+      "$1" --size 40 --rank $k --placement resident --reps 3 --panel-width $w
+      echo "rc=$?"
+    done
+  done
 }
 base=$(find "$bin" -type f -name perf_sparse_update_base -perm -u+x | head -1)
 [ -n "$base" ] && run base 60 bash -c "$(declare -f both); both $base $out/base_k16_launches.csv -"
-run u40 60 bash -c "$(declare -f both); both $(find_bin perf_sparse_update) $out/u40_launches.csv $out/u40_launches.csv"
+run u40 120 bash -c "$(declare -f both); both $(find_bin perf_sparse_update) $out/u40_launches.csv $out/u40_launches.csv widths"
 exit 0

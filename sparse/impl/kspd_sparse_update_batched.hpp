@@ -28,30 +28,30 @@
 
 namespace kspd::sparse::Impl {
 
-/// A path supernode of a level: its rows in rmap, active columns in act, and W's rows in
-/// the level's workspace (m x k, ld m).
+/// A path supernode: its rows in the factor's row structure (Symbolic::rows), active
+/// columns in act, and W's rows in the workspace (m x k, ld m).
 struct UpdSnode {
   std::int64_t r0, a0, m, c, k, ws;
 };
 /// One panel of one supernode: columns [p, p + bw) of the supernode at value offset voff;
 /// Q in the slot of its supernode and parity; info: its postorder number; prev: the
 /// supernode's previous panel (index in the panels), or -1 (then the panel's team gathers
-/// the panel's W rows); r0, a0: the supernode's rows in rmap and active columns in act;
-/// last: the supernode's last panel (the rows below it go back to the compact W).
+/// the panel's W rows); r0, a0: the supernode's rows in the row structure and active
+/// columns in act; last: the supernode's last panel (the rows below it go back to W).
 struct UpdPanel {
   std::int64_t voff, m, p, bw, k, ws, q, info, prev, r0, a0, last;
 };
-/// W in the compact numbering of the path's columns (ld ldw) and the maps of the path
-/// supernodes' rows (rmap) and active columns (act) into it.
+/// W (n x k, ld ldw) in the factor's numbering on the device, the factor's row structure
+/// (Symbolic::rows, resident with the factor) and the path supernodes' active columns.
 template <class Scalar>
 struct UpdW {
   Scalar* wc;
   std::int64_t ldw;
-  const std::int64_t* rmap;
+  const std::int64_t* rows;
   const std::int64_t* act;
-  /// W(row r0 + i, column a0 + j) of a supernode (r0, a0: its offsets in rmap and act)
+  /// W(row r0 + i, column a0 + j) of a supernode (r0, a0: its offsets in rows and act)
   KOKKOS_INLINE_FUNCTION Scalar& at(std::int64_t r0, std::int64_t a0, std::int64_t i, std::int64_t j) const {
-    return wc[rmap[r0 + i] + act[a0 + j] * ldw];
+    return wc[rows[r0 + i] + act[a0 + j] * ldw];
   }
 };
 /// A chunk of rows below a panel: rows [row0, row0 + xr) of panel `panel` (update_step's xr).
@@ -87,10 +87,14 @@ inline UpdateProfile*& update_profile() {
   return p;
 }
 
+/// A team per panel or chunk of rows: 512 threads on a device. The panel's transform is a
+/// chain of small steps, each spread over the team; on the H100 (40^3, rank 16) its launches
+/// took 44 ms with 128 threads, 30 ms with 256 and 25 ms with 512 (75 ms with 64): the
+/// steps' work per thread, not the barriers, sets the pace.
 template <class Exec>
 int update_team_size() {
   if (const UpdateProfile* prof = update_profile(); prof && prof->team_size > 0) return prof->team_size;
-  return compat::is_host_exec_v<Exec> ? 1 : 128;
+  return compat::is_host_exec_v<Exec> ? 1 : 512;
 }
 
 /// Rows [row0, row0 + rows) of panel d (rows <= xr) and of its W rows through its Q, by one
@@ -213,12 +217,13 @@ inline std::int64_t update_schedule(const Symbolic& S, const UpdatePlan& P, std:
   return nlaunch;
 }
 
-/// The modification of the factor `vals` in Exec's memory, queued on exec; one wait, at the
-/// end. Returns the first failure of a downdate (supernode, column within it; pivot NaN),
-/// after which the factor is modified past it and unusable.
+/// The modification of the factor `vals` in Exec's memory (`rows`: Symbolic::rows there),
+/// queued on exec; one wait, at the end. Returns the first failure of a downdate
+/// (supernode, column within it; pivot NaN), after which the factor is modified past it and
+/// unusable.
 template <class Scalar, class Exec>
-PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, const UpdatePlan& P,
-                            const SparseColumns<Scalar>& W, Sign sign) {
+PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, const std::int64_t* rows,
+                            const UpdatePlan& P, const SparseColumns<Scalar>& W, Sign sign) {
   using Mem = typename Exec::memory_space;
   if (P.path.empty() || P.k == 0) return {};
   UpdateProfile* const prof = update_profile();
@@ -242,15 +247,25 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
                       Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()));
     return d;
   };
-  // W in the compact row numbering of the path's columns (ncompact x k), built on the host.
-  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Mem> wc(noinit("kspd::sparse::update::W"), size_t(P.ncompact), size_t(kmax));
+  // W in the factor's numbering (n x k), zeroed and filled on exec: only its nonzeros travel
+  // (a dense copy of the path's rows took 1.6 ms per update at 40^3 rank 16 on the H100's
+  // host, 13-20 ms at rank 64).
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Mem> wc(noinit("kspd::sparse::update::W"), size_t(S.n), size_t(kmax));
+  Kokkos::deep_copy(exec, wc, Scalar(0));
   {
-    auto h = Kokkos::create_mirror_view(wc);
-    Kokkos::deep_copy(h, Scalar(0));
+    std::vector<std::int64_t> wi;
+    std::vector<Scalar> wv;
+    const std::int64_t ld = std::int64_t(wc.stride_1());
     for (size_type j = 0; j < kmax; ++j)
-      for (size_type p = W.colptr[size_t(j)]; p < W.colptr[size_t(j + 1)]; ++p)
-        h(size_t(P.w_row[size_t(p)]), size_t(j)) = W.values[size_t(p)];
-    Kokkos::deep_copy(exec, wc, h);
+      for (size_type p = W.colptr[size_t(j)]; p < W.colptr[size_t(j + 1)]; ++p) {
+        wi.push_back(S.iperm[size_t(W.rowind[size_t(p)])] + j * ld);
+        wv.push_back(W.values[size_t(p)]);
+      }
+    const auto di = upload("kspd::sparse::update::W_index", wi);
+    const auto dv = upload("kspd::sparse::update::W_values", wv);
+    Scalar* const w = wc.data();
+    Kokkos::parallel_for("kspd::sparse::update::W", Kokkos::RangePolicy<Exec>(exec, size_t(0), wi.size()),
+                         KOKKOS_LAMBDA(const size_t p) { w[di(p)] = dv(p); });
   }
   if (prof) phase(prof->t_w);
   // The launches' descriptors, uploaded once. Path supernode q (np[q] panels) takes the
@@ -315,7 +330,7 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
       slot[q] = q_free.back();
       q_free.pop_back();
       sidx[q] = std::int64_t(sh.size());
-      sh.push_back(UpdSnode{P.row_begin[q], P.act_begin[q], sn.nrows(), sn.ncols, k, off});
+      sh.push_back(UpdSnode{sn.row_begin, P.act_begin[q], sn.nrows(), sn.ncols, k, off});
     }
     st.ge = size_type(sh.size());
     // panel t of each supernode that has one, and the rows below its panel t - 1 (those of
@@ -343,11 +358,11 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   const auto sd = upload("kspd::sparse::update::snodes", sh);
   const auto pd = upload("kspd::sparse::update::panels", ph);
   const auto rd = upload("kspd::sparse::update::rows", rh);
-  const auto rmap = upload("kspd::sparse::update::rmap", P.rmap), act = upload("kspd::sparse::update::active", P.act);
+  const auto act = upload("kspd::sparse::update::active", P.act);
   Kokkos::View<int*, Mem> infos("kspd::sparse::update::info", size_t(std::max<size_type>(2 * pnum.back(), 1)));
   Kokkos::View<Scalar*, Mem> ws(noinit("kspd::sparse::update::Ws"), size_t(std::max<std::int64_t>(ws_max, 1)));
   Kokkos::View<Scalar*, Mem> qb(noinit("kspd::sparse::update::Q"), size_t(std::max<std::int64_t>(2 * nslots * kbmax * kbmax, 1)));
-  const UpdW<Scalar> Wd{wc.data(), std::int64_t(wc.stride_1()), rmap.data(), act.data()};
+  const UpdW<Scalar> Wd{wc.data(), std::int64_t(wc.stride_1()), rows, act.data()};
   if (prof) phase(prof->t_alloc);
   const double t_loop = t_last;
   for (Step st : steps) {

@@ -46,6 +46,8 @@ namespace kspd::sparse::Impl {
 struct UpdatePlan {
   size_type k = 0;
   std::vector<size_type> path;        ///< supernodes to modify, ascending (postorder)
+  /// The compact numbering (host workers only, plan_update's compact_maps): row_begin, rmap,
+  /// ncompact, w_row; empty otherwise (the batched path indexes W by the factor's rows).
   std::vector<size_type> row_begin;   ///< per path supernode: its rows in rmap
   std::vector<std::int64_t> rmap;     ///< compact W row of every row of every path supernode
   std::vector<size_type> act_begin;   ///< per path supernode: its active W columns in act
@@ -65,9 +67,11 @@ struct UpdatePlan {
 
 /// Validates W (dimensions, k <= 64, sorted unique rows, finite values), checks that every
 /// column's rows lie in the structure of L's column at its first row (then the whole path
-/// stays in L's pattern) and builds the plan. `who` prefixes the messages.
+/// stays in L's pattern) and builds the plan, with the compact numbering if `compact` (a map
+/// of every row of every path supernode: most of the plan's host time). `who` prefixes the
+/// messages.
 template <class Scalar>
-UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const char* who) {
+UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const char* who, bool compact_maps = true) {
   const size_type n = S.n, k = W.ncols();
   KSPD_REQUIRE(W.nrows == n, DimensionMismatch, who << ": W has " << W.nrows << " rows, A has n = " << n);
   KSPD_REQUIRE(k >= 0 && k <= 64, InvalidArgument,
@@ -114,13 +118,14 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
     start[size_t(j)] = s;
     for (size_type q = s; q >= 0 && !on_path[size_t(q)]; q = S.snodes[size_t(q)].parent) on_path[size_t(q)] = 1;
   }
-  std::vector<std::int64_t> compact(size_t(n), -1);
+  std::vector<std::int64_t> compact(compact_maps ? size_t(n) : 0, -1);
   for (size_type s = 0; s < size_type(S.snodes.size()); ++s) {
     if (!on_path[size_t(s)]) continue;
     const Supernode& sn = S.snodes[size_t(s)];
     KSPD_REQUIRE(sn.parent < 0 || sn.parent > s, Error, who << ": supernodes are not in postorder (internal)");
     P.path.push_back(s);
-    for (size_type c = 0; c < sn.ncols; ++c) compact[size_t(sn.first_col + c)] = P.ncompact++;
+    if (compact_maps)
+      for (size_type c = 0; c < sn.ncols; ++c) compact[size_t(sn.first_col + c)] = P.ncompact++;
   }
   std::vector<std::vector<std::int64_t>> active(S.snodes.size());
   for (size_type j = 0; j < k; ++j)
@@ -129,8 +134,9 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
     const Supernode& sn = S.snodes[size_t(s)];
     P.act_begin.push_back(size_type(P.act.size()));
     P.act.insert(P.act.end(), active[size_t(s)].begin(), active[size_t(s)].end());
-    P.row_begin.push_back(size_type(P.rmap.size()));
     P.max_rows = std::max(P.max_rows, sn.nrows());
+    if (!compact_maps) continue;
+    P.row_begin.push_back(size_type(P.rmap.size()));
     for (size_type q = sn.row_begin; q < sn.row_end; ++q) {
       const std::int64_t c = compact[size_t(S.rows[size_t(q)])];
       KSPD_REQUIRE(c >= 0, Error, who << ": a row of a path supernode is off the path (internal)");
@@ -154,8 +160,10 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
     std::vector<size_type> fill(P.level_begin.begin(), P.level_begin.end() - 1);
     for (size_t q = 0; q < P.path.size(); ++q) P.level_order[size_t(fill[size_t(height[q])]++)] = size_type(q);
   }
-  P.w_row.resize(W.rowind.size());
-  for (size_t p = 0; p < W.rowind.size(); ++p) P.w_row[p] = compact[size_t(S.iperm[size_t(W.rowind[p])])];
+  if (compact_maps) {
+    P.w_row.resize(W.rowind.size());
+    for (size_t p = 0; p < W.rowind.size(); ++p) P.w_row[p] = compact[size_t(S.iperm[size_t(W.rowind[p])])];
+  }
   return P;
 }
 
@@ -201,19 +209,18 @@ KOKKOS_INLINE_FUNCTION constexpr std::int64_t panel_small_size(std::int64_t nb, 
 }
 
 /// The small matrices of one panel, by one team (one launch, or a host worker, instead of a
-/// dozen vendor calls and copies: on a GPU the panels are launch-bound): Z = D^-1 W_P,
-/// M = chol(I + s Z Z^T), R = chol(I + s Z^T Z) (info[0], info[1]: LAPACK's info of each),
-/// the generator Q = [M^-T, -Z R^-T; s Z^T M^-T, R^-T] ((bw + k)^2, ld bw + k), and
-/// D <- D M. D: bw x bw (ld ldd), W_P: bw x k (ld ldw). The triangular solve is a chain of
-/// bw rows per column of Z, the columns independent: a thread each, no barrier. Both
-/// Cholesky factorizations and both inverses (the latter two in the same steps) are a sweep
-/// over columns with one team barrier per column and the rows below (times the right-hand
-/// sides) spread over the team: about max(bw, k) + 6 barriers per panel. The workspaces Ds
-/// (a copy of D), Z, G (-> M), X (M^-1), R, Y (R^-1) (bw x bw, bw x k, bw x bw, bw x bw,
+/// dozen vendor calls and copies): Z = D^-1 W_P, M = chol(I + s Z Z^T),
+/// R = chol(I + s Z^T Z) (info[0], info[1]: LAPACK's info of each), the generator
+/// Q = [M^-T, -Z R^-T; s Z^T M^-T, R^-T] ((bw + k)^2, ld bw + k), and D <- D M.
+/// D: bw x bw (ld ldd), W_P: bw x k (ld ldw). The triangular solve goes by blocks of
+/// kTrsmRows rows (2 barriers each; a thread per column of Z within a block). Both Cholesky
+/// factorizations and both inverses (the latter two in the same steps) are a sweep over
+/// columns with one team barrier per column and the rows below (times the right-hand sides)
+/// spread over the team: about max(bw, k) + bw / 4 + 6 barriers per panel. The workspaces
+/// Ds (a copy of D), Z, G (-> M), X (M^-1), R, Y (R^-1) (bw x bw, bw x k, bw x bw, bw x bw,
 /// k x k, k x k, each with ld its rows) are carved from `small` (panel_small_size(bw, k)
-/// scalars): team scratch on a device. Raw pointers and 32-bit indices captured by value:
-/// the Views this body took before were team-local objects captured by reference, which
-/// the device code reloaded from local memory around every store to the workspaces.
+/// scalars): team scratch on a device. Raw pointers and 32-bit indices captured by value.
+inline constexpr int kTrsmRows = 8;
 template <class Member, class Scalar>
 KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::int64_t ldd, const Scalar* Wp,
                                             std::int64_t ldw, int bw, int k, Scalar s, Scalar* small, Scalar* Q,
@@ -236,16 +243,29 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
     }
   });
   team_barrier(mb);
-  // Z = Ds^-1 Z: a column per thread
-  team_for(mb, 0, k, [=](int j) {
-    Scalar* const z = Z + j * bw;
-    for (int i = 0; i < bw; ++i) {
-      Scalar v = z[i];
-      for (int l = 0; l < i; ++l) v -= Ds[i + l * bw] * z[l];
-      z[i] = v / Ds[i + i * bw];
-    }
-  });
-  team_barrier(mb);
+  // Z = Ds^-1 Z by blocks of kTrsmRows rows: a block's triangle a column per thread, then
+  // the rows below it through the block's columns spread over the team
+  for (int b0 = 0; b0 < bw; b0 += kTrsmRows) {
+    const int b1 = b0 + kTrsmRows < bw ? b0 + kTrsmRows : bw;
+    team_for(mb, 0, k, [=](int j) {
+      Scalar* const z = Z + j * bw;
+      for (int i = b0; i < b1; ++i) {
+        Scalar v = z[i];
+        for (int l = b0; l < i; ++l) v -= Ds[i + l * bw] * z[l];
+        z[i] = v / Ds[i + i * bw];
+      }
+    });
+    team_barrier(mb);
+    if (b1 == bw) break;
+    const int r = bw - b1;
+    team_for(mb, 0, r * k, [=](int t) {
+      const int i = b1 + t % r, j = t / r;
+      Scalar v = Z[i + j * bw];
+      for (int l = b0; l < b1; ++l) v -= Ds[i + l * bw] * Z[l + j * bw];
+      Z[i + j * bw] = v;
+    });
+    team_barrier(mb);
+  }
   // G = I + s Z Z^T, R = I + s Z^T Z (lower parts); X = I, Y = I
   team_for(mb, 0, nbb + nkk, [=](int t) {
     if (t < nbb) {
