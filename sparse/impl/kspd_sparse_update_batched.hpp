@@ -54,9 +54,10 @@ struct UpdW {
     return wc[rows[r0 + i] + act[a0 + j] * ldw];
   }
 };
-/// A chunk of rows below a panel: rows [row0, row0 + xr) of panel `panel` (update_step's xr).
+/// The rows below a panel in one launch: from row0 on, of panel `panel`, in chunks of xr rows
+/// (update_step's xr), a team each: the launch's row teams team0, team0 + 1, ...
 struct UpdRows {
-  std::int64_t panel, row0;
+  std::int64_t panel, row0, team0;
 };
 inline constexpr int kApplyRows = 32;
 /// Rows per chunk for panels of nb columns: a panel's rows fit one chunk.
@@ -130,16 +131,17 @@ KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& 
 
 /// One step of a level, one launch: the panels [pb, pe) of pd (a team each: first the rows of
 /// the panel through the previous panel's Q, or for a supernode's first panel the panel's
-/// W rows gathered from the compact W, then panel_transform), the chunks [rb, re) of rd (the
-/// other rows below the previous panels, a team each) and, in a level's first step, the
-/// gather of the other W rows of the supernodes [gb, ge) of sd (a team each). The teams
+/// W rows gathered from W, then panel_transform), the nrt chunks of the groups [rb, re) of rd
+/// (the other rows below the previous panels, a team each) and the gather of the other W rows
+/// of the supernodes [gb, ge) of sd that start (a team each). The teams
 /// touch disjoint rows, and a panel's Q goes to the slot of its parity (the previous
 /// panel's Q is read in the same launch). Team scratch: the staging of a chunk, and the
 /// panel's small matrices (in the block's shared memory with it where both fit, else
 /// level 1).
 template <class Exec, class Scalar, class PanelView, class RowsView, class SnView>
 void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, const SnView& sd, size_type pb, size_type pe,
-                 size_type rb, size_type re, size_type gb, size_type ge, Scalar* vals, Scalar* ws, const UpdW<Scalar>& W,
+                 size_type rb, size_type re, size_type nrt, size_type gb, size_type ge, Scalar* vals, Scalar* ws,
+                 const UpdW<Scalar>& W,
                  Scalar* qb, int* infos, Scalar sg, std::int64_t nbmax, std::int64_t kmax) {
   using Policy = Kokkos::TeamPolicy<Exec>;
   using Scratch = Kokkos::View<Scalar*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -147,10 +149,10 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
   const size_t nx = size_t(xr * (nbmax + kmax)), ns = size_t(panel_small_size(nbmax, kmax));
   const bool shared = Scratch::shmem_size(std::max(nx, ns)) <= size_t(Policy::scratch_size_max(0));
   const size_t n0 = shared ? std::max(nx, ns) : nx;  // level 0: the staging, and the small matrices where they fit
-  Policy policy(exec, int((pe - pb) + (re - rb) + (ge - gb)), update_team_size<Exec>());
+  Policy policy(exec, int((pe - pb) + nrt + (ge - gb)), update_team_size<Exec>());
   if (shared) policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(n0)));
   else policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(nx))).set_scratch_size(1, Kokkos::PerTeam(Scratch::shmem_size(ns)));
-  const std::int64_t npan = std::int64_t(pe - pb), nrows = std::int64_t(re - rb);
+  const std::int64_t npan = std::int64_t(pe - pb), nrows = std::int64_t(nrt);
   Kokkos::parallel_for(
       "kspd::sparse::update::step", policy, KOKKOS_LAMBDA(const typename Policy::member_type& mb) {
         const std::int64_t r = mb.league_rank();
@@ -167,10 +169,18 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
         }
         Scratch x(mb.team_scratch(0), n0);
         if (r >= npan) {
-          const UpdRows c = rd(rb + (r - npan));
+          const std::int64_t u = r - npan;  // the last group with team0 <= u
+          size_type lo = rb, hi = re - 1;
+          while (lo < hi) {
+            const size_type mid = (lo + hi + 1) / 2;
+            if (rd(mid).team0 <= u) lo = mid;
+            else hi = mid - 1;
+          }
+          const UpdRows c = rd(lo);
           const UpdPanel d = pd(c.panel);
-          const int rows = int(d.m - c.row0 < xr ? d.m - c.row0 : xr);
-          update_apply_rows(mb, d, c.row0, rows, vals, ws, W, qb, x.data(), xr);
+          const std::int64_t row0 = c.row0 + (u - c.team0) * xr;
+          const int rows = int(d.m - row0 < xr ? d.m - row0 : xr);
+          update_apply_rows(mb, d, row0, rows, vals, ws, W, qb, x.data(), xr);
           return;
         }
         const UpdPanel d = pd(pb + r);
@@ -290,7 +300,7 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   std::vector<UpdPanel> ph;
   std::vector<UpdRows> rh;
   struct Step {
-    size_type pb, pe, rb, re, gb, ge, level;
+    size_type pb, pe, rb, re, nrt, gb, ge, level;
   };
   std::vector<Step> steps;
   std::vector<std::pair<std::int64_t, std::int64_t>> ws_free;  // first fit: (offset, size), sorted
@@ -312,7 +322,7 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
           ws_free.resize(o + 1);
           q_free.push_back(slot[q]);
         }
-    Step st{size_type(ph.size()), 0, size_type(rh.size()), 0, size_type(sh.size()), 0, 0};
+    Step st{size_type(ph.size()), 0, size_type(rh.size()), 0, 0, size_type(sh.size()), 0, 0};
     for (size_t q : at[size_t(L)]) {
       st.level = std::max<size_type>(st.level, size_type(height[q]));
       if (start[q] != L) continue;
@@ -347,12 +357,14 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
                               (2 * slot[q] + t % 2) * kbmax * kbmax, pnum[q] + t, prev, d.r0, d.a0, p + bw == d.c});
         r0 = p + bw;
       }
-      if (prev >= 0)
-        for (std::int64_t r = r0; r < d.m; r += xr) rh.push_back(UpdRows{prev, r});
+      if (prev >= 0 && r0 < d.m) {
+        rh.push_back(UpdRows{prev, r0, std::int64_t(st.nrt)});
+        st.nrt += size_type((d.m - r0 + xr - 1) / xr);
+      }
     }
     st.pe = size_type(ph.size());
     st.re = size_type(rh.size());
-    if (st.pe > st.pb || st.re > st.rb || st.ge > st.gb) steps.push_back(st);
+    if (st.pe > st.pb || st.nrt > 0 || st.ge > st.gb) steps.push_back(st);
   }
   if (prof) phase(prof->t_desc);
   const auto sd = upload("kspd::sparse::update::snodes", sh);
@@ -366,17 +378,17 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   if (prof) phase(prof->t_alloc);
   const double t_loop = t_last;
   for (Step st : steps) {
-    if (prof && prof->part == UpdateProfile::Part::Panels) st.re = st.rb, st.ge = st.gb;
+    if (prof && prof->part == UpdateProfile::Part::Panels) st.re = st.rb, st.nrt = 0, st.ge = st.gb;
     if (prof && prof->part == UpdateProfile::Part::Rows) st.pe = st.pb;
-    if (st.pe == st.pb && st.re == st.rb && st.ge == st.gb) continue;
+    if (st.pe == st.pb && st.nrt == 0 && st.ge == st.gb) continue;
     const double t0 = prof ? clock() : 0;
-    update_step(exec, pd, rd, sd, st.pb, st.pe, st.rb, st.re, st.gb, st.ge, vals, ws.data(), Wd, qb.data(), infos.data(), sg,
+    update_step(exec, pd, rd, sd, st.pb, st.pe, st.rb, st.re, st.nrt, st.gb, st.ge, vals, ws.data(), Wd, qb.data(), infos.data(), sg,
                 nbmax, kmax);
     if (!prof) continue;
     const double t1 = clock();
     if (prof->fence_steps) exec.fence();
     const double t2 = prof->fence_steps ? clock() : t1;
-    prof->steps.push_back(UpdateProfile::Step{int(st.level), int(st.pe - st.pb), int(st.re - st.rb), int(st.ge - st.gb),
+    prof->steps.push_back(UpdateProfile::Step{int(st.level), int(st.pe - st.pb), int(st.nrt), int(st.ge - st.gb),
                                               t0 - t_last, t1 - t0, t2 - t0});
     t_last = t2;
   }
