@@ -272,7 +272,7 @@ int main(int argc, char** argv) {
   const bool bad_ut = std::any_of(update_threads.begin(), update_threads.end(), [](int t) { return t < 1; });
   const int pw = kspd::sparse::Impl::update_panel_width_hook();
   if (size < 2 || rank < 1 || rank > 64 || threads < 1 || reps < 1 || (placement != "host" && placement != "resident") ||
-      pw < 0 || pw > 256 ||
+      pw < 0 || pw > 64 ||
       bad_ut || (!update_threads.empty() && placement != "host")) {
     std::fprintf(stderr, "perf_sparse_update: bad arguments\n");
     return 2;

@@ -111,7 +111,8 @@ KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& 
   Scalar* const l = vals + d.voff + row0 + d.p * m;  // L(row0 + i, p + j) = l[i + j m]
   Scalar* const w = ws + d.ws + row0;                // W(row0 + i, j) = w[i + j m]
   Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [=](const int t) {
-    const int i = t % rows, j = t / rows;
+    int j, i;
+    index_split(t, rows, j, i);
     x[i + j * xr] = j < bw ? l[i + j * m] : w[i + (j - bw) * m];
   });
   mb.team_barrier();
@@ -119,7 +120,8 @@ KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& 
   const bool last = d.last != 0;
   const std::int64_t r0 = d.r0, a0 = d.a0;
   Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [=](const int t) {
-    const int i = t % rows, j = t / rows;
+    int j, i;
+    index_split(t, rows, j, i);
     const Scalar* const qj = q + j * kb;
     Scalar y = 0;
     for (int s = 0; s < kb; ++s) y += x[i + s * xr] * qj[s];
@@ -136,8 +138,9 @@ KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& 
 /// of the supernodes [gb, ge) of sd that start (a team each). The teams
 /// touch disjoint rows, and a panel's Q goes to the slot of its parity (the previous
 /// panel's Q is read in the same launch). Team scratch: the staging of a chunk, and the
-/// panel's small matrices (in the block's shared memory with it where both fit, else
-/// level 1).
+/// panel's small matrices in the same space (the staging is done when the transform starts)
+/// in the block's shared memory where both fit, else the staging there and the small
+/// matrices in level 1, else both in level 1 (wide panels at rank 64).
 template <class Exec, class Scalar, class PanelView, class RowsView, class SnView>
 void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, const SnView& sd, size_type pb, size_type pe,
                  size_type rb, size_type re, size_type nrt, size_type gb, size_type ge, Scalar* vals, Scalar* ws,
@@ -147,11 +150,12 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
   using Scratch = Kokkos::View<Scalar*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const int xr = update_chunk_rows(nbmax);
   const size_t nx = size_t(xr * (nbmax + kmax)), ns = size_t(panel_small_size(nbmax, kmax));
-  const bool shared = Scratch::shmem_size(std::max(nx, ns)) <= size_t(Policy::scratch_size_max(0));
-  const size_t n0 = shared ? std::max(nx, ns) : nx;  // level 0: the staging, and the small matrices where they fit
+  const size_t max0 = size_t(Policy::scratch_size_max(0));
+  const bool both0 = Scratch::shmem_size(std::max(nx, ns)) <= max0, x0 = Scratch::shmem_size(nx) <= max0;
+  const size_t n0 = both0 ? std::max(nx, ns) : x0 ? nx : 0, n1 = both0 ? 0 : x0 ? ns : std::max(nx, ns);
   Policy policy(exec, int((pe - pb) + nrt + (ge - gb)), update_team_size<Exec>());
-  if (shared) policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(n0)));
-  else policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(nx))).set_scratch_size(1, Kokkos::PerTeam(Scratch::shmem_size(ns)));
+  if (n0 > 0) policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(n0)));
+  if (n1 > 0) policy.set_scratch_size(1, Kokkos::PerTeam(Scratch::shmem_size(n1)));
   const std::int64_t npan = std::int64_t(pe - pb), nrows = std::int64_t(nrt);
   Kokkos::parallel_for(
       "kspd::sparse::update::step", policy, KOKKOS_LAMBDA(const typename Policy::member_type& mb) {
@@ -161,13 +165,13 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
           const std::int64_t i0 = d.c < nbmax ? d.c : nbmax, rows = d.m - i0;
           Scalar* const w = ws + d.ws;
           const std::int64_t m = d.m, r0 = d.r0, a0 = d.a0;
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * d.k), [=](const std::int64_t t) {
-            const std::int64_t i = i0 + t % rows, j = t / rows;
-            w[i + j * m] = W.at(r0, a0, i, j);
-          });
+          for (std::int64_t j = 0; j < d.k; ++j)  // a column at a time: no 64-bit division per entry
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows), [=](const std::int64_t i) {
+              w[i0 + i + j * m] = W.at(r0, a0, i0 + i, j);
+            });
           return;
         }
-        Scratch x(mb.team_scratch(0), n0);
+        Scratch x = x0 ? Scratch(mb.team_scratch(0), nx) : Scratch(mb.team_scratch(1), n1);
         if (r >= npan) {
           const std::int64_t u = r - npan;  // the last group with team0 <= u
           size_type lo = rb, hi = re - 1;
@@ -191,12 +195,13 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
           Scalar* const w = ws + d.ws;
           const std::int64_t m = d.m, p = d.p, r0 = d.r0, a0 = d.a0;
           Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, bw * int(d.k)), [=](const int t) {
-            const std::int64_t i = p + t % bw, j = t / bw;
-            w[i + j * m] = W.at(r0, a0, i, j);
+            int j, i;
+            index_split(t, bw, j, i);
+            w[p + i + j * m] = W.at(r0, a0, p + i, j);
           });
         }
         mb.team_barrier();
-        Scalar* small = shared ? x.data() : Scratch(mb.team_scratch(1), ns).data();
+        Scalar* small = both0 || !x0 ? x.data() : Scratch(mb.team_scratch(1), n1).data();
         panel_transform(mb, vals + d.voff + d.p + d.p * d.m, d.m, ws + d.ws + d.p, d.m, int(d.bw), int(d.k), sg, small,
                         qb + d.q, infos + 2 * d.info);
       });
@@ -249,6 +254,7 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   const Scalar sg = sign == Sign::Plus ? Scalar(1) : Scalar(-1);
   const std::int64_t kmax = P.k, nbmax = update_panel_width(kmax, true), kbmax = nbmax + kmax;
   const int xr = update_chunk_rows(nbmax);
+  KSPD_REQUIRE(nbmax >= 1 && nbmax <= 64, Error, "kspd::sparse::update: panels of " << nbmax << " columns; 1 to 64 (internal)");
   const auto noinit = [](const char* name) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)); };
   auto upload = [&](const char* name, const auto& h) {
     using T = typename std::decay_t<decltype(h)>::value_type;

@@ -184,6 +184,16 @@ inline size_type update_panel_width(size_type k, bool wide) {
   return wide ? 32 : std::min<size_type>(32, std::max<size_type>(8, k));
 }
 
+/// t = q n + r (0 <= r < n) for 0 <= t < 2^14 and 1 <= n <= 128, the index splits of the
+/// panels' loops, by a float multiplication instead of an integer division (about 20
+/// instructions on a GPU, and the panels' steps are instruction-bound on their one SM):
+/// (t + 1/2) / n lies at least 1 / (2 n) >= 2^-8 from an integer, far beyond the float
+/// rounding of (t + 1/2) (1 / n) (<= 2^14 * 2^-22).
+KOKKOS_INLINE_FUNCTION void index_split(int t, int n, int& q, int& r) {
+  q = int((float(t) + 0.5f) * (1.0f / float(n)));
+  r = t - q * n;
+}
+
 /// A team of one host thread: the panel's small matrices computed in place on a host worker
 /// (no Kokkos launch, so host workers may run panels concurrently). team_for and
 /// team_barrier run the same body on a Kokkos team (a device block) or on it.
@@ -219,7 +229,8 @@ KOKKOS_INLINE_FUNCTION constexpr std::int64_t panel_small_size(std::int64_t nb, 
 /// spread over the team: about max(bw, k) + bw / 4 + 6 barriers per panel. The workspaces
 /// Ds (a copy of D), Z, G (-> M), X (M^-1), R, Y (R^-1) (bw x bw, bw x k, bw x bw, bw x bw,
 /// k x k, k x k, each with ld its rows) are carved from `small` (panel_small_size(bw, k)
-/// scalars): team scratch on a device. Raw pointers and 32-bit indices captured by value.
+/// scalars): team scratch on a device. Raw pointers and 32-bit indices captured by value;
+/// bw, k <= 64 (index_split's range).
 inline constexpr int kTrsmRows = 8;
 template <class Member, class Scalar>
 KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::int64_t ldd, const Scalar* Wp,
@@ -235,10 +246,13 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
   // Ds = lower(D), Z = W_P
   team_for(mb, 0, nbb + bw * k, [=](int t) {
     if (t < nbb) {
-      const int i = t % bw, j = t / bw;
+      int j, i;
+      index_split(t, bw, j, i);
       Ds[t] = i >= j ? D[i + j * ldd] : Scalar(0);
     } else {
-      const int u = t - nbb, i = u % bw, j = u / bw;
+      const int u = t - nbb;
+      int j, i;
+      index_split(u, bw, j, i);
       Z[u] = Wp[i + j * ldw];
     }
   });
@@ -259,7 +273,9 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
     if (b1 == bw) break;
     const int r = bw - b1;
     team_for(mb, 0, r * k, [=](int t) {
-      const int i = b1 + t % r, j = t / r;
+      int j, i;
+      index_split(t, r, j, i);
+      i += b1;
       Scalar v = Z[i + j * bw];
       for (int l = b0; l < b1; ++l) v -= Ds[i + l * bw] * Z[l + j * bw];
       Z[i + j * bw] = v;
@@ -269,14 +285,17 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
   // G = I + s Z Z^T, R = I + s Z^T Z (lower parts); X = I, Y = I
   team_for(mb, 0, nbb + nkk, [=](int t) {
     if (t < nbb) {
-      const int i = t % bw, j = t / bw;
+      int j, i;
+      index_split(t, bw, j, i);
       Scalar g = i == j ? 1 : 0;
       if (i >= j)
         for (int l = 0; l < k; ++l) g += s * Z[i + l * bw] * Z[j + l * bw];
       G[t] = g;
       X[t] = i == j ? 1 : 0;
     } else {
-      const int u = t - nbb, i = u % k, j = u / k;
+      const int u = t - nbb;
+      int j, i;
+      index_split(u, k, j, i);
       Scalar g = i == j ? 1 : 0;
       if (i >= j)
         for (int l = 0; l < bw; ++l) g += s * Z[l + i * bw] * Z[l + j * bw];
@@ -308,7 +327,9 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
       Scalar* const A = onG ? G : R;
       Scalar* const V = onG ? X : Y;
       const Scalar id = onG ? ig : ir;
-      const int i = j + 1 + u % nn, c = u / nn;
+      int c, i;
+      index_split(u, nn, c, i);
+      i += j + 1;
       if (c < nn) {
         const int l = j + 1 + c;
         if (i >= l) A[i + l * ld] -= A[i + j * ld] * (A[l + j * ld] * id);
@@ -321,12 +342,15 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
   if (!gok || !rok) return;  // the factor is unusable: nothing more to do
   team_for(mb, 0, nbb + nkk, [=](int t) {
     if (t < nbb) {
-      const int i = t % bw, j = t / bw;
+      int j, i;
+      index_split(t, bw, j, i);
       const Scalar is = Scalar(1) / compat::sqrt(G[i + i * bw]);
       if (i > j) G[t] /= compat::sqrt(G[j + j * bw]);
       X[t] *= is;
     } else {
-      const int u = t - nbb, i = u % k, j = u / k;
+      const int u = t - nbb;
+      int j, i;
+      index_split(u, k, j, i);
       const Scalar is = Scalar(1) / compat::sqrt(R[i + i * k]);
       if (i > j) R[u] /= compat::sqrt(R[j + j * k]);
       Y[u] *= is;
@@ -343,7 +367,8 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
   const int kb = bw + k;
   team_for(mb, 0, kb * kb + nbb, [=](int t) {
     if (t < kb * kb) {
-      const int i = t % kb, j = t / kb;
+      int j, i;
+      index_split(t, kb, j, i);
       Scalar x = 0;
       if (i < bw && j < bw) x = X[j + i * bw];
       else if (i >= bw && j >= bw) x = Y[(j - bw) + (i - bw) * k];
@@ -355,7 +380,9 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
       }
       Q[t] = x;
     } else {
-      const int u = t - kb * kb, i = u % bw, j = u / bw;
+      const int u = t - kb * kb;
+      int j, i;
+      index_split(u, bw, j, i);
       if (i >= j) {
         Scalar x = 0;
         for (int l = j; l <= i; ++l) x += Ds[i + l * bw] * G[l + j * bw];

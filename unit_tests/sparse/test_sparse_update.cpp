@@ -290,6 +290,18 @@ TYPED_TEST(SparseUpdate, DowndateLosingDefinitenessReportsTheColumn) {
   }
 }
 
+TEST(SparseUpdateInternals, IndexSplitIsExactOnItsRange) {
+  // the panels' loops split t = q n + r by a float product: every t < 2^14, n <= 128
+  long bad = 0;
+  for (int n = 1; n <= 128; ++n)
+    for (int t = 0; t < (1 << 14); ++t) {
+      int q = -1, r = -1;
+      ks::Impl::index_split(t, n, q, r);
+      bad += q != t / n || r != t % n;
+    }
+  EXPECT_EQ(bad, 0);
+}
+
 TEST(SparseUpdateErrors, OutsideThePatternAndBadWAreNamed) {
   const auto A = ks::laplacian_3d<double>(6, 6, 6);
   ks::SupernodalCholesky<double> chol(placement(0));
