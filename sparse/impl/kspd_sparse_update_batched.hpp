@@ -75,7 +75,8 @@ struct UpdateProfile {
   int team_size = 0;
   bool fence_steps = true;
   struct Step {
-    int level, panels, rows, gathers;
+    int level;  ///< the highest tree level (height in the path) among the launch's supernodes
+    int panels, rows, gathers;  ///< its teams of each kind
     double gap;      ///< host time from the previous step's end (its fence) to this launch call
     double enqueue;  ///< the launch call's host time
     double done;     ///< launch call + kernel, to the fence's return (fence_steps only)
@@ -131,13 +132,13 @@ KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& 
   });
 }
 
-/// One step of a level, one launch: the panels [pb, pe) of pd (a team each: first the rows of
-/// the panel through the previous panel's Q, or for a supernode's first panel the panel's
-/// W rows gathered from W, then panel_transform), the nrt chunks of the groups [rb, re) of rd
-/// (the other rows below the previous panels, a team each) and the gather of the other W rows
-/// of the supernodes [gb, ge) of sd that start (a team each). The teams
-/// touch disjoint rows, and a panel's Q goes to the slot of its parity (the previous
-/// panel's Q is read in the same launch). Team scratch: the staging of a chunk, and the
+/// One launch: the panels [pb, pe) of pd (a team each: first the rows of the panel through
+/// the previous panel's Q, or for a supernode's first panel the panel's W rows gathered from
+/// W, then panel_transform), the nrt chunks of the groups [rb, re) of rd (the other rows
+/// below the previous panels, a team each) and the gather of the other W rows of the
+/// supernodes [gb, ge) of sd that start (a team each). The teams touch disjoint rows, and a
+/// panel's Q goes to the slot of its parity (the previous panel's Q is read in the same
+/// launch). Team scratch: the staging of a chunk, and the
 /// panel's small matrices in the same space (the staging is done when the transform starts)
 /// in the block's shared memory where both fit, else the staging there and the small
 /// matrices in level 1, else both in level 1 (wide panels at rank 64).

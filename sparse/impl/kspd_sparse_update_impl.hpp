@@ -169,10 +169,9 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
 
 /// Columns per panel for k active W columns: 2 (nb + k)^2 / nb flops per entry of L, least
 /// near nb = k: between 8 and 32 on host threads. `wide` (batched launches on exec, the
-/// device): 32. A panel there costs two launches plus panel_transform's dependent chains
-/// (the triangular solve and inverse: about nb^2 / 2 steps on one thread): on the H100 at
-/// nb = 64 a panel took about 190 us on the 40^3 path, so half the width halves the
-/// chains' total (nb^2 per panel, C / nb panels) for twice the launches.
+/// device): 32. There the update is the chain of panel transforms up the tree, which costs
+/// per column rather than per launch: on the H100 (40^3, rank 16, session 5) panels of 16
+/// columns took 24.6 ms, 32 24.9 ms, 48 34 ms, 64 47 ms.
 /// update_panel_width_hook() > 0 replaces the `wide` width: a diagnostic for
 /// perf_sparse_update --panel-width (an internal hook, not an option; 0 in the library's use).
 inline int& update_panel_width_hook() {
