@@ -10,8 +10,8 @@
 // (host plan, W, descriptors, allocations, step launches, tail), each fenced; per launch
 // kind the count and total / mean / max of each launch fenced on its own, the host time of
 // the launch calls and between them; the launches unfenced; the panels' teams alone (the
-// dependent chain) and the rows below alone; other team sizes; and empty launches of the
-// same league sizes (the launch cost alone). FILE ("-": none) gets one CSV line per launch.
+// dependent chain) and the rows below alone; other team sizes; the panel teams' phases by
+// the device clock; and empty launches of the same league sizes (the launch cost alone). FILE ("-": none) gets one CSV line per launch.
 // --panel-width NB: panels of NB columns in the batched update (resident placement) instead
 // of update_panel_width's 32 (Impl::update_panel_width_hook()).
 // --update-threads T1,T2,..: then the update and downdate again with each of these host
@@ -206,6 +206,26 @@ int step_profile(ks::SupernodalCholesky<double>& chol, const Exec& exec, const k
       std::printf("  team size %4d: refused (%s)\n", team, e.what());
       if (chol.factorize(exec, A) != 0) return 1;
     }
+  }
+  {  // the panel teams' phases by the clock of their SM (cycles), unfenced launches; then back to A
+    kpi::UpdateProfile u;
+    u.phases = true;
+    u.fence_steps = false;
+    const double tu = profiled(u, ks::Sign::Plus);
+    const double ru = residual(chol, Ap);
+    bad += !(ru < 1e-10);
+    const char* names[] = {"rows through the previous Q / W gather", "copy", "triangular solve", "G and R",
+                           "Cholesky + inverse steps", "scaling", "Q and D M"};
+    double tot = 0;
+    for (double c : u.phase_cycles) tot += c;
+    const double np = double(std::max(1L, u.phase_panels));
+    std::printf("  [panel phases] update %.2f ms (residual %.1e), %ld panels, mean %.0f clock ticks per panel:", tu * 1e3, ru,
+                u.phase_panels, tot / np);
+    for (size_t i = 0; i < u.phase_cycles.size(); ++i) std::printf(" %s %.0f;", names[i], u.phase_cycles[i] / np);
+    std::printf("\n");
+    kpi::UpdateProfile d;
+    d.fence_steps = false;
+    profiled(d, ks::Sign::Minus);
   }
   for (auto part : {kpi::UpdateProfile::Part::Panels, kpi::UpdateProfile::Part::Rows}) {  // garbage factor after
     const char* name = part == kpi::UpdateProfile::Part::Panels ? "panel teams only" : "row teams only";

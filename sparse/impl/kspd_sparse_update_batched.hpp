@@ -74,6 +74,12 @@ struct UpdateProfile {
   Part part = Part::All;
   int team_size = 0;
   bool fence_steps = true;
+  /// phases: the panel teams mark the clock at their phase boundaries (team_mark; cycles on
+  /// a device); phase_cycles[i]: the sum over the panels of phase i (kPanelPhases - 1 of
+  /// them), phase_panels: the panels summed.
+  bool phases = false;
+  std::vector<double> phase_cycles;
+  long phase_panels = 0;
   struct Step {
     int level;  ///< the highest tree level (height in the path) among the launch's supernodes
     int panels, rows, gathers;  ///< its teams of each kind
@@ -146,7 +152,7 @@ template <class Exec, class Scalar, class PanelView, class RowsView, class SnVie
 void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, const SnView& sd, size_type pb, size_type pe,
                  size_type rb, size_type re, size_type nrt, size_type gb, size_type ge, Scalar* vals, Scalar* ws,
                  const UpdW<Scalar>& W,
-                 Scalar* qb, int* infos, Scalar sg, std::int64_t nbmax, std::int64_t kmax) {
+                 Scalar* qb, int* infos, Scalar sg, std::int64_t nbmax, std::int64_t kmax, std::uint64_t* tics) {
   using Policy = Kokkos::TeamPolicy<Exec>;
   using Scratch = Kokkos::View<Scalar*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const int xr = update_chunk_rows(nbmax);
@@ -189,6 +195,8 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
           return;
         }
         const UpdPanel d = pd(pb + r);
+        std::uint64_t* const tp = tics ? tics + (std::int64_t(pb) + r) * kPanelPhases : nullptr;
+        team_mark(mb, tp, 0);
         if (d.prev >= 0) {
           update_apply_rows(mb, pd(d.prev), d.p, int(d.bw), vals, ws, W, qb, x.data(), xr);
         } else {  // the first panel: its W rows
@@ -202,9 +210,10 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
           });
         }
         mb.team_barrier();
+        team_mark(mb, tp, 1);
         Scalar* small = both0 || !x0 ? x.data() : Scratch(mb.team_scratch(1), n1).data();
         panel_transform(mb, vals + d.voff + d.p + d.p * d.m, d.m, ws + d.ws + d.p, d.m, int(d.bw), int(d.k), sg, small,
-                        qb + d.q, infos + 2 * d.info);
+                        qb + d.q, infos + 2 * d.info, tp);
       });
 }
 
@@ -382,6 +391,8 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   Kokkos::View<Scalar*, Mem> ws(noinit("kspd::sparse::update::Ws"), size_t(std::max<std::int64_t>(ws_max, 1)));
   Kokkos::View<Scalar*, Mem> qb(noinit("kspd::sparse::update::Q"), size_t(std::max<std::int64_t>(2 * nslots * kbmax * kbmax, 1)));
   const UpdW<Scalar> Wd{wc.data(), std::int64_t(wc.stride_1()), rows, act.data()};
+  Kokkos::View<std::uint64_t*, Mem> tics;
+  if (prof && prof->phases) tics = Kokkos::View<std::uint64_t*, Mem>("kspd::sparse::update::tics", std::max<size_t>(ph.size(), 1) * kPanelPhases);
   if (prof) phase(prof->t_alloc);
   const double t_loop = t_last;
   for (Step st : steps) {
@@ -390,7 +401,7 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
     if (st.pe == st.pb && st.nrt == 0 && st.ge == st.gb) continue;
     const double t0 = prof ? clock() : 0;
     update_step(exec, pd, rd, sd, st.pb, st.pe, st.rb, st.re, st.nrt, st.gb, st.ge, vals, ws.data(), Wd, qb.data(), infos.data(), sg,
-                nbmax, kmax);
+                nbmax, kmax, tics.data());
     if (!prof) continue;
     const double t1 = clock();
     if (prof->fence_steps) exec.fence();
@@ -403,6 +414,17 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
     exec.fence();
     t_last = clock();
     prof->t_steps += t_last - t_loop;
+  }
+  if (prof && prof->phases) {
+    auto ht = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tics);
+    prof->phase_cycles.assign(kPanelPhases - 1, 0.0);
+    for (size_t p = 0; p < ph.size(); ++p) {
+      const std::uint64_t* t = ht.data() + p * kPanelPhases;
+      if (t[kPanelPhases - 1] == 0) continue;  // not run (a failed pivot, or a part left out)
+      ++prof->phase_panels;
+      for (int i = 0; i + 1 < kPanelPhases; ++i) prof->phase_cycles[size_t(i)] += double(t[i + 1] - t[i]);
+    }
+    t_last = clock();
   }
   exec.fence();
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), infos);

@@ -27,6 +27,7 @@
 /// (batched kernels on an execution space: the resident factor).
 
 #include <Kokkos_Core.hpp>
+#include <impl/Kokkos_ClockTic.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -210,6 +211,19 @@ template <class Member>
 KOKKOS_INLINE_FUNCTION void team_barrier(const Member& mb) {
   mb.team_barrier();
 }
+/// Diagnostics (perf_sparse_update --step-profile): the clock (cycles on a device) at a
+/// panel's phase boundary i into tics[i], by the team's first thread, where tics is set.
+KOKKOS_INLINE_FUNCTION void team_mark(const HostTeam&, std::uint64_t* tics, int i) {
+  if (tics) tics[i] = Kokkos::Impl::clock_tic();
+}
+template <class Member>
+KOKKOS_INLINE_FUNCTION void team_mark(const Member& mb, std::uint64_t* tics, int i) {
+  if (tics && mb.team_rank() == 0) tics[i] = Kokkos::Impl::clock_tic();
+}
+/// The phases team_mark separates: 0 the panel team's start, 1 its rows through the previous
+/// Q done, then panel_transform's copy, triangular solve, G and R, Cholesky steps, scaling,
+/// Q and D M.
+inline constexpr int kPanelPhases = 8;
 
 /// Scalars of the small matrices of one panel of bw <= nb columns and k W columns
 /// (panel_transform's Ds, Z, G, X: nb x nb, nb x k, nb x nb, nb x nb; R, Y: k x k).
@@ -234,7 +248,7 @@ inline constexpr int kTrsmRows = 8;
 template <class Member, class Scalar>
 KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::int64_t ldd, const Scalar* Wp,
                                             std::int64_t ldw, int bw, int k, Scalar s, Scalar* small, Scalar* Q,
-                                            int* info) {
+                                            int* info, std::uint64_t* tics = nullptr) {
   Scalar* const Ds = small;
   Scalar* const Z = Ds + bw * bw;
   Scalar* const G = Z + bw * k;
@@ -256,6 +270,7 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
     }
   });
   team_barrier(mb);
+  team_mark(mb, tics, 2);
   // Z = Ds^-1 Z by blocks of kTrsmRows rows: a block's triangle a column per thread, then
   // the rows below it through the block's columns spread over the team
   for (int b0 = 0; b0 < bw; b0 += kTrsmRows) {
@@ -281,6 +296,7 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
     });
     team_barrier(mb);
   }
+  team_mark(mb, tics, 3);
   // G = I + s Z Z^T, R = I + s Z^T Z (lower parts); X = I, Y = I
   team_for(mb, 0, nbb + nkk, [=](int t) {
     if (t < nbb) {
@@ -303,6 +319,7 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
     }
   });
   team_barrier(mb);
+  team_mark(mb, tics, 4);
   // M = chol(G), R = chol(R) side by side, right-looking: step j takes the unscaled column j
   // out of the trailing lower part (A(i, l) -= A(i, j) A(l, j) / A(j, j)); every thread reads
   // the same pivots, so all stop at the same failing column. The columns are scaled after.
@@ -338,6 +355,7 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
     });
     team_barrier(mb);
   }
+  team_mark(mb, tics, 5);
   if (!gok || !rok) return;  // the factor is unusable: nothing more to do
   team_for(mb, 0, nbb + nkk, [=](int t) {
     if (t < nbb) {
@@ -361,6 +379,7 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
     else R[(t - bw) * (k + 1)] = compat::sqrt(R[(t - bw) * (k + 1)]);
   });
   team_barrier(mb);
+  team_mark(mb, tics, 6);
   // Q11 = M^-T = X^T, Q22 = R^-T = Y^T, Q21 = s Z^T M^-T = s (X Z)^T, Q12 = -Z R^-T = -(Y Z^T)^T;
   // D <- D M (lower)
   const int kb = bw + k;
@@ -389,6 +408,10 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
       }
     }
   });
+  if (tics) {  // (only the diagnostics wait for the whole team here)
+    team_barrier(mb);
+    team_mark(mb, tics, 7);
+  }
 }
 
 /// One panel's transformation, kept for the rows below the supernode's diagonal block.
