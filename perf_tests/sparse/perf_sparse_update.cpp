@@ -5,6 +5,15 @@
 //   perf_sparse_update [--smoke] [--size N] [--rank K] [--threads T] [--reps R]
 //                      [--placement host|resident] [--cpu-time] [--plan-only]
 // --plan-only: analyse, print the path's shape and stop (no factorization).
+// --step-profile FILE: after the timed runs, where each time goes in one update of the
+// resident factor (update_batched's diagnostic hook, Impl::update_profile()): the phases
+// (host plan, W, descriptors, allocations, step launches, tail), each fenced; per launch
+// kind the count and total / mean / max of each launch fenced on its own, the host time of
+// the launch calls and between them; the launches unfenced; the panels' teams alone (the
+// dependent chain) and the rows below alone; other team sizes; the panel teams' phases by
+// the device clock; and empty launches of the same league sizes (the launch cost alone). FILE ("-": none) gets one CSV line per launch.
+// --panel-width NB: panels of NB columns in the batched update (resident placement) instead
+// of update_panel_width's 32 (Impl::update_panel_width_hook()).
 // --update-threads T1,T2,..: then the update and downdate again with each of these host
 // thread counts (host placement; the factorizations keep --threads), against the same refactor.
 // --cpu-time: the process's CPU time (all its threads) instead of wall-clock time: on a
@@ -23,12 +32,14 @@
 #include <cstdio>
 #include <ctime>
 #include <cstdlib>
+#include <exception>
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "kspd_sparse_generate.hpp"
+#include "kspd_sparse_update_batched.hpp"
 #include "kspd_sparse_supernodal_cholesky.hpp"
 #include "kspd_perf_csv.hpp"
 
@@ -78,6 +89,161 @@ double residual(const ks::SupernodalCholesky<double>& chol, const ks::CscMatrix<
   return std::sqrt(rn / bn);
 }
 
+double wall() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+/// league sizes as they are, team size `team`, each launch fenced or only the last
+double empty_launches(const Exec& exec, const std::vector<int>& leagues, int team, bool fenced) {
+  using Policy = Kokkos::TeamPolicy<Exec>;
+  exec.fence();
+  const double t0 = wall();
+  for (int L : leagues) {
+    Kokkos::parallel_for("perf_sparse_update::empty", Policy(exec, L, team), KOKKOS_LAMBDA(const typename Policy::member_type&) {});
+    if (fenced) exec.fence();
+  }
+  exec.fence();
+  return wall() - t0;
+}
+
+namespace kpi = kspd::sparse::Impl;
+
+const char* launch_kind(const kpi::UpdateProfile::Step& s) {
+  if (s.gathers > 0) return "level start: W gather + first panels";
+  if (s.panels > 0 && s.rows > 0) return "panels + rows below previous panel";
+  if (s.panels > 0) return "panels alone";
+  return "rows below alone";
+}
+
+/// The profile's summary; its launches as CSV lines (variant = name) to csv if any.
+void print_profile(const char* name, const kpi::UpdateProfile& p, double wall_s, std::FILE* csv, long long rank) {
+  double enq = 0, gap = 0, done = 0;
+  std::map<std::string, std::vector<const kpi::UpdateProfile::Step*>> kinds;
+  for (const auto& s : p.steps) enq += s.enqueue, gap += s.gap, done += s.done, kinds[launch_kind(s)].push_back(&s);
+  std::printf("  [%s] update wall %.2f ms: W %.2f, descriptors %.2f, allocations+uploads %.2f, launches %.2f, tail %.2f ms; "
+              "%zu launches: sum of launch calls %.2f ms, of host gaps %.2f ms%s\n",
+              name, wall_s * 1e3, p.t_w * 1e3, p.t_desc * 1e3, p.t_alloc * 1e3, p.t_steps * 1e3, p.t_tail * 1e3,
+              p.steps.size(), enq * 1e3, gap * 1e3, p.fence_steps ? "" : " (launches unfenced)");
+  if (p.fence_steps) {
+    std::printf("  [%s] sum of fenced launches %.2f ms (mean %.1f us)\n", name, done * 1e3, done * 1e6 / double(std::max<size_t>(1, p.steps.size())));
+    for (const auto& [kind, v] : kinds) {
+      double tot = 0, mx = 0, e = 0, teams = 0, pan = 0;
+      for (const auto* s : v) tot += s->done, mx = std::max(mx, s->done), e += s->enqueue, teams += s->panels + s->rows + s->gathers, pan += s->panels;
+      const double c = double(v.size());
+      std::printf("  [%s]   %-38s %4zu launches: total %7.2f ms, mean %6.1f us, max %7.1f us; launch call mean %5.1f us; "
+                  "mean teams %.1f (panels %.1f)\n",
+                  name, kind.c_str(), v.size(), tot * 1e3, tot * 1e6 / c, mx * 1e6, e * 1e6 / c, teams / c, pan / c);
+    }
+  }
+  if (csv)
+    for (size_t i = 0; i < p.steps.size(); ++i) {
+      const auto& s = p.steps[i];
+      std::fprintf(csv, "%lld,%s,%zu,%d,%d,%d,%d,%.2f,%.2f,%.2f\n", rank, name, i, s.level, s.panels, s.rows, s.gathers, s.gap * 1e6,
+                   s.enqueue * 1e6, s.done * 1e6);
+    }
+}
+
+/// --step-profile: the factor is A's on entry and on return.
+int step_profile(ks::SupernodalCholesky<double>& chol, const Exec& exec, const ks::CscMatrix<double>& A,
+                 const ks::CscMatrix<double>& Ap, const ks::SparseColumns<double>& W, const std::string& file) {
+  if (!chol.resident()) {
+    std::printf("  step profile: the factor is not resident (--placement resident)\n");
+    return 0;
+  }
+  std::FILE* csv = file == "-" ? nullptr : std::fopen(file.c_str(), "a");  // appended: several runs, one file
+  if (csv && std::ftell(csv) == 0)
+    std::fprintf(csv, "rank,variant,launch,level,panel_teams,row_teams,gather_teams,gap_us,launch_call_us,fenced_us\n");
+  auto& hook = kpi::update_profile();
+  double t0 = wall();
+  const auto plan = kpi::plan_update(chol.symbolic(), W, "perf_sparse_update", false);  // as update() on a resident factor
+  std::printf("  step profile (steady clock, one update each): host plan_update %.2f ms, %lld levels\n", (wall() - t0) * 1e3,
+              (long long)plan.levels());
+  auto profiled = [&](kpi::UpdateProfile& p, ks::Sign sign) {
+    hook = &p;
+    exec.fence();
+    const double t = wall();
+    const int info = chol.update(exec, W, sign);
+    const double w = wall() - t;
+    hook = nullptr;
+    if (info != 0) std::printf("  step profile: update info %d\n", info);
+    return w;
+  };
+  int bad = 0;
+  {  // every launch fenced, then unfenced (the real schedule), each followed by the downdate back
+    kpi::UpdateProfile p;
+    print_profile("fenced", p, profiled(p, ks::Sign::Plus), csv, W.ncols());
+    const double r = residual(chol, Ap);
+    std::printf("  [fenced] residual %.1e\n", r);
+    bad += !(r < 1e-10);
+    kpi::UpdateProfile d;
+    d.fence_steps = false;
+    print_profile("downdate unfenced", d, profiled(d, ks::Sign::Minus), nullptr, 0);
+    kpi::UpdateProfile u;
+    u.fence_steps = false;
+    print_profile("unfenced", u, profiled(u, ks::Sign::Plus), csv, W.ncols());
+    kpi::UpdateProfile d2;
+    d2.fence_steps = false;
+    print_profile("downdate unfenced", d2, profiled(d2, ks::Sign::Minus), nullptr, 0);
+    std::vector<int> leagues;
+    for (const auto& s : p.steps) leagues.push_back(s.panels + s.rows + s.gathers);
+    const int team = kpi::update_team_size<Exec>();
+    std::printf("  empty launches, the same %zu league sizes, team %d: fenced each %.2f ms, unfenced %.2f ms\n", leagues.size(),
+                team, empty_launches(exec, leagues, team, true) * 1e3, empty_launches(exec, leagues, team, false) * 1e3);
+  }
+  for (int team : {128, 256, 1024}) {  // other team sizes (the default: 512), unfenced; the result checked
+    if (kspd::compat::is_host_exec_v<Exec>) break;  // a host team is one thread
+    kpi::UpdateProfile u, d;
+    u.team_size = d.team_size = team;
+    u.fence_steps = d.fence_steps = false;
+    try {
+      const double tu = profiled(u, ks::Sign::Plus);
+      const double ru = residual(chol, Ap);
+      const double td = profiled(d, ks::Sign::Minus);
+      const double rd = residual(chol, A);
+      std::printf("  team size %4d: update %.2f ms (launches %.2f ms), downdate %.2f ms, residuals %.1e %.1e\n", team,
+                  tu * 1e3, u.t_steps * 1e3, td * 1e3, ru, rd);
+      bad += !(ru < 1e-10 && rd < 1e-10);
+    } catch (const std::exception& e) {  // e.g. more threads than the kernel's registers allow
+      hook = nullptr;
+      std::printf("  team size %4d: refused (%s)\n", team, e.what());
+      if (chol.factorize(exec, A) != 0) return 1;
+    }
+  }
+  {  // the panel teams' phases by the clock of their SM (cycles), unfenced launches; then back to A
+    kpi::UpdateProfile u;
+    u.phases = true;
+    u.fence_steps = false;
+    const double tu = profiled(u, ks::Sign::Plus);
+    const double ru = residual(chol, Ap);
+    bad += !(ru < 1e-10);
+    const char* names[] = {"rows through the previous Q / W gather", "copy", "triangular solve", "G and R",
+                           "Cholesky + inverse steps", "scaling", "Q and D M"};
+    double tot = 0;
+    for (double c : u.phase_cycles) tot += c;
+    const double np = double(std::max(1L, u.phase_panels));
+    std::printf("  [panel phases] update %.2f ms (residual %.1e), %ld panels, mean %.0f clock ticks per panel:", tu * 1e3, ru,
+                u.phase_panels, tot / np);
+    for (size_t i = 0; i < u.phase_cycles.size(); ++i) std::printf(" %s %.0f;", names[i], u.phase_cycles[i] / np);
+    std::printf("\n");
+    kpi::UpdateProfile d;
+    d.fence_steps = false;
+    profiled(d, ks::Sign::Minus);
+  }
+  for (auto part : {kpi::UpdateProfile::Part::Panels, kpi::UpdateProfile::Part::Rows}) {  // garbage factor after
+    const char* name = part == kpi::UpdateProfile::Part::Panels ? "panel teams only" : "row teams only";
+    kpi::UpdateProfile p;
+    p.part = part;
+    if (chol.factorize(exec, A) != 0) return 1;  // a factor to start from: the last garbage one may have failed
+    print_profile(name, p, profiled(p, ks::Sign::Plus), csv, W.ncols());
+    kpi::UpdateProfile u;
+    u.part = part;
+    u.fence_steps = false;
+    if (chol.factorize(exec, A) != 0) return 1;
+    print_profile((std::string(name) + ", unfenced").c_str(), u, profiled(u, ks::Sign::Plus), nullptr, 0);
+  }
+  if (chol.factorize(exec, A) != 0) return 1;
+  if (csv) std::fclose(csv);
+  return bad;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -86,6 +252,7 @@ int main(int argc, char** argv) {
   size_type size = 40, rank = 16;
   int threads = 2, reps = 3;
   bool plan_only = false;
+  std::string profile_file;
   std::vector<int> update_threads;
   std::string placement = "host";
   for (int a = 1; a < argc; ++a) {
@@ -105,6 +272,8 @@ int main(int argc, char** argv) {
     else if (s == "--placement") placement = next();
     else if (s == "--cpu-time") cpu_time = true;
     else if (s == "--plan-only") plan_only = true;
+    else if (s == "--step-profile") profile_file = next();
+    else if (s == "--panel-width") kspd::sparse::Impl::update_panel_width_hook() = std::atoi(next().c_str());
     else if (s == "--update-threads") {
       const std::string v = next();
       for (size_t b = 0; b < v.size();) {
@@ -115,12 +284,15 @@ int main(int argc, char** argv) {
     }
     else {
       std::fprintf(stderr, "usage: perf_sparse_update [--smoke] [--size N] [--rank K] [--threads T] [--reps R] "
-                           "[--placement host|resident] [--cpu-time] [--plan-only] [--update-threads T1,T2,..]\n");
+                           "[--placement host|resident] [--cpu-time] [--plan-only] [--update-threads T1,T2,..] "
+                           "[--step-profile FILE|-] [--panel-width NB]\n");
       return s == "--help" ? 0 : 2;
     }
   }
   const bool bad_ut = std::any_of(update_threads.begin(), update_threads.end(), [](int t) { return t < 1; });
+  const int pw = kspd::sparse::Impl::update_panel_width_hook();
   if (size < 2 || rank < 1 || rank > 64 || threads < 1 || reps < 1 || (placement != "host" && placement != "resident") ||
+      pw < 0 || pw > 64 ||
       bad_ut || (!update_threads.empty() && placement != "host")) {
     std::fprintf(stderr, "perf_sparse_update: bad arguments\n");
     return 2;
@@ -148,7 +320,9 @@ int main(int argc, char** argv) {
   {  // the work's shape: supernodes on W's paths, their panels (launch-bound on a GPU) and entries;
      // steps: the panels one after the other on the path (per level its widest supernode's)
     const auto& S = chol.symbolic();
-    const auto plan = ks::Impl::plan_update(S, W, "perf_sparse_update");
+    const double tp = wall();
+    const auto plan = ks::Impl::plan_update(S, W, "perf_sparse_update", placement != "resident");
+    std::printf("  plan_update (host) %.2f ms\n", (wall() - tp) * 1e3);
     const bool wide = placement == "resident";
     long long panels = 0, entries = 0, steps = 0;
     std::vector<long long> np(plan.path.size());
@@ -165,8 +339,11 @@ int main(int argc, char** argv) {
         w = std::max(w, np[size_t(plan.level_order[size_t(i)])]);
       steps += w;
     }
-    std::printf("  path: %zu of %zu supernodes, %lld levels, %lld panels, %lld panel steps, %.1f%% of L's entries\n",
-                plan.path.size(), S.snodes.size(), (long long)plan.levels(), panels, steps,
+    std::vector<std::int64_t> snp, sstart;
+    const long long launches = ks::Impl::update_schedule(S, plan, ks::Impl::update_panel_width(plan.k, true), snp, sstart);
+    std::printf("  path: %zu of %zu supernodes, %lld levels, %lld panels, %lld panel steps level by level, %lld batched "
+                "launches, %.1f%% of L's entries\n",
+                plan.path.size(), S.snodes.size(), (long long)plan.levels(), panels, steps, launches,
                 100.0 * double(entries) / double(chol.analysis_stats().nnz_l_stored));
     if (plan_only) return 0;
   }
@@ -217,6 +394,7 @@ int main(int argc, char** argv) {
                 median(u), median(t_refactor) / median(u), median(d), median(t_refactor) / median(d), res_up, res_down);
   }
   chol.options().threads = threads;
+  const int profile_bad = profile_file.empty() ? 0 : step_profile(chol, exec, A, Ap, W, profile_file);
   {
     namespace kp = kspd::perf;
     const std::string v = "elasticity" + std::to_string((long long)size) + " " + placement;
@@ -224,5 +402,5 @@ int main(int argc, char** argv) {
     kp::csv_row("d", "update", v, long(A.n), long(rank), -1, "kspd", median(t_up) * 1e3);
     kp::csv_row("d", "downdate", v, long(A.n), long(rank), -1, "kspd", median(t_down) * 1e3);
   }
-  return res_up < 1e-10 && res_down < 1e-10 ? 0 : 1;
+  return res_up < 1e-10 && res_down < 1e-10 && profile_bad == 0 ? 0 : 1;
 }

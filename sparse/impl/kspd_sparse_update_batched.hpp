@@ -2,22 +2,24 @@
 #define KSPD_SPARSE_UPDATE_BATCHED_HPP
 /// \file kspd_sparse_update_batched.hpp
 /// The rank-k modification of a factor in an execution space's memory (the resident
-/// placement; kspd_sparse_update_impl.hpp has the method), by batched kernels: per level of
-/// the path (supernodes on different branches, disjoint W columns) one launch per panel
-/// index t (update_step): for every supernode of the level its panel t's team first takes
-/// the panel's rows through panel t - 1's Q, then runs panel_transform, while the other teams
-/// take the rest of the rows below panel t - 1 through that Q (a team per chunk of
-/// kApplyRows rows: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q, staged in team
-/// scratch). The level's first launch also gathers W's rows of its supernodes from the
-/// compact W, and the rows below a supernode's last panel go back there. So a level costs
-/// 1 + (its widest supernode's panels) launches, whatever its width, and nothing waits
-/// until the end. (The panel's own rows are all its transform needs from panel t - 1: a
-/// look-ahead of one panel, which halves the launches of a transform launch followed by an
-/// apply launch.)
+/// placement; kspd_sparse_update_impl.hpp has the method), by batched kernels: a path
+/// supernode with np panels takes np + 1 consecutive launches (update_step); in its launch t
+/// its panel t's team first takes the panel's rows through panel t - 1's Q, then runs
+/// panel_transform, while other teams take the rest of the rows below panel t - 1 through that
+/// Q (a team per chunk of xr = max(kApplyRows, nb) rows:
+/// [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q, staged in team scratch). Its first launch
+/// also gathers its W rows from the compact W, and the rows below its last panel go back
+/// there. A supernode starts in the launch after its
+/// children's last ones, and every supernode due in a launch shares it (those on different
+/// branches touch disjoint W columns), so the launches follow the longest chain of panels up
+/// the tree, and nothing waits until the end. (The panel's own rows are all its transform
+/// needs from panel t - 1: a look-ahead of one panel, which halves the launches of a
+/// transform launch followed by an apply launch.)
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,142 +28,243 @@
 
 namespace kspd::sparse::Impl {
 
-/// A path supernode of a level: its rows in rmap, active columns in act, and W's rows in
-/// the level's workspace (m x k, ld m).
+/// A path supernode: its rows in the factor's row structure (Symbolic::rows), active
+/// columns in act, and W's rows in the workspace (m x k, ld m).
 struct UpdSnode {
   std::int64_t r0, a0, m, c, k, ws;
 };
 /// One panel of one supernode: columns [p, p + bw) of the supernode at value offset voff;
 /// Q in the slot of its supernode and parity; info: its postorder number; prev: the
 /// supernode's previous panel (index in the panels), or -1 (then the panel's team gathers
-/// the panel's W rows); r0, a0: the supernode's rows in rmap and active columns in act;
-/// last: the supernode's last panel (the rows below it go back to the compact W).
+/// the panel's W rows); r0, a0: the supernode's rows in the row structure and active
+/// columns in act; last: the supernode's last panel (the rows below it go back to W).
 struct UpdPanel {
   std::int64_t voff, m, p, bw, k, ws, q, info, prev, r0, a0, last;
 };
-/// W in the compact numbering of the path's columns (ld ldw) and the maps of the path
-/// supernodes' rows (rmap) and active columns (act) into it.
+/// W (n x k, ld ldw) in the factor's numbering on the device, the factor's row structure
+/// (Symbolic::rows, resident with the factor) and the path supernodes' active columns.
 template <class Scalar>
 struct UpdW {
   Scalar* wc;
   std::int64_t ldw;
-  const std::int64_t* rmap;
+  const std::int64_t* rows;
   const std::int64_t* act;
-  /// W(row r0 + i, column a0 + j) of a supernode (r0, a0: its offsets in rmap and act)
+  /// W(row r0 + i, column a0 + j) of a supernode (r0, a0: its offsets in rows and act)
   KOKKOS_INLINE_FUNCTION Scalar& at(std::int64_t r0, std::int64_t a0, std::int64_t i, std::int64_t j) const {
-    return wc[rmap[r0 + i] + act[a0 + j] * ldw];
+    return wc[rows[r0 + i] + act[a0 + j] * ldw];
   }
 };
-/// A chunk of rows below a panel: rows [row0, row0 + kApplyRows) of panel `panel`.
+/// The rows below a panel in one launch: from row0 on, of panel `panel`, in chunks of xr rows
+/// (update_step's xr), a team each: the launch's row teams team0, team0 + 1, ...
 struct UpdRows {
-  std::int64_t panel, row0;
+  std::int64_t panel, row0, team0;
 };
 inline constexpr int kApplyRows = 32;
+/// Rows per chunk for panels of nb columns: a panel's rows fit one chunk.
+inline int update_chunk_rows(std::int64_t nb) { return int(nb > kApplyRows ? nb : kApplyRows); }
 
-template <class Exec>
-int update_team_size() {
-  return compat::is_host_exec_v<Exec> ? 1 : 128;
+/// Diagnostics of update_batched for perf_sparse_update --step-profile (an internal hook,
+/// not an option: nullptr in the library's use). While update_profile() points at one,
+/// update_batched fences exec after each phase (and after each step launch if fence_steps)
+/// and records the times (seconds, steady clock) there. `part` other than All launches only
+/// the panels' teams (the dependent chain) or only the teams of the rows below: for timing,
+/// the factor is garbage after. team_size > 0 replaces update_team_size.
+struct UpdateProfile {
+  enum class Part { All, Panels, Rows };
+  Part part = Part::All;
+  int team_size = 0;
+  bool fence_steps = true;
+  /// phases: the panel teams mark the clock at their phase boundaries (team_mark; cycles on
+  /// a device); phase_cycles[i]: the sum over the panels of phase i (kPanelPhases - 1 of
+  /// them), phase_panels: the panels summed.
+  bool phases = false;
+  std::vector<double> phase_cycles;
+  long phase_panels = 0;
+  struct Step {
+    int level;  ///< the highest tree level (height in the path) among the launch's supernodes
+    int panels, rows, gathers;  ///< its teams of each kind
+    double gap;      ///< host time from the previous step's end (its fence) to this launch call
+    double enqueue;  ///< the launch call's host time
+    double done;     ///< launch call + kernel, to the fence's return (fence_steps only)
+  };
+  std::vector<Step> steps;
+  double t_w = 0, t_desc = 0, t_alloc = 0, t_steps = 0, t_tail = 0;  ///< phases, each fenced
+};
+inline UpdateProfile*& update_profile() {
+  static UpdateProfile* p = nullptr;
+  return p;
 }
 
-/// Rows [row0, row0 + rows) of panel d (rows <= kApplyRows) and of its W rows through its Q,
-/// by one team: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q, staged in x (kApplyRows x
-/// (bw + k)). Below the supernode's last panel the new W rows go to the compact W (for the
-/// ancestors), not back to ws.
+/// A team per panel or chunk of rows: 512 threads on a device. The panel's transform is a
+/// chain of small steps, each spread over the team; on the H100 (40^3, rank 16) its launches
+/// took 44 ms with 128 threads, 30 ms with 256 and 25 ms with 512 (75 ms with 64): the
+/// steps' work per thread, not the barriers, sets the pace.
+template <class Exec>
+int update_team_size() {
+  if (const UpdateProfile* prof = update_profile(); prof && prof->team_size > 0) return prof->team_size;
+  return compat::is_host_exec_v<Exec> ? 1 : 512;
+}
+
+/// Rows [row0, row0 + rows) of panel d (rows <= xr) and of its W rows through its Q, by one
+/// team: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q, staged in x (xr x (bw + k), ld xr).
+/// Below the supernode's last panel the new W rows go to the compact W (for the ancestors),
+/// not back to ws. 32-bit indices and pointers captured by value (see panel_transform).
 template <class Member, class Scalar>
-KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& d, std::int64_t row0, std::int64_t rows,
-                                              Scalar* vals, Scalar* ws, const UpdW<Scalar>& W, const Scalar* qb, Scalar* x) {
-  const std::int64_t bw = d.bw, kb = d.bw + d.k, m = d.m;
-  Scalar* l = vals + d.voff + row0 + d.p * m;  // L(row0 + i, p + j) = l[i + j m]
-  Scalar* w = ws + d.ws + row0;                // W(row0 + i, j) = w[i + j m]
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [&](const std::int64_t t) {
-    const std::int64_t i = t % rows, j = t / rows;
-    x[i + j * kApplyRows] = j < bw ? l[i + j * m] : w[i + (j - bw) * m];
+KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& d, std::int64_t row0, int rows,
+                                              Scalar* vals, Scalar* ws, const UpdW<Scalar>& W, const Scalar* qb, Scalar* x,
+                                              int xr) {
+  const int bw = int(d.bw), kb = int(d.bw + d.k);
+  const std::int64_t m = d.m;
+  Scalar* const l = vals + d.voff + row0 + d.p * m;  // L(row0 + i, p + j) = l[i + j m]
+  Scalar* const w = ws + d.ws + row0;                // W(row0 + i, j) = w[i + j m]
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [=](const int t) {
+    int j, i;
+    index_split(t, rows, j, i);
+    x[i + j * xr] = j < bw ? l[i + j * m] : w[i + (j - bw) * m];
   });
   mb.team_barrier();
-  const Scalar* q = qb + d.q;  // kb x kb, ld kb
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [&](const std::int64_t t) {
-    const std::int64_t i = t % rows, j = t / rows;
+  const Scalar* const q = qb + d.q;  // kb x kb, ld kb
+  const bool last = d.last != 0;
+  const std::int64_t r0 = d.r0, a0 = d.a0;
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [=](const int t) {
+    int j, i;
+    index_split(t, rows, j, i);
+    const Scalar* const qj = q + j * kb;
     Scalar y = 0;
-    for (std::int64_t s = 0; s < kb; ++s) y += x[i + s * kApplyRows] * q[s + j * kb];
+    for (int s = 0; s < kb; ++s) y += x[i + s * xr] * qj[s];
     if (j < bw) l[i + j * m] = y;
-    else if (d.last) W.at(d.r0, d.a0, row0 + i, j - bw) = y;
+    else if (last) W.at(r0, a0, row0 + i, j - bw) = y;
     else w[i + (j - bw) * m] = y;
   });
 }
 
-/// One step of a level, one launch: the panels [pb, pe) of pd (a team each: first the rows of
-/// the panel through the previous panel's Q, or for a supernode's first panel the panel's
-/// W rows gathered from the compact W, then panel_transform), the chunks [rb, re) of rd (the
-/// other rows below the previous panels, a team each) and, in a level's first step, the
-/// gather of the other W rows of the supernodes [gb, ge) of sd (a team each). The teams
-/// touch disjoint rows, and a panel's Q goes to the slot of its parity (the previous
-/// panel's Q is read in the same launch). Team scratch: the staging of a chunk, and the
-/// panel's small matrices (in the block's shared memory with it where both fit, else
-/// level 1).
+/// One launch: the panels [pb, pe) of pd (a team each: first the rows of the panel through
+/// the previous panel's Q, or for a supernode's first panel the panel's W rows gathered from
+/// W, then panel_transform), the nrt chunks of the groups [rb, re) of rd (the other rows
+/// below the previous panels, a team each) and the gather of the other W rows of the
+/// supernodes [gb, ge) of sd that start (a team each). The teams touch disjoint rows, and a
+/// panel's Q goes to the slot of its parity (the previous panel's Q is read in the same
+/// launch). Team scratch: the staging of a chunk, and the
+/// panel's small matrices in the same space (the staging is done when the transform starts)
+/// in the block's shared memory where both fit, else the staging there and the small
+/// matrices in level 1, else both in level 1 (wide panels at rank 64).
 template <class Exec, class Scalar, class PanelView, class RowsView, class SnView>
 void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, const SnView& sd, size_type pb, size_type pe,
-                 size_type rb, size_type re, size_type gb, size_type ge, Scalar* vals, Scalar* ws, const UpdW<Scalar>& W,
-                 Scalar* qb, int* infos, Scalar sg, std::int64_t nbmax, std::int64_t kmax) {
+                 size_type rb, size_type re, size_type nrt, size_type gb, size_type ge, Scalar* vals, Scalar* ws,
+                 const UpdW<Scalar>& W,
+                 Scalar* qb, int* infos, Scalar sg, std::int64_t nbmax, std::int64_t kmax, std::uint64_t* tics) {
   using Policy = Kokkos::TeamPolicy<Exec>;
-  using Mat = Kokkos::View<Scalar**, Kokkos::LayoutStride, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using Scratch = Kokkos::View<Scalar*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  const size_t nx = size_t(kApplyRows * (nbmax + kmax)), ns = size_t(panel_small_size(nbmax, kmax));
-  const bool shared = Scratch::shmem_size(std::max(nx, ns)) <= size_t(Policy::scratch_size_max(0));
-  const size_t n0 = shared ? std::max(nx, ns) : nx;  // level 0: the staging, and the small matrices where they fit
-  Policy policy(exec, int((pe - pb) + (re - rb) + (ge - gb)), update_team_size<Exec>());
-  if (shared) policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(n0)));
-  else policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(nx))).set_scratch_size(1, Kokkos::PerTeam(Scratch::shmem_size(ns)));
-  const std::int64_t npan = std::int64_t(pe - pb), nrows = std::int64_t(re - rb);
+  const int xr = update_chunk_rows(nbmax);
+  const size_t nx = size_t(xr * (nbmax + kmax)), ns = size_t(panel_small_size(nbmax, kmax));
+  const size_t max0 = size_t(Policy::scratch_size_max(0));
+  const bool both0 = Scratch::shmem_size(std::max(nx, ns)) <= max0, x0 = Scratch::shmem_size(nx) <= max0;
+  const size_t n0 = both0 ? std::max(nx, ns) : x0 ? nx : 0, n1 = both0 ? 0 : x0 ? ns : std::max(nx, ns);
+  Policy policy(exec, int((pe - pb) + nrt + (ge - gb)), update_team_size<Exec>());
+  if (n0 > 0) policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(n0)));
+  if (n1 > 0) policy.set_scratch_size(1, Kokkos::PerTeam(Scratch::shmem_size(n1)));
+  const std::int64_t npan = std::int64_t(pe - pb), nrows = std::int64_t(nrt);
   Kokkos::parallel_for(
       "kspd::sparse::update::step", policy, KOKKOS_LAMBDA(const typename Policy::member_type& mb) {
         const std::int64_t r = mb.league_rank();
         if (r >= npan + nrows) {  // gather W's rows below the supernode's first panel
           const UpdSnode d = sd(gb + (r - npan - nrows));
           const std::int64_t i0 = d.c < nbmax ? d.c : nbmax, rows = d.m - i0;
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * d.k), [&](const std::int64_t t) {
-            const std::int64_t i = i0 + t % rows, j = t / rows;
-            ws[d.ws + i + j * d.m] = W.at(d.r0, d.a0, i, j);
-          });
+          Scalar* const w = ws + d.ws;
+          const std::int64_t m = d.m, r0 = d.r0, a0 = d.a0;
+          for (std::int64_t j = 0; j < d.k; ++j)  // a column at a time: no 64-bit division per entry
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows), [=](const std::int64_t i) {
+              w[i0 + i + j * m] = W.at(r0, a0, i0 + i, j);
+            });
           return;
         }
-        Scratch x(mb.team_scratch(0), n0);
+        Scratch x = x0 ? Scratch(mb.team_scratch(0), nx) : Scratch(mb.team_scratch(1), n1);
         if (r >= npan) {
-          const UpdRows c = rd(rb + (r - npan));
+          const std::int64_t u = r - npan;  // the last group with team0 <= u
+          size_type lo = rb, hi = re - 1;
+          while (lo < hi) {
+            const size_type mid = (lo + hi + 1) / 2;
+            if (rd(mid).team0 <= u) lo = mid;
+            else hi = mid - 1;
+          }
+          const UpdRows c = rd(lo);
           const UpdPanel d = pd(c.panel);
-          const std::int64_t rows = d.m - c.row0 < kApplyRows ? d.m - c.row0 : kApplyRows;
-          update_apply_rows(mb, d, c.row0, rows, vals, ws, W, qb, x.data());
+          const std::int64_t row0 = c.row0 + (u - c.team0) * xr;
+          const int rows = int(d.m - row0 < xr ? d.m - row0 : xr);
+          update_apply_rows(mb, d, row0, rows, vals, ws, W, qb, x.data(), xr);
           return;
         }
         const UpdPanel d = pd(pb + r);
+        std::uint64_t* const tp = tics ? tics + (std::int64_t(pb) + r) * kPanelPhases : nullptr;
+        team_mark(mb, tp, 0);
         if (d.prev >= 0) {
-          update_apply_rows(mb, pd(d.prev), d.p, d.bw, vals, ws, W, qb, x.data());
+          update_apply_rows(mb, pd(d.prev), d.p, int(d.bw), vals, ws, W, qb, x.data(), xr);
         } else {  // the first panel: its W rows
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, d.bw * d.k), [&](const std::int64_t t) {
-            const std::int64_t i = d.p + t % d.bw, j = t / d.bw;
-            ws[d.ws + i + j * d.m] = W.at(d.r0, d.a0, i, j);
+          const int bw = int(d.bw);
+          Scalar* const w = ws + d.ws;
+          const std::int64_t m = d.m, p = d.p, r0 = d.r0, a0 = d.a0;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, bw * int(d.k)), [=](const int t) {
+            int j, i;
+            index_split(t, bw, j, i);
+            w[p + i + j * m] = W.at(r0, a0, p + i, j);
           });
         }
         mb.team_barrier();
-        Scalar* small = shared ? x.data() : Scratch(mb.team_scratch(1), ns).data();
-        auto mat = [](Scalar* p, std::int64_t rr, std::int64_t cc, std::int64_t ld) {
-          return Mat(p, Kokkos::LayoutStride(size_t(rr), 1, size_t(cc), size_t(ld)));
-        };
-        panel_transform(mb, mat(vals + d.voff + d.p + d.p * d.m, d.bw, d.bw, d.m), mat(ws + d.ws + d.p, d.bw, d.k, d.m), sg,
-                        small, mat(qb + d.q, d.bw + d.k, d.bw + d.k, d.bw + d.k), infos + 2 * d.info);
+        team_mark(mb, tp, 1);
+        Scalar* small = both0 || !x0 ? x.data() : Scratch(mb.team_scratch(1), n1).data();
+        panel_transform(mb, vals + d.voff + d.p + d.p * d.m, d.m, ws + d.ws + d.p, d.m, int(d.bw), int(d.k), sg, small,
+                        qb + d.q, infos + 2 * d.info, tp);
       });
 }
 
-/// The modification of the factor `vals` in Exec's memory, queued on exec; one wait, at the
-/// end. Returns the first failure of a downdate (supernode, column within it; pivot NaN),
-/// after which the factor is modified past it and unusable.
+/// The launches of the path supernodes with panels of nbmax columns: q has np[q] panels and
+/// takes the launches start[q] .. start[q] + np[q], the first after its children's last
+/// ones. Returns the number of launches.
+inline std::int64_t update_schedule(const Symbolic& S, const UpdatePlan& P, std::int64_t nbmax, std::vector<std::int64_t>& np,
+                                    std::vector<std::int64_t>& start) {
+  const size_t npath = P.path.size();
+  np.assign(npath, 0);
+  start.assign(npath, 0);
+  std::vector<std::int64_t> pos(S.snodes.size(), -1);
+  for (size_t q = 0; q < npath; ++q) pos[size_t(P.path[q])] = std::int64_t(q);
+  std::int64_t nlaunch = 0;
+  for (size_t q = 0; q < npath; ++q) {  // postorder: the children first
+    const Supernode& sn = S.snodes[size_t(P.path[q])];
+    np[q] = (sn.ncols + nbmax - 1) / nbmax;
+    const std::int64_t end = start[q] + np[q];  // its last launch: the rows below its last panel
+    nlaunch = std::max(nlaunch, end + 1);
+    if (sn.parent >= 0) {
+      const std::int64_t pq = pos[size_t(sn.parent)];
+      KSPD_REQUIRE(pq > std::int64_t(q), Error, "kspd::sparse::update: a path supernode's parent is off the path (internal)");
+      start[size_t(pq)] = std::max(start[size_t(pq)], end + 1);
+    }
+  }
+  return nlaunch;
+}
+
+/// The modification of the factor `vals` in Exec's memory (`rows`: Symbolic::rows there),
+/// queued on exec; one wait, at the end. Returns the first failure of a downdate
+/// (supernode, column within it; pivot NaN), after which the factor is modified past it and
+/// unusable.
 template <class Scalar, class Exec>
-PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, const UpdatePlan& P,
-                            const SparseColumns<Scalar>& W, Sign sign) {
+PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, const std::int64_t* rows,
+                            const UpdatePlan& P, const SparseColumns<Scalar>& W, Sign sign) {
   using Mem = typename Exec::memory_space;
   if (P.path.empty() || P.k == 0) return {};
+  UpdateProfile* const prof = update_profile();
+  const auto clock = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+  double t_last = prof ? (exec.fence(), clock()) : 0;
+  const auto phase = [&](double& acc) {  // the time since the last mark, fenced
+    if (!prof) return;
+    exec.fence();
+    const double t = clock();
+    acc += t - t_last;
+    t_last = t;
+  };
   const Scalar sg = sign == Sign::Plus ? Scalar(1) : Scalar(-1);
   const std::int64_t kmax = P.k, nbmax = update_panel_width(kmax, true), kbmax = nbmax + kmax;
-  KSPD_REQUIRE(nbmax <= kApplyRows, Error, "kspd::sparse::update: a panel's rows must fit one chunk (internal)");
+  const int xr = update_chunk_rows(nbmax);
+  KSPD_REQUIRE(nbmax >= 1 && nbmax <= 64, Error, "kspd::sparse::update: panels of " << nbmax << " columns; 1 to 64 (internal)");
   const auto noinit = [](const char* name) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)); };
   auto upload = [&](const char* name, const auto& h) {
     using T = typename std::decay_t<decltype(h)>::value_type;
@@ -170,80 +273,164 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
                       Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()));
     return d;
   };
-  // W in the compact row numbering of the path's columns (ncompact x k), built on the host.
-  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Mem> wc(noinit("kspd::sparse::update::W"), size_t(P.ncompact), size_t(kmax));
+  // W in the factor's numbering (n x k), zeroed and filled on exec: only its nonzeros travel
+  // (a dense copy of the path's rows took 1.6 ms per update at 40^3 rank 16 on the H100's
+  // host, 13-20 ms at rank 64).
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Mem> wc(noinit("kspd::sparse::update::W"), size_t(S.n), size_t(kmax));
+  Kokkos::deep_copy(exec, wc, Scalar(0));
   {
-    auto h = Kokkos::create_mirror_view(wc);
-    Kokkos::deep_copy(h, Scalar(0));
+    std::vector<std::int64_t> wi;
+    std::vector<Scalar> wv;
+    const std::int64_t ld = std::int64_t(wc.stride_1());
     for (size_type j = 0; j < kmax; ++j)
-      for (size_type p = W.colptr[size_t(j)]; p < W.colptr[size_t(j + 1)]; ++p)
-        h(size_t(P.w_row[size_t(p)]), size_t(j)) = W.values[size_t(p)];
-    Kokkos::deep_copy(exec, wc, h);
+      for (size_type p = W.colptr[size_t(j)]; p < W.colptr[size_t(j + 1)]; ++p) {
+        wi.push_back(S.iperm[size_t(W.rowind[size_t(p)])] + j * ld);
+        wv.push_back(W.values[size_t(p)]);
+      }
+    const auto di = upload("kspd::sparse::update::W_index", wi);
+    const auto dv = upload("kspd::sparse::update::W_values", wv);
+    Scalar* const w = wc.data();
+    Kokkos::parallel_for("kspd::sparse::update::W", Kokkos::RangePolicy<Exec>(exec, size_t(0), wi.size()),
+                         KOKKOS_LAMBDA(const size_t p) { w[di(p)] = dv(p); });
   }
-  // The launches' descriptors, for all levels, uploaded once.
+  if (prof) phase(prof->t_w);
+  // The launches' descriptors, uploaded once. Path supernode q (np[q] panels) takes the
+  // launches start[q] .. start[q] + np[q]: launch start[q] + t runs its panel t (t < np[q])
+  // and the rows below its panel t - 1 (t > 0); the first also gathers its W rows. q starts
+  // right after the last launch of each child (the one that writes the W rows q gathers), not
+  // after the whole tree level below it: the launches follow the longest chain of panels up
+  // the tree, not the sum over levels of each level's widest supernode. Supernodes on
+  // different branches touch disjoint W columns, so any of them may share a launch; a
+  // supernode's W rows and its two Q slots (by panel parity) are taken at its first launch
+  // and given back after its last.
   const std::vector<size_type> pnum = panel_numbering(S, P, true);
+  const size_t npath = P.path.size();
+  std::vector<std::int64_t> np, start, height(npath, 0);
+  const std::int64_t nlaunch = update_schedule(S, P, nbmax, np, start);
+  for (size_type l = 0; l < P.levels(); ++l)
+    for (size_type i = P.level_begin[size_t(l)]; i < P.level_begin[size_t(l + 1)]; ++i) height[size_t(P.level_order[size_t(i)])] = l;
+  std::vector<std::vector<size_t>> at(static_cast<size_t>(nlaunch));  // the supernodes of each launch
+  for (size_t q = 0; q < npath; ++q)
+    for (std::int64_t t = 0; t <= np[q]; ++t) at[size_t(start[q] + t)].push_back(q);
   std::vector<UpdSnode> sh;
   std::vector<UpdPanel> ph;
   std::vector<UpdRows> rh;
   struct Step {
-    size_type pb, pe, rb, re, gb, ge;
+    size_type pb, pe, rb, re, nrt, gb, ge, level;
   };
   std::vector<Step> steps;
-  std::int64_t ws_max = 0, width = 0;
-  for (size_type l = 0; l < P.levels(); ++l) {
-    const size_type b = P.level_begin[size_t(l)], e = P.level_begin[size_t(l + 1)];
-    std::int64_t ws = 0, npan = 0;
-    for (size_type i = b; i < e; ++i) {
-      const size_t q = size_t(P.level_order[size_t(i)]);
-      const Supernode& sn = S.snodes[size_t(P.path[q])];
-      const std::int64_t k = P.act_begin[q + 1] - P.act_begin[q];
-      sh.push_back(UpdSnode{P.row_begin[q], P.act_begin[q], sn.nrows(), sn.ncols, k, ws});
-      ws += sn.nrows() * k;
-      npan = std::max<std::int64_t>(npan, (sn.ncols + nbmax - 1) / nbmax);
-    }
-    ws_max = std::max(ws_max, ws);
-    width = std::max<std::int64_t>(width, e - b);
-    // step t: panel t of every supernode that has one, and the rows below panel t - 1 (those
-    // of panel t go with its transform)
-    std::vector<std::int64_t> last(size_t(e - b), -1);
-    const size_type s0 = size_type(sh.size()) - (e - b);  // the level's supernodes in sh
-    for (std::int64_t t = 0; t <= npan; ++t) {
-      Step st{size_type(ph.size()), 0, size_type(rh.size()), 0, t == 0 ? s0 : 0, t == 0 ? s0 + (e - b) : 0};
-      for (size_type i = b; i < e; ++i) {
-        const size_t q = size_t(P.level_order[size_t(i)]);
-        const UpdSnode& d = sh[size_t(sh.size() - size_t(e - i))];
-        const std::int64_t p = t * nbmax, slot = std::int64_t(i - b), prev = last[size_t(slot)];
-        std::int64_t r0 = prev >= 0 ? ph[size_t(prev)].p + ph[size_t(prev)].bw : d.m;  // prev's rows from r0 on
-        last[size_t(slot)] = -1;
-        if (p < d.c) {
-          const std::int64_t bw = std::min(nbmax, d.c - p);
-          last[size_t(slot)] = std::int64_t(ph.size());
-          ph.push_back(UpdPanel{S.snodes[size_t(P.path[q])].value_offset, d.m, p, bw, d.k, d.ws,
-                                (2 * slot + t % 2) * kbmax * kbmax, pnum[q] + t, prev, d.r0, d.a0, p + bw == d.c});
-          r0 = p + bw;
+  std::vector<std::pair<std::int64_t, std::int64_t>> ws_free;  // first fit: (offset, size), sorted
+  std::int64_t ws_max = 0;
+  std::vector<std::int64_t> q_free;  // Q slot pairs
+  std::int64_t nslots = 0;
+  std::vector<std::int64_t> sidx(npath, -1), slot(npath, -1), lastp(npath, -1);
+  for (std::int64_t L = 0; L < nlaunch; ++L) {
+    if (L > 0)
+      for (size_t q : at[size_t(L - 1)])
+        if (start[q] + np[q] == L - 1) {  // q's last launch was L - 1: its W rows and Q slots are free
+          const UpdSnode& d = sh[size_t(sidx[q])];
+          ws_free.emplace_back(d.ws, d.m * d.k);
+          std::sort(ws_free.begin(), ws_free.end());
+          size_t o = 0;
+          for (size_t i = 1; i < ws_free.size(); ++i)
+            if (ws_free[o].first + ws_free[o].second == ws_free[i].first) ws_free[o].second += ws_free[i].second;
+            else ws_free[++o] = ws_free[i];
+          ws_free.resize(o + 1);
+          q_free.push_back(slot[q]);
         }
-        if (prev >= 0)
-          for (std::int64_t r = r0; r < d.m; r += kApplyRows) rh.push_back(UpdRows{prev, r});
-      }
-      st.pe = size_type(ph.size());
-      st.re = size_type(rh.size());
-      if (st.pe > st.pb || st.re > st.rb || st.ge > st.gb) steps.push_back(st);
+    Step st{size_type(ph.size()), 0, size_type(rh.size()), 0, 0, size_type(sh.size()), 0, 0};
+    for (size_t q : at[size_t(L)]) {
+      st.level = std::max<size_type>(st.level, size_type(height[q]));
+      if (start[q] != L) continue;
+      const Supernode& sn = S.snodes[size_t(P.path[q])];
+      const std::int64_t k = P.act_begin[q + 1] - P.act_begin[q], need = sn.nrows() * k;
+      std::int64_t off = -1;
+      for (size_t i = 0; i < ws_free.size() && off < 0; ++i)
+        if (ws_free[i].second >= need) {
+          off = ws_free[i].first;
+          ws_free[i].first += need, ws_free[i].second -= need;
+          if (ws_free[i].second == 0) ws_free.erase(ws_free.begin() + std::ptrdiff_t(i));
+        }
+      if (off < 0) off = ws_max, ws_max += need;
+      if (q_free.empty()) q_free.push_back(nslots++);
+      slot[q] = q_free.back();
+      q_free.pop_back();
+      sidx[q] = std::int64_t(sh.size());
+      sh.push_back(UpdSnode{sn.row_begin, P.act_begin[q], sn.nrows(), sn.ncols, k, off});
     }
+    st.ge = size_type(sh.size());
+    // panel t of each supernode that has one, and the rows below its panel t - 1 (those of
+    // panel t go with its transform)
+    for (size_t q : at[size_t(L)]) {
+      const UpdSnode& d = sh[size_t(sidx[q])];
+      const std::int64_t t = L - start[q], p = t * nbmax, prev = lastp[q];
+      std::int64_t r0 = prev >= 0 ? ph[size_t(prev)].p + ph[size_t(prev)].bw : d.m;  // prev's rows from r0 on
+      lastp[q] = -1;
+      if (t < np[q]) {
+        const std::int64_t bw = std::min(nbmax, d.c - p);
+        lastp[q] = std::int64_t(ph.size());
+        ph.push_back(UpdPanel{S.snodes[size_t(P.path[q])].value_offset, d.m, p, bw, d.k, d.ws,
+                              (2 * slot[q] + t % 2) * kbmax * kbmax, pnum[q] + t, prev, d.r0, d.a0, p + bw == d.c});
+        r0 = p + bw;
+      }
+      if (prev >= 0 && r0 < d.m) {
+        rh.push_back(UpdRows{prev, r0, std::int64_t(st.nrt)});
+        st.nrt += size_type((d.m - r0 + xr - 1) / xr);
+      }
+    }
+    st.pe = size_type(ph.size());
+    st.re = size_type(rh.size());
+    if (st.pe > st.pb || st.nrt > 0 || st.ge > st.gb) steps.push_back(st);
   }
+  if (prof) phase(prof->t_desc);
   const auto sd = upload("kspd::sparse::update::snodes", sh);
   const auto pd = upload("kspd::sparse::update::panels", ph);
   const auto rd = upload("kspd::sparse::update::rows", rh);
-  const auto rmap = upload("kspd::sparse::update::rmap", P.rmap), act = upload("kspd::sparse::update::active", P.act);
+  const auto act = upload("kspd::sparse::update::active", P.act);
   Kokkos::View<int*, Mem> infos("kspd::sparse::update::info", size_t(std::max<size_type>(2 * pnum.back(), 1)));
   Kokkos::View<Scalar*, Mem> ws(noinit("kspd::sparse::update::Ws"), size_t(std::max<std::int64_t>(ws_max, 1)));
-  Kokkos::View<Scalar*, Mem> qb(noinit("kspd::sparse::update::Q"), size_t(2 * width * kbmax * kbmax));
-  const UpdW<Scalar> Wd{wc.data(), std::int64_t(wc.stride_1()), rmap.data(), act.data()};
-  for (const Step& st : steps)
-    update_step(exec, pd, rd, sd, st.pb, st.pe, st.rb, st.re, st.gb, st.ge, vals, ws.data(), Wd, qb.data(), infos.data(), sg,
-                nbmax, kmax);
+  Kokkos::View<Scalar*, Mem> qb(noinit("kspd::sparse::update::Q"), size_t(std::max<std::int64_t>(2 * nslots * kbmax * kbmax, 1)));
+  const UpdW<Scalar> Wd{wc.data(), std::int64_t(wc.stride_1()), rows, act.data()};
+  Kokkos::View<std::uint64_t*, Mem> tics;
+  if (prof && prof->phases) tics = Kokkos::View<std::uint64_t*, Mem>("kspd::sparse::update::tics", std::max<size_t>(ph.size(), 1) * kPanelPhases);
+  if (prof) phase(prof->t_alloc);
+  const double t_loop = t_last;
+  for (Step st : steps) {
+    if (prof && prof->part == UpdateProfile::Part::Panels) st.re = st.rb, st.nrt = 0, st.ge = st.gb;
+    if (prof && prof->part == UpdateProfile::Part::Rows) st.pe = st.pb;
+    if (st.pe == st.pb && st.nrt == 0 && st.ge == st.gb) continue;
+    const double t0 = prof ? clock() : 0;
+    update_step(exec, pd, rd, sd, st.pb, st.pe, st.rb, st.re, st.nrt, st.gb, st.ge, vals, ws.data(), Wd, qb.data(), infos.data(), sg,
+                nbmax, kmax, tics.data());
+    if (!prof) continue;
+    const double t1 = clock();
+    if (prof->fence_steps) exec.fence();
+    const double t2 = prof->fence_steps ? clock() : t1;
+    prof->steps.push_back(UpdateProfile::Step{int(st.level), int(st.pe - st.pb), int(st.nrt), int(st.ge - st.gb),
+                                              t0 - t_last, t1 - t0, t2 - t0});
+    t_last = t2;
+  }
+  if (prof) {
+    exec.fence();
+    t_last = clock();
+    prof->t_steps += t_last - t_loop;
+  }
+  if (prof && prof->phases) {
+    auto ht = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tics);
+    prof->phase_cycles.assign(kPanelPhases - 1, 0.0);
+    for (size_t p = 0; p < ph.size(); ++p) {
+      const std::uint64_t* t = ht.data() + p * kPanelPhases;
+      if (t[kPanelPhases - 1] == 0) continue;  // not run (a failed pivot, or a part left out)
+      ++prof->phase_panels;
+      for (int i = 0; i + 1 < kPanelPhases; ++i) prof->phase_cycles[size_t(i)] += double(t[i + 1] - t[i]);
+    }
+    t_last = clock();
+  }
   exec.fence();
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), infos);
-  return first_failure(S, P, true, [&](size_t i) { return h(i); });
+  const PivotFailure f = first_failure(S, P, true, [&](size_t i) { return h(i); });
+  if (prof) phase(prof->t_tail);
+  return f;
 }
 
 }  // namespace kspd::sparse::Impl

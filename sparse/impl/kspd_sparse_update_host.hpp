@@ -136,10 +136,6 @@ void update_snode_host(const Symbolic& S, Scalar* vals, const UpdatePlan& P, siz
                        UpdatePool& pool, int id, const std::vector<size_type>& pnum, int* infos,
                        std::vector<UpdateHostWork<Scalar>>& work) {
   UpdateHostWork<Scalar>& w = work[size_t(id)];
-  using Mat = Kokkos::View<Scalar**, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  auto mat = [](Scalar* p, size_type r, size_type c, size_type ld) {
-    return Mat(p, Kokkos::LayoutStride(size_t(r), 1, size_t(c), size_t(std::max<size_type>(ld, 1))));
-  };
   const Supernode& sn = S.snodes[size_t(P.path[q])];
   const size_type m = sn.nrows(), c = sn.ncols, r0 = P.row_begin[q], a0 = P.act_begin[q];
   const size_type k = P.act_begin[q + 1] - a0, nb = update_panel_width(k, false), kb = nb + k, nc = P.ncompact;
@@ -160,11 +156,11 @@ void update_snode_host(const Symbolic& S, Scalar* vals, const UpdatePlan& P, siz
     for (size_type p = c0; p < c1; p += nb) {
       const size_type bw = std::min(nb, c1 - p), qo = size_type(pq.size()) * kb * kb;
       pq.push_back(PanelQ{p, bw, qo});
-      Mat Q = mat(w.q.data() + qo, bw + k, bw + k, bw + k);
-      panel_transform(HostTeam{}, mat(panel + p + p * m, bw, bw, m), mat(ws + p, bw, k, m), sg, w.small.data(), Q,
+      Scalar* const Q = w.q.data() + qo;
+      panel_transform(HostTeam{}, panel + p + p * m, m, ws + p, m, int(bw), int(k), sg, w.small.data(), Q,
                       infos + 2 * (pnum[q] + p / nb));
       // the block's rows below the panel now: the block's later panels need them
-      below_rows(panel, ws, m, k, std::vector<PanelQ>{PanelQ{p, bw, 0}}, Q.data(), p + bw, c1, w.x.data());
+      below_rows(panel, ws, m, k, std::vector<PanelQ>{PanelQ{p, bw, 0}}, Q, p + bw, c1, w.x.data());
     }
     // the rows below the block through all its panels, in pieces (rows are independent; a
     // piece stays in cache through the panels)

@@ -27,6 +27,7 @@
 /// (batched kernels on an execution space: the resident factor).
 
 #include <Kokkos_Core.hpp>
+#include <impl/Kokkos_ClockTic.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -46,6 +47,8 @@ namespace kspd::sparse::Impl {
 struct UpdatePlan {
   size_type k = 0;
   std::vector<size_type> path;        ///< supernodes to modify, ascending (postorder)
+  /// The compact numbering (host workers only, plan_update's compact_maps): row_begin, rmap,
+  /// ncompact, w_row; empty otherwise (the batched path indexes W by the factor's rows).
   std::vector<size_type> row_begin;   ///< per path supernode: its rows in rmap
   std::vector<std::int64_t> rmap;     ///< compact W row of every row of every path supernode
   std::vector<size_type> act_begin;   ///< per path supernode: its active W columns in act
@@ -65,9 +68,11 @@ struct UpdatePlan {
 
 /// Validates W (dimensions, k <= 64, sorted unique rows, finite values), checks that every
 /// column's rows lie in the structure of L's column at its first row (then the whole path
-/// stays in L's pattern) and builds the plan. `who` prefixes the messages.
+/// stays in L's pattern) and builds the plan, with the compact numbering if `compact` (a map
+/// of every row of every path supernode: most of the plan's host time). `who` prefixes the
+/// messages.
 template <class Scalar>
-UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const char* who) {
+UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const char* who, bool compact_maps = true) {
   const size_type n = S.n, k = W.ncols();
   KSPD_REQUIRE(W.nrows == n, DimensionMismatch, who << ": W has " << W.nrows << " rows, A has n = " << n);
   KSPD_REQUIRE(k >= 0 && k <= 64, InvalidArgument,
@@ -114,13 +119,14 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
     start[size_t(j)] = s;
     for (size_type q = s; q >= 0 && !on_path[size_t(q)]; q = S.snodes[size_t(q)].parent) on_path[size_t(q)] = 1;
   }
-  std::vector<std::int64_t> compact(size_t(n), -1);
+  std::vector<std::int64_t> compact(compact_maps ? size_t(n) : 0, -1);
   for (size_type s = 0; s < size_type(S.snodes.size()); ++s) {
     if (!on_path[size_t(s)]) continue;
     const Supernode& sn = S.snodes[size_t(s)];
     KSPD_REQUIRE(sn.parent < 0 || sn.parent > s, Error, who << ": supernodes are not in postorder (internal)");
     P.path.push_back(s);
-    for (size_type c = 0; c < sn.ncols; ++c) compact[size_t(sn.first_col + c)] = P.ncompact++;
+    if (compact_maps)
+      for (size_type c = 0; c < sn.ncols; ++c) compact[size_t(sn.first_col + c)] = P.ncompact++;
   }
   std::vector<std::vector<std::int64_t>> active(S.snodes.size());
   for (size_type j = 0; j < k; ++j)
@@ -129,8 +135,9 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
     const Supernode& sn = S.snodes[size_t(s)];
     P.act_begin.push_back(size_type(P.act.size()));
     P.act.insert(P.act.end(), active[size_t(s)].begin(), active[size_t(s)].end());
-    P.row_begin.push_back(size_type(P.rmap.size()));
     P.max_rows = std::max(P.max_rows, sn.nrows());
+    if (!compact_maps) continue;
+    P.row_begin.push_back(size_type(P.rmap.size()));
     for (size_type q = sn.row_begin; q < sn.row_end; ++q) {
       const std::int64_t c = compact[size_t(S.rows[size_t(q)])];
       KSPD_REQUIRE(c >= 0, Error, who << ": a row of a path supernode is off the path (internal)");
@@ -154,24 +161,42 @@ UpdatePlan plan_update(const Symbolic& S, const SparseColumns<Scalar>& W, const 
     std::vector<size_type> fill(P.level_begin.begin(), P.level_begin.end() - 1);
     for (size_t q = 0; q < P.path.size(); ++q) P.level_order[size_t(fill[size_t(height[q])]++)] = size_type(q);
   }
-  P.w_row.resize(W.rowind.size());
-  for (size_t p = 0; p < W.rowind.size(); ++p) P.w_row[p] = compact[size_t(S.iperm[size_t(W.rowind[p])])];
+  if (compact_maps) {
+    P.w_row.resize(W.rowind.size());
+    for (size_t p = 0; p < W.rowind.size(); ++p) P.w_row[p] = compact[size_t(S.iperm[size_t(W.rowind[p])])];
+  }
   return P;
 }
 
 /// Columns per panel for k active W columns: 2 (nb + k)^2 / nb flops per entry of L, least
 /// near nb = k: between 8 and 32 on host threads. `wide` (batched launches on exec, the
-/// device): 32. A panel there costs two launches plus panel_transform's dependent chains
-/// (the triangular solve and inverse: about nb^2 / 2 steps on one thread): on the H100 at
-/// nb = 64 a panel took about 190 us on the 40^3 path, so half the width halves the
-/// chains' total (nb^2 per panel, C / nb panels) for twice the launches.
+/// device): 32. There the update is the chain of panel transforms up the tree, which costs
+/// per column rather than per launch: on the H100 (40^3, rank 16, session 5) panels of 16
+/// columns took 24.6 ms, 32 24.9 ms, 48 34 ms, 64 47 ms.
+/// update_panel_width_hook() > 0 replaces the `wide` width: a diagnostic for
+/// perf_sparse_update --panel-width (an internal hook, not an option; 0 in the library's use).
+inline int& update_panel_width_hook() {
+  static int w = 0;
+  return w;
+}
 inline size_type update_panel_width(size_type k, bool wide) {
+  if (wide && update_panel_width_hook() > 0) return update_panel_width_hook();
   return wide ? 32 : std::min<size_type>(32, std::max<size_type>(8, k));
 }
 
+/// t = q n + r (0 <= r < n) for 0 <= t < 2^14 and 1 <= n <= 128, the index splits of the
+/// panels' loops, by a float multiplication instead of an integer division (about 20
+/// instructions on a GPU, and the panels' steps are instruction-bound on their one SM):
+/// (t + 1/2) / n lies at least 1 / (2 n) >= 2^-8 from an integer, far beyond the float
+/// rounding of (t + 1/2) (1 / n) (<= 2^14 * 2^-22).
+KOKKOS_INLINE_FUNCTION void index_split(int t, int n, int& q, int& r) {
+  q = int((float(t) + 0.5f) * (1.0f / float(n)));
+  r = t - q * n;
+}
+
 /// A team of one host thread: the panel's small matrices computed in place on a host worker
-/// (no Kokkos launch, so host workers may run panels concurrently). team_for, team_barrier
-/// and team_single run the same body on a Kokkos team (a device block) or on it.
+/// (no Kokkos launch, so host workers may run panels concurrently). team_for and
+/// team_barrier run the same body on a Kokkos team (a device block) or on it.
 struct HostTeam {};
 template <class F>
 KOKKOS_INLINE_FUNCTION void team_for(const HostTeam&, int b, int e, const F& f) {
@@ -186,14 +211,19 @@ template <class Member>
 KOKKOS_INLINE_FUNCTION void team_barrier(const Member& mb) {
   mb.team_barrier();
 }
-template <class F>
-KOKKOS_INLINE_FUNCTION void team_single(const HostTeam&, const F& f) {
-  f();
+/// Diagnostics (perf_sparse_update --step-profile): the clock (cycles on a device) at a
+/// panel's phase boundary i into tics[i], by the team's first thread, where tics is set.
+KOKKOS_INLINE_FUNCTION void team_mark(const HostTeam&, std::uint64_t* tics, int i) {
+  if (tics) tics[i] = Kokkos::Impl::clock_tic();
 }
-template <class Member, class F>
-KOKKOS_INLINE_FUNCTION void team_single(const Member& mb, const F& f) {
-  Kokkos::single(Kokkos::PerTeam(mb), f);
+template <class Member>
+KOKKOS_INLINE_FUNCTION void team_mark(const Member& mb, std::uint64_t* tics, int i) {
+  if (tics && mb.team_rank() == 0) tics[i] = Kokkos::Impl::clock_tic();
 }
+/// The phases team_mark separates: 0 the panel team's start, 1 its rows through the previous
+/// Q done, then panel_transform's copy, triangular solve, G and R, Cholesky steps, scaling,
+/// Q and D M.
+inline constexpr int kPanelPhases = 8;
 
 /// Scalars of the small matrices of one panel of bw <= nb columns and k W columns
 /// (panel_transform's Ds, Z, G, X: nb x nb, nb x k, nb x nb, nb x nb; R, Y: k x k).
@@ -202,156 +232,186 @@ KOKKOS_INLINE_FUNCTION constexpr std::int64_t panel_small_size(std::int64_t nb, 
 }
 
 /// The small matrices of one panel, by one team (one launch, or a host worker, instead of a
-/// dozen vendor calls and copies: on a GPU the panels are launch-bound): Z = D^-1 W_P,
-/// M = chol(I + s Z Z^T), R = chol(I + s Z^T Z) (info[0], info[1]: LAPACK's info of each),
-/// the generator Q = [M^-T, -Z R^-T; s Z^T M^-T, R^-T] ((bw + k)^2, ld bw + k), and
-/// D <- D M. Every dependent chain (the triangular solve, both Cholesky factorizations, both
-/// inverses, the latter two in the same steps) is a sweep over columns with one team
-/// barrier per column and the rows below (times the right-hand sides) spread over the team,
-/// so a panel costs about 2 max(bw, k) barriers, not bw^2 / 2 dependent steps on one thread. The small matrices Ds (a copy of
-/// D), Z, G (-> M), X (M^-1), R, Y (R^-1) are workspaces (bw x bw, bw x k, bw x bw,
-/// bw x bw, k x k, k x k): team scratch on a device.
-template <class Member, class Mat, class SMat, class Scalar>
-KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, const Mat& D, const Mat& Wp, Scalar s, const SMat& Ds,
-                                            const SMat& Z, const SMat& G, const SMat& X, const SMat& R, const SMat& Y,
-                                            const Mat& Q, int* info) {
-  const int bw = int(D.extent(0)), k = int(Wp.extent(1)), n2 = bw > k ? bw : k;
+/// dozen vendor calls and copies): Z = D^-1 W_P, M = chol(I + s Z Z^T),
+/// R = chol(I + s Z^T Z) (info[0], info[1]: LAPACK's info of each), the generator
+/// Q = [M^-T, -Z R^-T; s Z^T M^-T, R^-T] ((bw + k)^2, ld bw + k), and D <- D M.
+/// D: bw x bw (ld ldd), W_P: bw x k (ld ldw). The triangular solve goes by blocks of
+/// kTrsmRows rows (2 barriers each; a thread per column of Z within a block). Both Cholesky
+/// factorizations and both inverses (the latter two in the same steps) are a sweep over
+/// columns with one team barrier per column and the rows below (times the right-hand sides)
+/// spread over the team: about max(bw, k) + bw / 4 + 6 barriers per panel. The workspaces
+/// Ds (a copy of D), Z, G (-> M), X (M^-1), R, Y (R^-1) (bw x bw, bw x k, bw x bw, bw x bw,
+/// k x k, k x k, each with ld its rows) are carved from `small` (panel_small_size(bw, k)
+/// scalars): team scratch on a device. Raw pointers and 32-bit indices captured by value;
+/// bw, k <= 64 (index_split's range).
+inline constexpr int kTrsmRows = 8;
+template <class Member, class Scalar>
+KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::int64_t ldd, const Scalar* Wp,
+                                            std::int64_t ldw, int bw, int k, Scalar s, Scalar* small, Scalar* Q,
+                                            int* info, std::uint64_t* tics = nullptr) {
+  Scalar* const Ds = small;
+  Scalar* const Z = Ds + bw * bw;
+  Scalar* const G = Z + bw * k;
+  Scalar* const X = G + bw * bw;
+  Scalar* const R = X + bw * bw;
+  Scalar* const Y = R + k * k;
+  const int n2 = bw > k ? bw : k, nbb = bw * bw, nkk = k * k;
   // Ds = lower(D), Z = W_P
-  team_for(mb, 0, bw * bw + bw * k, [&](int t) {
-    if (t < bw * bw) {
-      const int i = t % bw, j = t / bw;
-      Ds(i, j) = i >= j ? D(i, j) : Scalar(0);
+  team_for(mb, 0, nbb + bw * k, [=](int t) {
+    if (t < nbb) {
+      int j, i;
+      index_split(t, bw, j, i);
+      Ds[t] = i >= j ? D[i + j * ldd] : Scalar(0);
     } else {
-      const int i = (t - bw * bw) % bw, j = (t - bw * bw) / bw;
-      Z(i, j) = Wp(i, j);
+      const int u = t - nbb;
+      int j, i;
+      index_split(u, bw, j, i);
+      Z[u] = Wp[i + j * ldw];
     }
   });
   team_barrier(mb);
-  // Z = Ds^-1 Z: step l takes row l's (unscaled) value out of the rows below it; the
-  // division by the diagonal comes at the end
-  for (int l = 0; l + 1 < bw; ++l) {
-    const int r = bw - l - 1;
-    const Scalar il = Scalar(1) / Ds(l, l);  // a multiplication in the loop, not a division
-    team_for(mb, 0, r * k, [&](int t) {
-      const int i = l + 1 + t % r, j = t / r;
-      Z(i, j) -= Ds(i, l) * (Z(l, j) * il);
+  team_mark(mb, tics, 2);
+  // Z = Ds^-1 Z by blocks of kTrsmRows rows: a block's triangle a column per thread, then
+  // the rows below it through the block's columns spread over the team
+  for (int b0 = 0; b0 < bw; b0 += kTrsmRows) {
+    const int b1 = b0 + kTrsmRows < bw ? b0 + kTrsmRows : bw;
+    team_for(mb, 0, k, [=](int j) {
+      Scalar* const z = Z + j * bw;
+      for (int i = b0; i < b1; ++i) {
+        Scalar v = z[i];
+        for (int l = b0; l < i; ++l) v -= Ds[i + l * bw] * z[l];
+        z[i] = v / Ds[i + i * bw];
+      }
+    });
+    team_barrier(mb);
+    if (b1 == bw) break;
+    const int r = bw - b1;
+    team_for(mb, 0, r * k, [=](int t) {
+      int j, i;
+      index_split(t, r, j, i);
+      i += b1;
+      Scalar v = Z[i + j * bw];
+      for (int l = b0; l < b1; ++l) v -= Ds[i + l * bw] * Z[l + j * bw];
+      Z[i + j * bw] = v;
     });
     team_barrier(mb);
   }
-  team_for(mb, 0, bw * k, [&](int t) { Z(t % bw, t / bw) /= Ds(t % bw, t % bw); });
-  team_barrier(mb);
+  team_mark(mb, tics, 3);
   // G = I + s Z Z^T, R = I + s Z^T Z (lower parts); X = I, Y = I
-  team_for(mb, 0, bw * bw + k * k, [&](int t) {
-    if (t < bw * bw) {
-      const int i = t % bw, j = t / bw;
+  team_for(mb, 0, nbb + nkk, [=](int t) {
+    if (t < nbb) {
+      int j, i;
+      index_split(t, bw, j, i);
       Scalar g = i == j ? 1 : 0;
       if (i >= j)
-        for (int l = 0; l < k; ++l) g += s * Z(i, l) * Z(j, l);
-      G(i, j) = g;
-      X(i, j) = i == j ? 1 : 0;
+        for (int l = 0; l < k; ++l) g += s * Z[i + l * bw] * Z[j + l * bw];
+      G[t] = g;
+      X[t] = i == j ? 1 : 0;
     } else {
-      const int i = (t - bw * bw) % k, j = (t - bw * bw) / k;
+      const int u = t - nbb;
+      int j, i;
+      index_split(u, k, j, i);
       Scalar g = i == j ? 1 : 0;
       if (i >= j)
-        for (int l = 0; l < bw; ++l) g += s * Z(l, i) * Z(l, j);
-      R(i, j) = g;
-      Y(i, j) = i == j ? 1 : 0;
+        for (int l = 0; l < bw; ++l) g += s * Z[l + i * bw] * Z[l + j * bw];
+      R[u] = g;
+      Y[u] = i == j ? 1 : 0;
     }
   });
   team_barrier(mb);
+  team_mark(mb, tics, 4);
   // M = chol(G), R = chol(R) side by side, right-looking: step j takes the unscaled column j
   // out of the trailing lower part (A(i, l) -= A(i, j) A(l, j) / A(j, j)); every thread reads
   // the same pivots, so all stop at the same failing column. The columns are scaled after.
-  // The same steps invert the factors: X = M^-1 (Y = R^-1) by the column sweep of Z's solve
-  // with right-hand sides I, on the unscaled columns (M(i, j) = A(i, j) / sqrt(d_j), so
+  // The same steps invert the factors: X = M^-1 (Y = R^-1) by a column sweep with
+  // right-hand sides I, on the unscaled columns (M(i, j) = A(i, j) / sqrt(d_j), so
   // X(i, :) -= M(i, j) X(j, :) / M(j, j) is X(i, :) -= A(i, j) X(j, :) / d_j, and row i is
   // divided by sqrt(d_i) at the end); X(j, c) = 0 for c > j, so step j touches c <= j only.
   bool gok = true, rok = true;
   for (int j = 0; j < n2; ++j) {
     const bool g = gok && j < bw, r = rok && j < k;
-    const Scalar dg = g ? G(j, j) : Scalar(1), dr = r ? R(j, j) : Scalar(1);
+    const Scalar dg = g ? G[j + j * bw] : Scalar(1), dr = r ? R[j + j * k] : Scalar(1);
     if (g && !(dg > 0)) gok = false, info[0] = j + 1;  // the same value from every thread
     if (r && !(dr > 0)) rok = false, info[1] = j + 1;
     const int ng = gok && g ? bw - j - 1 : 0, nr = rok && r ? k - j - 1 : 0;
     if (ng + nr == 0) continue;
     const Scalar ig = Scalar(1) / dg, ir = Scalar(1) / dr;
     const int sg = ng * (ng + j + 1), sr = nr * (nr + j + 1);  // trailing square + inverse rows, per factor
-    team_for(mb, 0, sg + sr, [&](int t) {
+    team_for(mb, 0, sg + sr, [=](int t) {
       const bool onG = t < sg;
-      if (!onG) t -= sg;
-      const int nn = onG ? ng : nr;
-      const SMat& A = onG ? G : R;
-      const SMat& V = onG ? X : Y;
+      const int u = onG ? t : t - sg, nn = onG ? ng : nr, ld = onG ? bw : k;
+      Scalar* const A = onG ? G : R;
+      Scalar* const V = onG ? X : Y;
       const Scalar id = onG ? ig : ir;
-      const int i = j + 1 + t % nn, c = t / nn;
+      int c, i;
+      index_split(u, nn, c, i);
+      i += j + 1;
       if (c < nn) {
         const int l = j + 1 + c;
-        if (i >= l) A(i, l) -= A(i, j) * (A(l, j) * id);
+        if (i >= l) A[i + l * ld] -= A[i + j * ld] * (A[l + j * ld] * id);
       } else {
-        V(i, c - nn) -= A(i, j) * (V(j, c - nn) * id);
+        V[i + (c - nn) * ld] -= A[i + j * ld] * (V[j + (c - nn) * ld] * id);
       }
     });
     team_barrier(mb);
   }
+  team_mark(mb, tics, 5);
   if (!gok || !rok) return;  // the factor is unusable: nothing more to do
-  team_for(mb, 0, bw * bw + k * k, [&](int t) {
-    if (t < bw * bw) {
-      const int i = t % bw, j = t / bw;
-      const Scalar is = Scalar(1) / compat::sqrt(G(i, i));
-      if (i > j) G(i, j) /= compat::sqrt(G(j, j));
-      X(i, j) *= is;
+  team_for(mb, 0, nbb + nkk, [=](int t) {
+    if (t < nbb) {
+      int j, i;
+      index_split(t, bw, j, i);
+      const Scalar is = Scalar(1) / compat::sqrt(G[i + i * bw]);
+      if (i > j) G[t] /= compat::sqrt(G[j + j * bw]);
+      X[t] *= is;
     } else {
-      const int i = (t - bw * bw) % k, j = (t - bw * bw) / k;
-      const Scalar is = Scalar(1) / compat::sqrt(R(i, i));
-      if (i > j) R(i, j) /= compat::sqrt(R(j, j));
-      Y(i, j) *= is;
+      const int u = t - nbb;
+      int j, i;
+      index_split(u, k, j, i);
+      const Scalar is = Scalar(1) / compat::sqrt(R[i + i * k]);
+      if (i > j) R[u] /= compat::sqrt(R[j + j * k]);
+      Y[u] *= is;
     }
   });
   team_barrier(mb);
-  team_for(mb, 0, bw + k, [&](int t) {
-    if (t < bw) G(t, t) = compat::sqrt(G(t, t));
-    else R(t - bw, t - bw) = compat::sqrt(R(t - bw, t - bw));
+  team_for(mb, 0, bw + k, [=](int t) {
+    if (t < bw) G[t + t * bw] = compat::sqrt(G[t + t * bw]);
+    else R[(t - bw) * (k + 1)] = compat::sqrt(R[(t - bw) * (k + 1)]);
   });
   team_barrier(mb);
+  team_mark(mb, tics, 6);
   // Q11 = M^-T = X^T, Q22 = R^-T = Y^T, Q21 = s Z^T M^-T = s (X Z)^T, Q12 = -Z R^-T = -(Y Z^T)^T;
   // D <- D M (lower)
   const int kb = bw + k;
-  team_for(mb, 0, kb * kb + bw * bw, [&](int t) {
+  team_for(mb, 0, kb * kb + nbb, [=](int t) {
     if (t < kb * kb) {
-      const int i = t % kb, j = t / kb;
+      int j, i;
+      index_split(t, kb, j, i);
       Scalar x = 0;
-      if (i < bw && j < bw) x = X(j, i);
-      else if (i >= bw && j >= bw) x = Y(j - bw, i - bw);
+      if (i < bw && j < bw) x = X[j + i * bw];
+      else if (i >= bw && j >= bw) x = Y[(j - bw) + (i - bw) * k];
       else if (i >= bw) {  // Q21(i - bw, j) = s sum_{l <= j} X(j, l) Z(l, i - bw)
-        for (int l = 0; l <= j; ++l) x += X(j, l) * Z(l, i - bw);
+        for (int l = 0; l <= j; ++l) x += X[j + l * bw] * Z[l + (i - bw) * bw];
         x *= s;
       } else {  // Q12(i, j - bw) = -sum_{l <= j - bw} Z(i, l) Y(j - bw, l)
-        for (int l = 0; l <= j - bw; ++l) x -= Z(i, l) * Y(j - bw, l);
+        for (int l = 0; l <= j - bw; ++l) x -= Z[i + l * bw] * Y[(j - bw) + l * k];
       }
-      Q(i, j) = x;
+      Q[t] = x;
     } else {
-      const int i = (t - kb * kb) % bw, j = (t - kb * kb) / bw;
+      const int u = t - kb * kb;
+      int j, i;
+      index_split(u, bw, j, i);
       if (i >= j) {
         Scalar x = 0;
-        for (int l = j; l <= i; ++l) x += Ds(i, l) * G(l, j);
-        D(i, j) = x;
+        for (int l = j; l <= i; ++l) x += Ds[i + l * bw] * G[l + j * bw];
+        D[i + j * ldd] = x;
       }
     }
   });
-}
-
-/// panel_transform with its workspaces carved from `small` (panel_small_size(bw, k) scalars).
-template <class Member, class Mat, class Scalar>
-KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, const Mat& D, const Mat& Wp, Scalar s, Scalar* small,
-                                            const Mat& Q, int* info) {
-  const size_t bw = D.extent(0), k = Wp.extent(1);
-  auto mat = [&](size_t r, size_t c) {
-    Mat a(small, Kokkos::LayoutStride(r, 1, c, r > 0 ? r : 1));
-    small += r * c;
-    return a;
-  };
-  const Mat Ds = mat(bw, bw), Z = mat(bw, k), G = mat(bw, bw), X = mat(bw, bw), R = mat(k, k), Y = mat(k, k);
-  panel_transform(mb, D, Wp, s, Ds, Z, G, X, R, Y, Q, info);
+  if (tics) {  // (only the diagnostics wait for the whole team here)
+    team_barrier(mb);
+    team_mark(mb, tics, 7);
+  }
 }
 
 /// One panel's transformation, kept for the rows below the supernode's diagonal block.

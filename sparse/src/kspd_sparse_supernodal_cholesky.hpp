@@ -118,11 +118,13 @@ class SupernodalCholesky {
   [[nodiscard]] int update(const ExecSpace& exec, const SparseColumns<Scalar>& W, Sign sign) {
     const char* who = "kspd::sparse::SupernodalCholesky::update";
     KSPD_REQUIRE(factored_, InvalidArgument, who << ": call factorize first (and succeed)");
-    const Impl::UpdatePlan plan = Impl::plan_update(*symbolic_, W, who);
+    const bool resident = numeric_->resident();
+    const Impl::UpdatePlan plan = Impl::plan_update(*symbolic_, W, who, !resident);  // the compact maps: host only
     compat::ScopedRegion region("kspd::sparse::SupernodalCholesky::update");
     const Impl::PivotFailure f =
-        numeric_->resident()
-            ? Impl::update_batched(exec, *symbolic_, numeric_->values_in_place(), plan, W, sign)
+        resident
+            ? Impl::update_batched(exec, *symbolic_, numeric_->values_in_place(), numeric_->resident_factor().rows().data(),
+                                   plan, W, sign)
             : Impl::update_host(*symbolic_, numeric_->values_in_place(), plan, W, sign,
                                 std::max(1, opt_.threads > 0 ? opt_.threads : int(std::thread::hardware_concurrency())));
     exec.fence();

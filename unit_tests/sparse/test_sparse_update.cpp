@@ -170,6 +170,23 @@ TYPED_TEST(SparseUpdate, LargerSupernodesManyPanels) {
   check_update(A, 16, 4, 1, 102);
 }
 
+TYPED_TEST(SparseUpdate, BatchedPanelWidths) {
+  // the resident update with panels narrower and wider than its 32 columns (then a panel's
+  // rows are more than the 32-row chunk of the rows below) and not a power of two;
+  // update_panel_width_hook is perf_sparse_update's diagnostic
+  struct Restore {
+    ~Restore() { ks::Impl::update_panel_width_hook() = 0; }
+  } restore;
+  const auto A = ks::laplacian_3d<TypeParam>(10, 9, 8);  // n = 720, supernodes up to 90 columns
+  unsigned seed = 401;
+  for (int nb : {8, 48, 64})
+    for (size_type k : {5, 16, 64}) {
+      SCOPED_TRACE("panel width " + std::to_string(nb));
+      ks::Impl::update_panel_width_hook() = nb;
+      check_update(A, k, 3, 1, seed++);
+    }
+}
+
 TYPED_TEST(SparseUpdate, RowsBelowLargeSupernodesOnSeveralThreads) {
   // 256-column supernodes with 300+ rows below: those rows are split among host threads
   const auto A = ks::elasticity_3d<TypeParam>(14, 14, 14);  // n = 8232
@@ -271,6 +288,18 @@ TYPED_TEST(SparseUpdate, DowndateLosingDefinitenessReportsTheColumn) {
       ASSERT_EQ(chol.factorize(Exec(), A), 0);  // usable again after factorize
     }
   }
+}
+
+TEST(SparseUpdateInternals, IndexSplitIsExactOnItsRange) {
+  // the panels' loops split t = q n + r by a float product: every t < 2^14, n <= 128
+  long bad = 0;
+  for (int n = 1; n <= 128; ++n)
+    for (int t = 0; t < (1 << 14); ++t) {
+      int q = -1, r = -1;
+      ks::Impl::index_split(t, n, q, r);
+      bad += q != t / n || r != t % n;
+    }
+  EXPECT_EQ(bad, 0);
 }
 
 TEST(SparseUpdateErrors, OutsideThePatternAndBadWAreNamed) {
