@@ -222,7 +222,6 @@ class Numeric {
     if (nthreads < 1) nthreads = 1;
     // A's values into the panels: by the workers as they need them with one process on
     // the host, else before the run (kspd_sparse_host_panels.hpp).
-    if (direct_.empty()) direct_ = direct_blocks();
     panels_.assemble(avalues, subset_, nthreads, subset_.empty() && !transport_ && placement_ == Placement::Host);
     const double assembled = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     stats_.threads = nthreads;
@@ -399,9 +398,6 @@ class Numeric {
       count(2, true);
       return;
     }
-    if (task.block_end - task.block_begin == 1 && direct_[size_t(sn.block_begin + task.block_begin)] &&
-        update_in_place(sn, blk, w, t0))
-      return;
     {  // small supernodes: these blocks' update on the host
       w.c.resize(static_cast<size_t>(mb * nb));
       HostExec exec;
@@ -420,64 +416,6 @@ class Numeric {
       const size_type cb = q.row_offset - r0;  // its columns (and first row) in C
       scatter(sn, q.row_offset, q.nrows, sn.nrows() - q.row_offset, q.target, w, w.c.data() + cb + cb * mb, mb, t0);
     }
-  }
-
-  /// Block q's rows from q down are a run of its target's rows (a chain of a big separator
-  /// split by max_supernode, or a child whose rows its parent repeats): the product goes
-  /// straight into the target panel, with no workspace and no scatter (a quarter of the
-  /// scatter's entries at elasticity 22^3). Only when no other worker holds the target
-  /// columns' locks (the caller scatters through the workspace otherwise): a product runs
-  /// for milliseconds, and a scatter waiting that long would cost more than it saves.
-  bool update_in_place(const Supernode& sn, const Block& q, Work& w, Clock::time_point& t0) {
-    const Supernode& tn = S_.snodes[size_t(q.target)];
-    const size_type c0 = S_.rows[size_t(sn.row_begin + q.row_offset)] - tn.first_col;
-    const size_type nb = q.nrows, mb = sn.nrows() - q.row_offset;
-    const size_type l0 = lock_base_[size_t(q.target)] + c0 / kLockCols;
-    const size_type l1 = lock_base_[size_t(q.target)] + (c0 + nb - 1) / kLockCols + 1;
-    size_type held = l0;
-    for (; held < l1 && locks_[size_t(held)].try_lock(); ++held) {
-    }
-    if (held < l1) {
-      for (size_type l = l0; l < held; ++l) locks_[size_t(l)].unlock();
-      return false;
-    }
-    panels_.ready(q.target);
-    const size_type ldt = tn.nrows();
-    HostExec exec;
-    auto Lb = panel_view(q.snode, q.row_offset, nb);
-    Scalar* pt = panels_.data() + tn.value_offset + c0 + c0 * ldt;  // target rows from c0 (its column c0 first)
-    kspd::syrk(exec, Uplo::Lower, Trans::NoTranspose, Scalar(-1), Lb, Scalar(1),
-               HMat(pt, Kokkos::LayoutStride(static_cast<size_t>(nb), 1, size_t(nb), size_t(ldt))));
-    if (mb > nb)
-      kspd::gemm(exec, Trans::NoTranspose, Trans::Transpose, Scalar(-1), panel_view(q.snode, q.row_offset + nb, mb - nb), Lb,
-                 Scalar(1), HMat(pt + nb, Kokkos::LayoutStride(static_cast<size_t>(mb - nb), 1, size_t(nb), size_t(ldt))));
-    for (size_type l = l0; l < l1; ++l) locks_[size_t(l)].unlock();
-    count(2, false);
-    {
-      std::lock_guard<std::mutex> lk(stats_mutex_);
-      ++stats_.updates_in_place;
-    }
-    lap(w, 2, t0);
-    return true;
-  }
-
-  /// Per block: its update can go straight into the target (update_in_place): it is the
-  /// only block of its Update task and its rows from it down are a run of the target's rows.
-  std::vector<char> direct_blocks() const {
-    std::vector<char> d(S_.blocks.size(), 0);
-    for (size_type t = size_type(S_.snodes.size()); t < size_type(S_.tasks.size()); ++t) {
-      const Task& task = S_.tasks[size_t(t)];
-      if (task.kind != TaskKind::Update || task.block_end - task.block_begin != 1) continue;
-      const Supernode& sn = S_.snodes[size_t(task.snode)];
-      const Block& q = S_.blocks[size_t(sn.block_begin + task.block_begin)];
-      const Supernode& tn = S_.snodes[size_t(q.target)];
-      const size_type* sr = S_.rows.data() + sn.row_begin + q.row_offset;
-      const size_type mb = sn.nrows() - q.row_offset, c0 = sr[0] - tn.first_col;
-      bool run = c0 + mb <= tn.nrows();
-      for (size_type i = 0; run && i < mb; ++i) run = S_.rows[size_t(tn.row_begin + c0 + i)] == sr[i];
-      d[size_t(sn.block_begin + task.block_begin)] = run;
-    }
-    return d;
   }
 
   /// Target panel -= C, rows matched by relative indices (the source rows are a subset of
@@ -583,7 +521,6 @@ class Numeric {
   std::vector<size_type> lock_base_;          ///< supernode s's locks start at lock_base_[s]
   std::vector<std::mutex> locks_;
   std::vector<Work> work_;
-  std::vector<char> direct_;  ///< per block: its update may go straight into the target (direct_blocks)
   std::vector<double> task_cpu_;  ///< timeline: each task's thread CPU seconds
   std::vector<char> gathered_;
   std::vector<std::unique_ptr<Gathered>> shared_;

@@ -120,7 +120,6 @@ struct FactorStats {
   int threads = 1;
   size_type host_ops[3] = {0, 0, 0};    ///< potrf, trsm, update tasks run on the host
   size_type device_ops[3] = {0, 0, 0};  ///< ... on the offload space
-  size_type updates_in_place = 0;       ///< host update tasks whose product went straight into the target
   size_type fallbacks = 0;              ///< supernodes kept on the host by the memory budget
   size_type device_supernodes = 0;      ///< supernodes whose panels lived on the device
   double bytes_to_device = 0, bytes_from_device = 0;
