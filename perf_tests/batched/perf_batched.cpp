@@ -9,54 +9,7 @@
 //                [--smem MIN:MAX[,...]] [--smem-threads 0|128|256] [--smem-chunk 0|32|64|128[,...]]
 //                [--smem-warp -1|0|16|32[,...]] [--smem-trsm auto|MIN:MAX[,...]]
 //                [--smem-warp-cols 0|1|...[,...]] [--bf-repack -1|0|KIB[,...]] [--bf-only]
-// --algo runs everything once per BatchOptions::algo (a list); --best reports the fastest rep
-// (for loaded machines) instead of the median. Host: KSPD_BATCHED_THREADS=t sets
-// the threads a Serial-Kokkos batch spreads over (default: every core; 1: the calling thread).
-// Large n cap the batch so that each array stays under --max-gb GB (the line shows the batch).
-// nrhs 0 means nrhs = n (potrs: 1, cuSOLVER's only choice). Per line: median time, GFLOP/s,
-// GB/s (each matrix read + written once) and its share of the device-to-device copy
-// bandwidth measured at start-up, and the peer's time and ratio t_peer / t_kspd:
-//   CUDA: cuSOLVER potrfBatched / potrsBatched, cuBLAS trsmBatched / gemmStridedBatched
-//         (pointer arrays / strides over the same column-major data), plus Kokkos Kernels'
-//         KokkosBatched::SerialTrsm / SerialGemm over a LayoutLeft batch (coalesced);
-//   host: a loop of LAPACK/BLAS calls per matrix, and the same Kokkos Kernels kernels.
-// Operations with no peer print GFLOP/s against kspd's batched GEMM at the same n.
-// --prec z / c: complex Hermitian potrf / potrs / trsm rows (perf_batched_complex.hpp; peers
-// cuSOLVER z/cpotrfBatched, z/cpotrsBatched, cuBLAS z/ctrsmBatched, or the LAPACK loop).
-// kspd runs on a LayoutLeft rank-3 View (batch first: coalesced), as "kspd-ptr" on the peer's
-// pointer array and, as "kspd-cm", on a LayoutStride rank-3 View of the peer's contiguous
-// column-major matrices (the layout where the recursion for n > 32 runs its off-diagonal
-// blocks through cuBLAS gemmStridedBatched). --leaf sets BatchOptions::leaf_size, --rec
-// auto|always|never its recursion, --gemm-tile Impl::TuningOverride::gemm_tile (the register tile of
-// the tiled batched GEMM that runs the recursion's off-diagonal blocks, gemm and syrk on
-// LayoutLeft batch-first data); a list runs everything once per tile ("tile 8x8" heads each);
-// --gemm-chunk TuningOverride::gemm_chunk (matrices per thread chunk; a huge value gives the
-// old order, one sweep over the batch per tile); --no-kk skips the Kokkos Kernels peers;
-// --trsm-rhs-block TuningOverride::trsm_rhs_block (right-hand sides per thread of the GPU
-// streaming TRSM; a list runs everything once per value) and --stream-trsm-max
-// TuningOverride::stream_trsm_max (64: TRSM with 32 < k <= 64 streams instead of recursing);
-// --stream-class24 TuningOverride::stream_class24 (size class 24 of the streaming TRSM / POTRS
-// for 16 < k <= 24); --stream-chunk TuningOverride::stream_chunk (their thread order: matrices
-// per chunk, 0 the whole batch); --stream-min-blocks TuningOverride::stream_min_blocks (their
-// __launch_bounds__(128, b): a list runs everything once per value); --potrf-variant TuningOverride::potrf_sync (the group POTRF's
-// step sync) and --potrf-team TuningOverride::potrf_group_team (its threads per team): lists
-// run everything once per combination (each block headed by a "variant" line). Variants other
-// than the tuning table's defaults need a build configured with -DKSPD_BATCHED_ALL_VARIANTS=ON.
-// --smem MIN:MAX sets TuningOverride::smem_{potrf,trsm}_{min,max} (CUDA: the orders whose POTRF
-// and TRSM run on the shared-memory kernels; 0:0 the old kernels and recursion; "auto" the table):
-// a list runs everything once per range ("smem" heads each block); --smem-threads their block size;
-// --smem-chunk TuningOverride::smem_trsm_chunk (the TRSM's right-hand sides per pass; a list
-// runs everything per value); --smem-warp TuningOverride::smem_{potrf,trsm}_warp_max (the orders,
-// at most 32, whose shared-memory POTRF (batch-first data) and TRSM run a warp per matrix; 0: a
-// block per matrix; -1: the table); --smem MIN:MAX also sets smem_trsm_warp_min = MIN.
-// --smem-trsm MIN:MAX[,...] then sets the TRSM's range alone (auto: --smem's), a list runs
-// everything once per range (e.g. POTRF's shared-memory leaves with the TRSM on 32-leaves).
-// --smem-warp-cols c[,...] sets TuningOverride::smem_trsm_warp_cols_cm (column-major / pointer
-// batches, k <= 32: TRSM and POTRS with c or more right-hand sides on the warp-per-matrix kernel).
-// --bf-repack KIB[,...] sets TuningOverride::bf_repack_kib (batch-first POTRF / TRSM / POTRS run
-// chunk by chunk on column-major copies in a workspace of KIB KiB; 0: on the data; -1: the
-// table): a list runs everything once per value ("bf-repack" heads each block). --bf-only times
-// POTRF / POTRS / TRSM on the batch-first View and the peer only (no kspd-ptr / kspd-cm lines).
+// What each flag sets, the peers and the per-line columns: perf_tests/batched/README.md.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 #include <KokkosBatched_Gemm_Decl.hpp>
