@@ -160,12 +160,14 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
   const size_t max0 = size_t(Policy::scratch_size_max(0));
   const bool both0 = Scratch::shmem_size(std::max(nx, ns)) <= max0, x0 = Scratch::shmem_size(nx) <= max0;
   const size_t n0 = both0 ? std::max(nx, ns) : x0 ? nx : 0, n1 = both0 ? 0 : x0 ? ns : std::max(nx, ns);
-  Policy policy(exec, int((pe - pb) + nrt + (ge - gb)), update_team_size<Exec>());
-  if (n0 > 0) policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(n0)));
-  if (n1 > 0) policy.set_scratch_size(1, Kokkos::PerTeam(Scratch::shmem_size(n1)));
+  const auto policy_of = [&](int team) {
+    Policy p(exec, int((pe - pb) + nrt + (ge - gb)), team);
+    if (n0 > 0) p.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(n0)));
+    if (n1 > 0) p.set_scratch_size(1, Kokkos::PerTeam(Scratch::shmem_size(n1)));
+    return p;
+  };
   const std::int64_t npan = std::int64_t(pe - pb), nrows = std::int64_t(nrt);
-  Kokkos::parallel_for(
-      "kspd::sparse::update::step", policy, KOKKOS_LAMBDA(const typename Policy::member_type& mb) {
+  const auto step = KOKKOS_LAMBDA(const typename Policy::member_type& mb) {
         const std::int64_t r = mb.league_rank();
         if (r >= npan + nrows) {  // gather W's rows below the supernode's first panel
           const UpdSnode d = sd(gb + (r - npan - nrows));
@@ -214,7 +216,11 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
         Scalar* small = both0 || !x0 ? x.data() : Scratch(mb.team_scratch(1), n1).data();
         panel_transform(mb, vals + d.voff + d.p + d.p * d.m, d.m, ws + d.ws + d.p, d.m, int(d.bw), int(d.k), sg, small,
                         qb + d.q, infos + 2 * d.info, tp);
-      });
+      };
+  // The measured team size, or fewer threads where this build's registers or scratch allow
+  // fewer (the kernel is correct for any team size).
+  const int team = std::min(update_team_size<Exec>(), policy_of(1).team_size_max(step, Kokkos::ParallelForTag()));
+  Kokkos::parallel_for("kspd::sparse::update::step", policy_of(team), step);
 }
 
 /// The launches of the path supernodes with panels of nbmax columns: q has np[q] panels and
