@@ -61,6 +61,15 @@ bool toggle_op(Trans& t) {
 #define KSPD_VENDOR_CALL(exec, fn, ...) host::fn(__VA_ARGS__)
 #endif
 
+/// Creates the vendor library's per-stream state for exec now (cuBLAS/cuSOLVER handles on
+/// CUDA; nothing on host spaces), so the first call on exec does not pay for it.
+template <class ExecSpace>
+void vendor_prepare([[maybe_unused]] const ExecSpace& exec) {
+#ifdef KSPD_ENABLE_CUDA_TPLS
+  if constexpr (compat::is_cuda_exec_v<ExecSpace>) cuda::prepare(exec.cuda_stream());
+#endif
+}
+
 template <class ExecSpace, class T>
 bool vendor_gemm(const ExecSpace& exec, Trans ta, Trans tb, T alpha, CMat<T> A, CMat<T> B,
                  T beta, Mat<T> C) {

@@ -140,6 +140,11 @@ Handles& handles(cudaStream_t s) {
   return *h;
 }
 
+}  // namespace
+
+void prepare(cudaStream_t stream) { handles(stream); }
+
+namespace {
 cublasOperation_t op(char t) {
   return t == 'N' ? CUBLAS_OP_N : (t == 'T' ? CUBLAS_OP_T : CUBLAS_OP_C);
 }

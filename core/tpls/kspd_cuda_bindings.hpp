@@ -73,6 +73,10 @@ KSPD_CUDA_BLAS_CDECL(Kokkos::complex<float>, float)
 KSPD_CUDA_BLAS_CDECL(Kokkos::complex<double>, double)
 #undef KSPD_CUDA_BLAS_CDECL
 
+/// Creates this thread's cuBLAS/cuSOLVER handles for `stream` now (they are otherwise created
+/// by the first call on it), so a caller can keep their cost out of a timed region.
+void prepare(cudaStream_t stream);
+
 /// Makes `waiter` wait (on the device) for the work enqueued on `signaler` so far.
 void stream_wait(cudaStream_t waiter, cudaStream_t signaler);
 

@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <utility>
 #include <cmath>
 #include <memory>
 #include <mutex>
@@ -69,6 +70,8 @@ class Numeric {
   /// and placement Resident, OutOfDeviceMemory); Host when offload is off.
   Numeric(const Symbolic& S, const Options& opt, SnodeSubset subset = {})
       : S_(S), opt_(opt), subset_(std::move(subset)), dev_(opt.offload) {
+    const auto c0 = std::chrono::steady_clock::now();
+    const auto setup_done = [&] { setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count(); };
     lock_base_.assign(S.snodes.size() + 1, 0);
     for (size_t s = 0; s < S.snodes.size(); ++s)
       lock_base_[s + 1] = lock_base_[s] + (S.snodes[s].ncols + kLockCols - 1) / kLockCols;
@@ -81,6 +84,7 @@ class Numeric {
           rsolve_ = std::make_unique<ResidentSolve<Scalar, OffloadExec>>(S);
           placement_ = Placement::Resident;
           resident_bytes_ = need;
+          setup_done();
           return;
         } catch (const std::exception& e) {  // the device is fuller than the budget says
           KSPD_REQUIRE(opt.offload.fallback != OffloadFallback::Fail, OutOfDeviceMemory,
@@ -97,6 +101,7 @@ class Numeric {
     }
     placement_ = opt.offload.any() ? Placement::TopOfTree : Placement::Host;
     panels_.allocate(placement_ == Placement::TopOfTree);
+    setup_done();
   }
 
   Placement placement() const { return placement_; }
@@ -158,9 +163,17 @@ class Numeric {
   /// Assembles A's values (in the analysed pattern's order) and factors; the first failing
   /// pivot (in postorder) is returned, not thrown.
   PivotFailure factorize(const OffloadExec& exec, const Scalar* avalues) {
+    double setup = std::exchange(setup_seconds_, 0.0);  // reported by the first factorization only
     if (resident()) {
+      if (!prepared_) {  // streams and vendor handles: setup, not factorization
+        const auto p0 = std::chrono::steady_clock::now();
+        resident_->prepare(exec);
+        setup += std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
+        prepared_ = true;
+      }
       const auto t0 = std::chrono::steady_clock::now();
       stats_ = FactorStats{};
+      stats_.setup_seconds = setup;
       host_current_ = false;
       rsolve_->invalidate();
       const PivotFailure f = resident_->factorize(exec, avalues, opt_.offload.timeline);
@@ -189,8 +202,10 @@ class Numeric {
     try {
       factorize_host(avalues);
     } catch (const PivotAbort&) {
+      stats_.setup_seconds = setup;
       return failure_;
     }
+    stats_.setup_seconds = setup;
     return PivotFailure{};
   }
 
@@ -521,6 +536,8 @@ class Numeric {
   std::vector<size_type> lock_base_;          ///< supernode s's locks start at lock_base_[s]
   std::vector<std::mutex> locks_;
   std::vector<Work> work_;
+  bool prepared_ = false;     ///< the resident factor's streams and handles exist
+  double setup_seconds_ = 0;  ///< construction (plan, allocations) + prepare, until the first factorization reports it
   std::vector<double> task_cpu_;  ///< timeline: each task's thread CPU seconds
   std::vector<char> gathered_;
   std::vector<std::unique_ptr<Gathered>> shared_;

@@ -167,7 +167,7 @@ class ResidentFactor {
           KOKKOS_LAMBDA(const size_t p) { v[map[p]] = a[p]; });
     }
     lap(tl_.assemble);
-    make_streams(exec);
+    prepare(exec);
     for (size_type l = 0; l < sched_.levels(); ++l) {
       const size_type b = sched_.level_begin[size_t(l)], e = sched_.small_end[size_t(l)];
       const size_type nlarge = sched_.level_begin[size_t(l + 1)] - e;
@@ -195,6 +195,16 @@ class ResidentFactor {
     const PivotFailure f = first_failure(exec);
     lap(tl_.info);
     return f;
+  }
+
+  /// Creates the side streams and the vendor libraries' handles of every stream the
+  /// factorization uses (once; later calls only rebind stream 0 to exec), so that the first
+  /// factorization does not pay for them.
+  void prepare(const Exec& exec) {
+    const bool first = streams_.empty();
+    make_streams(exec);
+    if (first)
+      for (const Exec& st : streams_) kspd::Impl::vendor_prepare(st);
   }
 
   /// Copies the factor's values to host memory (only on request: the solve runs here).

@@ -116,6 +116,10 @@ struct DistributedOptions {
 /// What the numeric factorization did.
 struct FactorStats {
   double seconds = 0;
+  /// The first factorization after an analysis only (0 on refactorizations): the one-time
+  /// setup before it, not in `seconds`: building and uploading the plan, allocating the
+  /// factor's storage, and on a device the streams and the vendor libraries' handles.
+  double setup_seconds = 0;
   double flops = 0;  ///< exact flops (AnalysisStats::flops)
   int threads = 1;
   size_type host_ops[3] = {0, 0, 0};    ///< potrf, trsm, update tasks run on the host

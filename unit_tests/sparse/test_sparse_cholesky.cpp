@@ -431,10 +431,19 @@ void check_resident(const CscMatrix<Scalar>& A, size_type maxw, size_type nrhs) 
   ASSERT_EQ(h.factorize(exec, A), 0);
   ASSERT_EQ(d.factorize(exec, A), 0);
   ASSERT_TRUE(d.resident());
+  EXPECT_GT(d.factor_stats().setup_seconds, 0.0);  // the first factorization reports the one-time setup
+  EXPECT_GT(h.factor_stats().setup_seconds, 0.0);
+  // a refactorization (the streams and handles already prepared) has none, and the same factor
+  const auto L1 = d.factor_csc();
+  ASSERT_EQ(d.factorize(exec, A), 0);
+  EXPECT_EQ(d.factor_stats().setup_seconds, 0.0);
   const auto& ds = d.factor_stats();
   EXPECT_TRUE(ds.resident);
   EXPECT_GT(ds.levels, 0);
   const auto Lh = h.factor_csc(), Ld = d.factor_csc();
+  ASSERT_EQ(L1.values.size(), Ld.values.size());  // (the device's atomic updates may sum in another order)
+  for (size_t p = 0; p < Ld.values.size(); ++p)
+    ASSERT_NEAR(double(L1.values[p]), double(Ld.values[p]), 64 * kspd::test::eps<Scalar>() * std::fabs(double(Ld.values[p])) * std::sqrt(double(A.n)) + 1e-300) << "entry " << p;
   ASSERT_EQ(Lh.rowind, Ld.rowind);
   double diff = 0, ref = 0;
   for (size_t p = 0; p < Lh.values.size(); ++p) {
