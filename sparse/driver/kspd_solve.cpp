@@ -191,7 +191,7 @@ int run(const Args& a) {
     }
     const auto& fs = chol.factor_stats();
     if (fs.setup_seconds > 0)
-      std::printf("setup    %8.3f s  (once per analysis: the plan, the factor's storage%s)\n", fs.setup_seconds,
+      std::printf("setup    %8.3g s  (once per analysis: the plan, the factor's storage%s)\n", fs.setup_seconds,
                   fs.resident ? ", the device streams and handles" : "");
     std::printf("%-8s %8.3f s  %.3e flops, %.2f GFLOP/s, %d thread(s); host/device ops potrf %ld/%ld trsm %ld/%ld update %ld/%ld",
                 round ? "refactor" : "factor", fs.seconds, fs.flops, fs.gflops(), fs.threads, long(fs.host_ops[0]),
