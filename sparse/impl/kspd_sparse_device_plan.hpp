@@ -16,12 +16,28 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "kspd_error.hpp"
 #include "kspd_sparse_symbolic.hpp"
 
 namespace kspd::sparse::Impl {
+
+/// A device copy of the host array h[0, n) (at least one element, so an empty plan still
+/// has a valid pointer): the one way the device plans reach Mem.
+template <class Mem, class T>
+Kokkos::View<T*, Mem> upload_to(const std::string& name, const T* h, size_t n) {
+  Kokkos::View<T*, Mem> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, name), std::max<size_t>(n, 1));
+  if (n > 0)
+    Kokkos::deep_copy(Kokkos::subview(d, Kokkos::make_pair(size_t(0), n)),
+                      Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h, n));
+  return d;
+}
+template <class Mem, class T>
+Kokkos::View<T*, Mem> upload_to(const std::string& name, const std::vector<T>& h) {
+  return upload_to<Mem>(name, h.data(), h.size());
+}
 
 /// A supernode as the device kernels see it.
 struct DevSnode {

@@ -80,7 +80,8 @@ class Numeric {
       const double need = ResidentFactor<Scalar, OffloadExec>::bytes_needed(S);
       if (need <= double(opt.offload.device_memory_limit)) {
         try {
-          resident_ = std::make_unique<ResidentFactor<Scalar, OffloadExec>>(S, subset_);
+          resident_ = std::make_unique<ResidentFactor<Scalar, OffloadExec>>(
+              S, subset_, opt.threads > 0 ? opt.threads : int(std::max(1u, std::thread::hardware_concurrency())));
           rsolve_ = std::make_unique<ResidentSolve<Scalar, OffloadExec>>(S);
           placement_ = Placement::Resident;
           resident_bytes_ = need;

@@ -29,6 +29,7 @@
 
 #include "kspd_compat.hpp"
 #include "kspd_core.hpp"
+#include "kspd_sparse_analysis_threads.hpp"
 #include "kspd_sparse_device_plan.hpp"
 #include "kspd_sparse_options.hpp"
 #include "kspd_sparse_symbolic.hpp"
@@ -75,10 +76,11 @@ class ResidentFactor {
     return b;
   }
 
-  /// Uploads the plan of S (shapes, levels, scatter maps, rows) and allocates the panels.
-  /// With a subset, only its supernodes are factored (their levels); the panels outside it
-  /// receive the subset's updates (see SnodeSubset).
-  explicit ResidentFactor(const Symbolic& S, const SnodeSubset& subset = {}) : S_(S), sched_(S, subset) {
+  /// Uploads the plan of S (shapes, levels, scatter maps, rows) and allocates the panels;
+  /// the scatter maps are built on `threads` host threads. With a subset, only its
+  /// supernodes are factored (their levels); the panels outside it receive the subset's
+  /// updates (see SnodeSubset).
+  explicit ResidentFactor(const Symbolic& S, const SnodeSubset& subset = {}, int threads = 1) : S_(S), sched_(S, subset) {
     const size_type ns = size_type(S.snodes.size());
     const auto noinit = [](const std::string& name) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, name); };
     std::vector<DevSnode> hs(static_cast<size_t>(ns));
@@ -99,16 +101,20 @@ class ResidentFactor {
     }
     std::vector<ScatterCol> hcols(size_t(std::max<std::int64_t>(nmap, 1)));
     std::vector<std::int32_t> hrel(size_t(std::max<std::int64_t>(nrel, 1)));
-    for (size_type s = 0; s < ns; ++s)
-      scatter_map(S, s, hcols.data() + map_begin_[size_t(s)], hrel.data() + rel_begin_[size_t(s)], rel_begin_[size_t(s)]);
-    snodes_ = upload<DevSnode>("kspd::sparse::resident::snodes", hs);
-    off_ = upload<std::int64_t>("kspd::sparse::resident::panel_offsets", hoff);
-    cols_ = upload<ScatterCol>("kspd::sparse::resident::scatter_cols", hcols);
-    rel_ = upload<std::int32_t>("kspd::sparse::resident::scatter_rows", hrel);
-    rows_ = upload<std::int64_t>("kspd::sparse::resident::rows", std::vector<std::int64_t>(S.rows.begin(), S.rows.end()));
-    order_ = upload<std::int64_t>("kspd::sparse::resident::level_order", sched_.order);
-    vmap_ = upload<std::int64_t>("kspd::sparse::resident::value_map",
-                                 std::vector<std::int64_t>(S.value_map.begin(), S.value_map.end()));
+    const int T = int(std::max<size_type>(1, std::min<size_type>(threads, ns / 64)));
+    run_threads(T, [&](int t) {  // supernodes dealt round robin: each writes its own ranges
+      for (size_type s = t; s < ns; s += T)
+        scatter_map(S, s, hcols.data() + map_begin_[size_t(s)], hrel.data() + rel_begin_[size_t(s)], rel_begin_[size_t(s)]);
+    });
+    snodes_ = upload_to<Mem>("kspd::sparse::resident::snodes", hs);
+    off_ = upload_to<Mem>("kspd::sparse::resident::panel_offsets", hoff);
+    cols_ = upload_to<Mem>("kspd::sparse::resident::scatter_cols", hcols);
+    rel_ = upload_to<Mem>("kspd::sparse::resident::scatter_rows", hrel);
+    // the analysis' own arrays, read in place (size_type is std::int64_t)
+    static_assert(std::is_same<size_type, std::int64_t>::value, "the device plan reads the analysis' arrays in place");
+    rows_ = upload_to<Mem>("kspd::sparse::resident::rows", S.rows.data(), S.rows.size());
+    order_ = upload_to<Mem>("kspd::sparse::resident::level_order", sched_.order);
+    vmap_ = upload_to<Mem>("kspd::sparse::resident::value_map", S.value_map.data(), S.value_map.size());
     vals_ = DView<Scalar>(noinit("kspd::sparse::resident::factor"), size_t(std::max<size_type>(S.nvalues, 1)));
     avals_ = DView<Scalar>(noinit("kspd::sparse::resident::a_values"), std::max<size_t>(S.value_map.size(), 1));
     info_ = DView<int>("kspd::sparse::resident::info", size_t(std::max<size_type>(ns, 1)));
@@ -230,15 +236,6 @@ class ResidentFactor {
   }
 
  private:
-  template <class T>
-  static DView<T> upload(const std::string& name, const std::vector<T>& h) {
-    DView<T> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, name), std::max<size_t>(h.size(), 1));
-    if (!h.empty())
-      Kokkos::deep_copy(Kokkos::subview(d, Kokkos::make_pair(size_t(0), h.size())),
-                        Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()));
-    return d;
-  }
-
   // The kernels below are public only because CUDA's extended lambdas cannot live in private
   // member functions.
  public:

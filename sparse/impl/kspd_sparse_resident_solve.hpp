@@ -123,7 +123,7 @@ class ResidentSolve {
                                  int(std::min<size_type>(kDiagBlock, sn.ncols - jb))});
       }
       nblocks_ = size_type(hb.size());
-      blocks_ = SolvePlan<Mem>::upload("kspd::sparse::solve_diag_blocks", hb);
+      blocks_ = upload_to<Mem>("kspd::sparse::solve_diag_blocks", hb);
       dinv_ = Kokkos::View<Scalar*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kspd::sparse::solve_diag_inverses"),
                                          size_t(std::max<std::int64_t>(doff.back(), 1)));
     }

@@ -107,19 +107,10 @@ struct SolvePlan {
       }
       chunk_begin.push_back(size_type(hc.size()));
     }
-    units = upload("kspd::sparse::solve_units", hu);
-    chunks = upload("kspd::sparse::solve_chunks", hc);
+    units = upload_to<Mem>("kspd::sparse::solve_units", hu);
+    chunks = upload_to<Mem>("kspd::sparse::solve_chunks", hc);
   }
   size_type levels() const { return size_type(level_begin.size()) - 1; }
-
-  template <class T>
-  static DView<T> upload(const std::string& name, const std::vector<T>& h) {
-    DView<T> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, name), std::max<size_t>(h.size(), 1));
-    if (!h.empty())
-      Kokkos::deep_copy(Kokkos::subview(d, Kokkos::make_pair(size_t(0), h.size())),
-                        Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()));
-    return d;
-  }
 };
 
 }  // namespace kspd::sparse::Impl
