@@ -140,11 +140,6 @@ Handles& handles(cudaStream_t s) {
   return *h;
 }
 
-}  // namespace
-
-void prepare(cudaStream_t stream) { handles(stream); }
-
-namespace {
 cublasOperation_t op(char t) {
   return t == 'N' ? CUBLAS_OP_N : (t == 'T' ? CUBLAS_OP_T : CUBLAS_OP_C);
 }
@@ -391,6 +386,28 @@ cudaStream_t stream_create_urgent() {
   cudaStream_t s = nullptr;
   KSPD_CUDA_SAFE_CALL(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
   return s;
+}
+
+void prepare(cudaStream_t s) {
+  handles(s);
+  // One small call of each kind the factorizations make, in each precision: the libraries
+  // set up their per-handle workspaces (a synchronizing allocation) and load these kernels now.
+  constexpr size_type n = 64;
+  DeviceScratch w(2 * n * n * sizeof(double) + sizeof(int), s);
+  double* a = static_cast<double*>(w.p);
+  int* info = reinterpret_cast<int*>(a + 2 * n * n);
+  KSPD_CUDA_SAFE_CALL(cudaMemsetAsync(w.p, 0, 2 * n * n * sizeof(double) + sizeof(int), s));
+  const auto both = [&](auto t) {
+    using T = decltype(t);
+    T* A = reinterpret_cast<T*>(a);
+    T* B = A + n * n;
+    gemm(s, 'N', 'T', n, n, n, T(1), A, n, A, n, T(0), B, n);
+    syrk(s, 'L', 'N', n, n, T(1), A, n, T(0), B, n);
+    trsm(s, 'R', 'L', 'T', 'U', n, n, T(1), A, n, B, n);  // unit diagonal: no division by A's zeros
+    potrf(s, 'L', n, A, n, info);  // fails at column 1 on the zero matrix: info only
+  };
+  both(float{});
+  both(double{});
 }
 
 void stream_destroy(cudaStream_t s) {

@@ -73,8 +73,9 @@ KSPD_CUDA_BLAS_CDECL(Kokkos::complex<float>, float)
 KSPD_CUDA_BLAS_CDECL(Kokkos::complex<double>, double)
 #undef KSPD_CUDA_BLAS_CDECL
 
-/// Creates this thread's cuBLAS/cuSOLVER handles for `stream` now (they are otherwise created
-/// by the first call on it), so a caller can keep their cost out of a timed region.
+/// Prepares `stream` for the calls above now instead of at their first use: this thread's
+/// cuBLAS/cuSOLVER handles for it, their workspaces, and the kernels of one small gemm,
+/// syrk, trsm and potrf in float and double (a few milliseconds, queued on the stream).
 void prepare(cudaStream_t stream);
 
 /// Makes `waiter` wait (on the device) for the work enqueued on `signaler` so far.
