@@ -12,6 +12,7 @@
 #          table; trsm_small: bat's shared-memory TRSM k = 16..48. Where BIN_DIR also holds
 #          perf_tests/batched/perf_batched_base (the build before the change), table_base and
 #          trsm_small_base: the same with it, interleaved (base first), two rounds.
+#   s6cmp  s6 without the unit tests.
 #   bat    s5 run 1, the batch-first repack: unit_tests (the chunked repack forced, the table's
 #          boundaries); repack_d / repack_s: fp64 / fp32 batch-first POTRF / POTRS / TRSM at
 #          n = 64..256, workspace per chunk 0 (off) / 32 MiB / 128 MiB / 1 GiB; trsm_small:
@@ -55,8 +56,8 @@ trsm_small() {  # trsm_small NAME PERF: batch-first TRSM k = 16..48, the table a
     --smem auto,17:96 --smem-chunk 0,16
 }
 case "$mode" in
-s6)
-  tests_two_parts 70
+s6 | s6cmp)
+  [ "$mode" = s6 ] && tests_two_parts 70
   base=$bin/perf_tests/batched/perf_batched_base
   if [ -x "$base" ] || [ -n "${DRY_RUN:-}" ]; then
     for round in 1 2; do
@@ -124,7 +125,7 @@ full)
   run h100-nopeer 0 "$perf" --n 4,8,16,32,64,128 --batch 10000 --prec d,s --ops gemm,syrk,trmm,trtri,potri --reps 3
   ;;
 *)
-  echo "run_device_batched.sh: unknown mode '$mode' (s6 bat bat2 cplx s4 s4b sweep sweep2 full)" >&2
+  echo "run_device_batched.sh: unknown mode '$mode' (s6 s6cmp bat bat2 cplx s4 s4b sweep sweep2 full)" >&2
   exit 2
   ;;
 esac
