@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced (bash) by the modules' GPU-host scripts (perf_tests/*/run_device_*.sh, directly or
 # through a module's own preamble such as sparse/device_env.sh) once they have set
 #   out     the output folder (created here),
@@ -33,7 +34,7 @@ run() {  # run NAME TIMEOUT CMD...
   tail -n "+$((n0 + 2))" "$f" | grep -E "${keep:-^rc=}" | head -80
   return 0
 }
-finish() { [ -n "${DRY_RUN:-}" ] || echo "total $SECONDS s" >>"$out/device.txt"; log done; }
+finish() { [ -n "${DRY_RUN:-}" ] || echo "total $SECONDS s" >>"$out/device.txt"; log "done"; }
 if [ -z "${DRY_RUN:-}" ]; then
   mkdir -p "$out"
   nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.mem,temperature.gpu \

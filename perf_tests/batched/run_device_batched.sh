@@ -40,7 +40,7 @@ bin=${1:?usage: run_device_batched.sh BIN_DIR OUTDIR MODE [--dry-run]}
 out=${2:?usage: run_device_batched.sh BIN_DIR OUTDIR MODE [--dry-run]}
 mode=${3:?usage: run_device_batched.sh BIN_DIR OUTDIR MODE [--dry-run]}
 [ "${4:-}" = --dry-run ] && DRY_RUN=1
-stages=$mode
+# shellcheck source=../device_env.sh
 source "$(dirname "$0")/../device_env.sh"
 tests=$bin/unit_tests/batched/kspd_test_batched
 perf=$bin/perf_tests/batched/perf_batched
@@ -60,7 +60,7 @@ s6 | s6cmp)
   [ "$mode" = s6 ] && tests_two_parts 70
   base=$bin/perf_tests/batched/perf_batched_base
   if [ -x "$base" ] || [ -n "${DRY_RUN:-}" ]; then
-    for round in 1 2; do
+    for _ in 1 2; do  # two rounds
       table table_base "$base"
       table table "$perf"
       trsm_small trsm_small_base "$base"

@@ -20,6 +20,7 @@
 #   are run when built). Environment, run() and DRY_RUN=1 (print the commands): ../device_env.sh.
 bin=${1:?BIN_DIR}; out=${2:?OUTDIR}; mode=${3:-sweep}
 keep=.  # every line of each step on the console
+# shellcheck source=../device_env.sh
 source "$(dirname "$0")/../device_env.sh"
 
 for t in unit_tests/rfp/kspd_test_rfp:100 unit_tests/kspd_test_core:40; do
