@@ -13,6 +13,8 @@
 #          perf_tests/batched/perf_batched_base (the build before the change), table_base and
 #          trsm_small_base: the same with it, interleaved (base first), two rounds.
 #   s6cmp  s6 without the unit tests.
+#   s6c    session 6, second run: unit_tests_complex (kspd_test_batched_complex: the portable
+#          TrsmOp with complex scalars on the GPU).
 #   bat    s5 run 1, the batch-first repack: unit_tests (the chunked repack forced, the table's
 #          boundaries); repack_d / repack_s: fp64 / fp32 batch-first POTRF / POTRS / TRSM at
 #          n = 64..256, workspace per chunk 0 (off) / 32 MiB / 128 MiB / 1 GiB; trsm_small:
@@ -71,6 +73,9 @@ s6 | s6cmp)
     trsm_small trsm_small "$perf"
   fi
   ;;
+s6c)
+  run unit_tests_complex 60 "$bin/unit_tests/batched/kspd_test_batched_complex"
+  ;;
 bat)
   run unit_tests 60 "$tests" --gtest_filter='*BatchFirstChunked*:*TableBoundariesByLayout*'
   for p in d s; do
@@ -125,7 +130,7 @@ full)
   run h100-nopeer 0 "$perf" --n 4,8,16,32,64,128 --batch 10000 --prec d,s --ops gemm,syrk,trmm,trtri,potri --reps 3
   ;;
 *)
-  echo "run_device_batched.sh: unknown mode '$mode' (s6 s6cmp bat bat2 cplx s4 s4b sweep sweep2 full)" >&2
+  echo "run_device_batched.sh: unknown mode '$mode' (s6 s6cmp s6c bat bat2 cplx s4 s4b sweep sweep2 full)" >&2
   exit 2
   ;;
 esac
