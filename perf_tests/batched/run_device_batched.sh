@@ -3,7 +3,7 @@
 #   perf_tests/batched/run_device_batched.sh BIN_DIR OUTDIR MODE [--dry-run]
 # BIN_DIR: a CUDA build directory holding unit_tests/batched/kspd_test_batched (the complex
 # mode: kspd_test_batched_complex) and perf_tests/batched/perf_batched. --dry-run (or DRY_RUN=1)
-# prints the commands only. Environment, run() and device.txt: ../device_env.sh. Each step
+# prints the commands only. Environment, run() and device.txt: ../device_common.sh. Each step
 # writes OUTDIR/<step>.txt (its command, output and rc); peers in the same run: cuSOLVER
 # potrfBatched / potrsBatched (nrhs = 1), cuBLAS trsmBatched (nrhs = n), batch 100,000 or 1 GB
 # per array. Modes (each under 4 minutes on an H100; full runs long: no time limit):
@@ -42,8 +42,8 @@ bin=${1:?usage: run_device_batched.sh BIN_DIR OUTDIR MODE [--dry-run]}
 out=${2:?usage: run_device_batched.sh BIN_DIR OUTDIR MODE [--dry-run]}
 mode=${3:?usage: run_device_batched.sh BIN_DIR OUTDIR MODE [--dry-run]}
 [ "${4:-}" = --dry-run ] && DRY_RUN=1
-# shellcheck source=../device_env.sh
-source "$(dirname "$0")/../device_env.sh"
+# shellcheck source=../device_common.sh
+source "$(dirname "$0")/../device_common.sh"
 tests=$bin/unit_tests/batched/kspd_test_batched
 perf=$bin/perf_tests/batched/perf_batched
 tests_two_parts() {  # tests_two_parts SECONDS_EACH: BatchedBlas*, then the others

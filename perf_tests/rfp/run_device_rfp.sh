@@ -17,11 +17,11 @@
 #   full   every blocking x nb x core algorithm, pftri, fp32 64K, and dense.txt
 # Usage: perf_tests/rfp/run_device_rfp.sh BIN_DIR OUTDIR [sweep|auto|full]   (default sweep)
 #   BIN_DIR: a CUDA build with kspd_test_rfp and perf_rfp_blocking (kspd_test_core, perf_dense
-#   are run when built). Environment, run() and DRY_RUN=1 (print the commands): ../device_env.sh.
+#   are run when built). Environment, run() and DRY_RUN=1 (print the commands): ../device_common.sh.
 bin=${1:?BIN_DIR}; out=${2:?OUTDIR}; mode=${3:-sweep}
 keep=.  # every line of each step on the console
-# shellcheck source=../device_env.sh
-source "$(dirname "$0")/../device_env.sh"
+# shellcheck source=../device_common.sh
+source "$(dirname "$0")/../device_common.sh"
 
 for t in unit_tests/rfp/kspd_test_rfp:100 unit_tests/kspd_test_core:40; do
   if [ -x "$bin/${t%%:*}" ] || [ -n "${DRY_RUN:-}" ]; then run tests "${t##*:}" "$bin/${t%%:*}" --gtest_brief=1

@@ -5,7 +5,7 @@
 #   BIN_DIR LIB_DIR DATA_DIR OUT_DIR [stage...]
 # Sets bin, lib, data, out, stages (default: $default_stages); LIB_DIR goes first in
 # LD_LIBRARY_PATH, one OpenBLAS thread; find_bin NAME: the executable NAME anywhere below
-# BIN_DIR. Then the shared perf_tests/device_env.sh: log, has STAGE, run NAME TIMEOUT CMD...
+# BIN_DIR. Then the shared perf_tests/device_common.sh: log, has STAGE, run NAME TIMEOUT CMD...
 # (output in $out/NAME.txt; the lines matching $keep are echoed), device.txt, DRY_RUN=1.
 # CHOLMOD gets 8 BLAS threads where it runs (16 oversubscribe that host):
 # ../shared/anchors/devicehost-cholmod-2026-11-23.txt.
@@ -14,5 +14,5 @@ bin=$(cd "${1:?bin dir}" && pwd); lib=$(cd "${2:?lib dir}" && pwd); data=${3:?da
 stages=${*:-${default_stages:-}}
 export LD_LIBRARY_PATH=$lib:${LD_LIBRARY_PATH:-} OPENBLAS_NUM_THREADS=1
 find_bin() { local f; f=$(find "$bin" -type f -name "$1" -perm -u+x | head -1); echo "${f:-$bin/$1}"; }
-# shellcheck source=../device_env.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../device_env.sh"
+# shellcheck source=../device_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../device_common.sh"

@@ -12,8 +12,8 @@ sizes=${*:-24 32 40}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 P=${KSPD_DEPS_PREFIX:-/tmp/kspd-sparse-prefix}
 bld=${KSPD_DEV_BUILD:-/tmp/kspd-build-sparse}
-# shellcheck source=../device_env.sh
-source "$(dirname "$0")/../device_env.sh"  # log, device.txt (GPU, cores)
+# shellcheck source=../device_common.sh
+source "$(dirname "$0")/../device_common.sh"  # log, device.txt (GPU, cores)
 mkdir -p "$P/kspdlib"
 for f in "$debs"/*.deb; do dpkg -x "$f" "$P"; done
 L=$P/usr/lib/x86_64-linux-gnu

@@ -14,7 +14,7 @@
 # CPU timings use OPENBLAS_CORETYPE=Haswell: the device VM's CPUID makes OpenBLAS pick SSE3
 # kernels otherwise.
 set -uo pipefail
-: "${out:?device_env.sh: set out (the output folder) before sourcing}"
+: "${out:?device_common.sh: set out (the output folder) before sourcing}"
 stages=${stages:-}
 export OPENBLAS_CORETYPE=Haswell
 log() { echo "== $* ($(date -u +%H:%M:%S))"; }
