@@ -16,7 +16,7 @@
 ///    a size class 24 for 16 < n <= 24 when asked to (Tuning::stream_class24); on host
 ///    backends they run for BatchAlgo::Register with 8 < n <= 64 (so the CPU tests check them).
 
-#include "kspd_batched_trsm_internal.hpp"
+#include "kspd_batched_trsm_operands.hpp"
 
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #define KSPD_UNROLL _Pragma("unroll")
@@ -218,43 +218,12 @@ KOKKOS_INLINE_FUNCTION void stream_decode(size_type idx, size_type chunk, int ng
   b = c * chunk + (rem - gg * chunk);
 }
 
-/// A TRSM on matrix b reduced to a lower, Left, NoTranspose solve a x = alpha x (a k x k,
-/// x k x ncols): reduce_left_notrans swaps strides for Right / transposed problems, and an
-/// upper a is read in reversed index order (P A P is lower for the reversal P, and the rows
-/// of x reversed with it) through negated strides, so the kernels index a lower triangle only.
-/// Shared by the register (RegTrsm) and streaming (StreamTrsm) TRSM kernels.
-template <class T>
-struct LowerSolve {
-  Mat<const T> a;
-  Mat<T> x;
-  int k, ncols;
-};
-template <class T>
-KOKKOS_INLINE_FUNCTION LowerSolve<T> lower_solve(Side side, Uplo uplo, Trans trans, const BatchMat<const T>& A,
-                                                 const BatchMat<T>& B, size_type b, int m, int n) {
-  const int k = side == Side::Left ? m : n;
-  Mat<const T> a = A.get(b, k, k);
-  Mat<T> x = B.get(b, m, n);
-  if (!reduce_left_notrans(side, uplo, trans, a, x) && k > 0) {
-    a = Mat<const T>{a.p + offset_type(k - 1) * (a.rs + a.cs), a.m, a.n, -a.rs, -a.cs};
-    x = Mat<T>{x.p + offset_type(k - 1) * x.rs, x.m, x.n, -x.rs, x.cs};
-  }
-  return {a, x, k, int(x.n)};
-}
-
 /// Op(A) X = alpha B reduced to a lower solve (see RegTrsm); one thread per (matrix, group of R
 /// columns). Each element of A read from memory feeds R multiply-adds (R = 1, 2, 4), and a
 /// reciprocal of the diagonal replaces R divisions.
 template <int N, int R, class T>
 struct StreamTrsm {
-  Side side;
-  Uplo uplo;
-  Trans trans;
-  Diag diag;
-  T alpha;
-  BatchMat<const T> A;
-  BatchMat<T> B;
-  int m, n;
+  TrsmOperands<T> op;
   size_type nbatch;
   int ngroups;      // ceil(columns of the reduced X / R)
   size_type chunk;  // see stream_decode
@@ -263,16 +232,16 @@ struct StreamTrsm {
     int g;
     stream_decode(idx, chunk, ngroups, b, g);
     if (b >= nbatch) return;
-    const LowerSolve<T> p = lower_solve(side, uplo, trans, A, B, b, m, n);
+    const LowerSolve<T> p = lower_solve(op, b);
     const Mat<const T>& a = p.a;
     const Mat<T>& x = p.x;
     const int k = p.k, c0 = g * R, nc = p.ncols;
-    const bool unit = diag == Diag::Unit;
+    const bool unit = op.diag == Diag::Unit;
     T v[R][N];
     KSPD_UNROLL
     for (int r = 0; r < R; ++r) {
       KSPD_UNROLL
-      for (int i = 0; i < N; ++i) v[r][i] = (i < k && c0 + r < nc) ? alpha * x(i, c0 + r) : T(0);
+      for (int i = 0; i < N; ++i) v[r][i] = (i < k && c0 + r < nc) ? op.alpha * x(i, c0 + r) : T(0);
     }
     KSPD_UNROLL
     for (int i = 0; i < N; ++i) {

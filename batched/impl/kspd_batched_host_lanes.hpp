@@ -18,7 +18,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "kspd_batched_group_internal.hpp"
+#include "kspd_batched_trsm_operands.hpp"
 #include "kspd_batched_host_threads.hpp"
 #include "kspd_batched_mat.hpp"
 
@@ -187,37 +187,30 @@ struct LanePotrs {
 template <class T>
 struct LaneTrsm {
   static constexpr int W = lanes_v<T>;
-  Side side;
-  Uplo uplo;
-  Trans trans;
-  Diag diag;
-  T alpha;
-  BatchMat<const T> A;
-  BatchMat<T> B;
-  int m, n;  // B is m x n
+  TrsmOperands<T> op;
   size_type nbatch;
   void operator()(const size_type g) const {
     const size_type b0 = g * W;
     const int cnt = nbatch - b0 < W ? int(nbatch - b0) : W;
-    const bool unit = diag == Diag::Unit;
+    const bool unit = op.diag == Diag::Unit;
     Mat<const T> a[W];
     Mat<T> x[W];
     int k = 0, ncols = 0;
     for (int w = 0; w < cnt; ++w) {
-      const LowerSolve<T> p = lower_solve(side, uplo, trans, A, B, b0 + w, m, n);
+      const LowerSolve<T> p = lower_solve(op, b0 + w);
       a[w] = p.a;
       x[w] = p.x;
       k = p.k;
       ncols = p.ncols;
     }
     LaneFactor<T> f;
-    lanes_load_lower(f.l, k, cnt, A, b0, false,
+    lanes_load_lower(f.l, k, cnt, op.A, b0, false,
                      [&](int w, int i, int j) { return (unit && i == j) ? T(1) : a[w](i, j); });
     f.invert_diagonal(k, unit);
     alignas(64) T v[kLaneMaxN][W];
     for (int c = 0; c < ncols; ++c) {
       for (int i = 0; i < k; ++i)
-        for (int w = 0; w < W; ++w) v[i][w] = w < cnt ? alpha * x[w](i, c) : T(0);
+        for (int w = 0; w < W; ++w) v[i][w] = w < cnt ? op.alpha * x[w](i, c) : T(0);
       lanes_lower_solve(f, k, v);
       for (int i = 0; i < k; ++i)
         for (int w = 0; w < cnt; ++w) x[w](i, c) = v[i][w];
@@ -244,11 +237,9 @@ void lanes_potrs(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n
                              LanePotrs<T>{uplo, A, B, int(n), int(nrhs), nbatch}, 2.0 * n * n * (nrhs + 1));
 }
 template <class ExecSpace, class T>
-void lanes_trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
-                size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B) {
-  const size_type k = side == Side::Left ? m : n;
-  launch_lanes<ExecSpace, T>(exec, "kspd::batched::trsm[lanes]", nbatch,
-                             LaneTrsm<T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n), nbatch},
+void lanes_trsm(const ExecSpace& exec, const TrsmOperands<T>& op, size_type nbatch) {
+  const size_type m = op.d.m, n = op.d.n, k = op.side == Side::Left ? m : n;
+  launch_lanes<ExecSpace, T>(exec, "kspd::batched::trsm[lanes]", nbatch, LaneTrsm<T>{op, nbatch},
                              double(k) * k * (m * n / k + 1));
 }
 

@@ -128,20 +128,13 @@ struct RegPotrs {
 /// reversals, so one lower solve serves all.
 template <int N, class T>
 struct RegTrsm {
-  Side side;
-  Uplo uplo;
-  Trans trans;
-  Diag diag;
-  T alpha;
-  BatchMat<const T> A;
-  BatchMat<T> B;
-  int m, n;  // B is m x n
+  TrsmOperands<T> op;
   KOKKOS_INLINE_FUNCTION void operator()(const size_type b) const {
-    const LowerSolve<T> p = lower_solve(side, uplo, trans, A, B, b, m, n);
+    const LowerSolve<T> p = lower_solve(op, b);
     const Mat<const T>& a = p.a;
     const Mat<T>& x = p.x;
     const int k = p.k;
-    const bool unit = diag == Diag::Unit;
+    const bool unit = op.diag == Diag::Unit;
     T r[N][N], dinv[N];
     for (int j = 0; j < N; ++j)
       for (int i = j; i < N; ++i)
@@ -149,7 +142,7 @@ struct RegTrsm {
     for (int i = 0; i < N; ++i) dinv[i] = T(1) / r[i][i];
     for (int c = 0; c < p.ncols; ++c) {
       T v[N];
-      for (int i = 0; i < N; ++i) v[i] = i < k ? alpha * x(i, c) : T(0);
+      for (int i = 0; i < N; ++i) v[i] = i < k ? op.alpha * x(i, c) : T(0);
       for (int i = 0; i < N; ++i) {
         T s = v[i];
         for (int l = 0; l < i; ++l) s -= r[i][l] * v[l];
@@ -345,19 +338,17 @@ bool use_stream_trsm(const BatchOptions& opts, size_type k) {
 }
 
 template <class ExecSpace, class T>
-void register_trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
-                   size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B,
-                   const BatchOptions& opts) {
-  const size_type k = side == Side::Left ? m : n, ncols = side == Side::Left ? n : m;
+void register_trsm(const ExecSpace& exec, const TrsmOperands<T>& op, size_type nbatch, const BatchOptions& opts) {
+  const size_type m = op.d.m, n = op.d.n;
+  const size_type k = op.side == Side::Left ? m : n, ncols = op.side == Side::Left ? n : m;
   if constexpr (!is_gpu_v<ExecSpace>) {
     if constexpr (lanes_capable_v<T>)
-      if (k <= kLaneMaxN) return lanes_trsm(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B);
+      if (k <= kLaneMaxN) return lanes_trsm(exec, op, nbatch);
   } else {
     if (k <= kMaxRegisterN) {
       with_small_size_class(k, [&](auto nc) {
         constexpr int N = decltype(nc)::value;
-        launch_range(exec, "kspd::batched::trsm[register]", nbatch,
-                     RegTrsm<N, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n)}, k + ncols);
+        launch_range(exec, "kspd::batched::trsm[register]", nbatch, RegTrsm<N, T>{op}, k + ncols);
       });
       return;
     }
@@ -372,8 +363,7 @@ void register_trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Dia
       KSPD_REQUIRE(groups <= size_type(1) << 30, InvalidArgument, "kspd::batched::trsm: too many right-hand sides");
       const size_type chunk = stream_chunk(tu, nbatch);
       launch_stream(exec, "kspd::batched::trsm[stream]", stream_threads(nbatch, chunk, groups),
-                    StreamTrsm<N, R, T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n), nbatch, int(groups),
-                                        chunk},
+                    StreamTrsm<N, R, T>{op, nbatch, int(groups), chunk},
                     tu.stream_min_blocks);
     };
     const int r = trsm_rhs_block(tu, N, ncols);

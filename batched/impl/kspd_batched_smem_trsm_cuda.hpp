@@ -10,7 +10,7 @@
 /// fp32 consecutive matrices per block, loaded and stored together (trsm_warp_kernel).
 
 #include "kspd_batched_smem_cuda.hpp"
-#include "kspd_batched_trsm_internal.hpp"
+#include "kspd_batched_trsm_operands.hpp"
 
 namespace kspd::batched::Impl {
 
@@ -19,14 +19,7 @@ namespace smem {
 
 template <class T>
 struct TrsmArgs {
-  Side side;
-  Uplo uplo;
-  Trans trans;
-  Diag diag;
-  T alpha;
-  BatchMat<const T> A;
-  BatchMat<T> B;
-  int m, n;   ///< B is m x n
+  TrsmOperands<T> op;
   int chunk;  ///< right-hand sides per pass (multiple of 8)
 };
 
@@ -88,15 +81,16 @@ template <class T>
 __global__ void trsm_kernel(const TrsmArgs<T> args) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const size_type b = blockIdx.x;
-  const int k = args.side == Side::Left ? args.m : args.n;
-  Mat<const T> a = args.A.get(b, k, k);
-  Mat<T> x = args.B.get(b, args.m, args.n);
-  const bool lower = reduce_left_notrans(args.side, args.uplo, args.trans, a, x);
+  const TrsmOperands<T>& op = args.op;
+  const int k = op.ka(b);
+  Mat<const T> a = op.mat_a(b);
+  Mat<T> x = op.mat_b(b);
+  const bool lower = reduce_left_notrans(op.side, op.uplo, op.trans, a, x);
   const int ncols = int(x.n), nt = (k + 7) / 8, np = nt * 8, ldx = ld_of<T>(np), cw = args.chunk;
   T* ls = reinterpret_cast<T*>(smem_raw);  // L packed (pk_*), diagonal tiles replaced by their inverses
   T* xs = ls + pk_off<T>(np, nt);          // X chunk, np x cw, leading dimension ldx
   const int tid = threadIdx.x, nth = blockDim.x, warp = tid >> 5, nwarps = nth >> 5;
-  const bool unit = args.diag == Diag::Unit;
+  const bool unit = op.diag == Diag::Unit;
   // Lower: Ls(i, j) = a(i, j); upper: the reversed order a(k-1-i, k-1-j) is lower.
   auto ri = [&](int i) { return lower ? i : k - 1 - i; };
   const bool a_row_fast = a.rs == 1 || (a.cs != 1 && a.rs < a.cs);
@@ -112,7 +106,7 @@ __global__ void trsm_kernel(const TrsmArgs<T> args) {
   for (int c0 = 0; c0 < ncols; c0 += cw) {
     const int w = ncols - c0 < cw ? ncols - c0 : cw;
     for_tile<kLoadBatch>(np, cw, x_row_fast, tid, nth, [](int, int) { return true; },
-                         [&](int i, int c) { return (i < k && c < w) ? args.alpha * x(ri(i), c0 + c) : T(0); },
+                         [&](int i, int c) { return (i < k && c < w) ? op.alpha * x(ri(i), c0 + c) : T(0); },
                          [&](int i, int c, T v) { xs[i + c * ldx] = v; });
     __syncthreads();
     // Each warp owns 8-column tiles of X.
@@ -135,7 +129,8 @@ template <class T>
 __global__ void trsm_warp_kernel(const TrsmArgs<T> args, const size_type nbatch) {
   constexpr int MB = kWarpMats<T>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  const int k = args.side == Side::Left ? args.m : args.n;
+  const TrsmOperands<T>& op = args.op;
+  const int k = op.ka(0);  // one size for the whole batch (FixedDims)
   const int nt = (k + 7) / 8, np = nt * 8, ldx = ld_of<T>(np), cw = args.chunk;
   const int lper = pk_off<T>(np, nt), per = lper + ldx * cw;
   const int tid = threadIdx.x, nth = blockDim.x, warp = tid >> 5, lane = tid & 31;
@@ -143,11 +138,11 @@ __global__ void trsm_warp_kernel(const TrsmArgs<T> args, const size_type nbatch)
   // The matrix this thread loads and stores (nth is a multiple of MB); `have`: it exists.
   const int mm = tid % MB, st = tid / MB, nst = nth / MB;
   const bool have = b0 + mm < nbatch;
-  Mat<const T> a = args.A.get(have ? b0 + mm : b0, k, k);
-  Mat<T> x = args.B.get(have ? b0 + mm : b0, args.m, args.n);
-  const bool lower = reduce_left_notrans(args.side, args.uplo, args.trans, a, x);
+  Mat<const T> a = op.mat_a(have ? b0 + mm : b0);
+  Mat<T> x = op.mat_b(have ? b0 + mm : b0);
+  const bool lower = reduce_left_notrans(op.side, op.uplo, op.trans, a, x);
   const int ncols = int(x.n);
-  const bool unit = args.diag == Diag::Unit;
+  const bool unit = op.diag == Diag::Unit;
   auto ri = [&](int i) { return lower ? i : k - 1 - i; };
   T* const base = reinterpret_cast<T*>(smem_raw);
   T* const ls_m = base + mm * per;  // this thread's matrix (loads / stores)
@@ -168,7 +163,7 @@ __global__ void trsm_warp_kernel(const TrsmArgs<T> args, const size_type nbatch)
   for (int c0 = 0; c0 < ncols; c0 += cw) {
     const int w = ncols - c0 < cw ? ncols - c0 : cw;
     for_tile<kLoadBatch>(np, cw, x_row_fast, st, nst, [](int, int) { return true; },
-                         [&](int i, int c) { return (have && i < k && c < w) ? args.alpha * x(ri(i), c0 + c) : T(0); },
+                         [&](int i, int c) { return (have && i < k && c < w) ? op.alpha * x(ri(i), c0 + c) : T(0); },
                          [&](int i, int c, T v) { xs_m[i + c * ldx] = v; });
     __syncthreads();
     for (int jt = 0; jt < ntiles; ++jt) solve_tile_column(ls_w, np, xs_w + jt * 8 * ldx, ldx);
@@ -202,9 +197,9 @@ int trsm_chunk(int k, int ncols, int most) {
 }  // namespace smem
 
 template <class ExecSpace, class T>
-void smem_trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag diag, T alpha, size_type nbatch,
-               size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B) {
-  const size_type k = side == Side::Left ? m : n, ncols = side == Side::Left ? n : m;
+void smem_trsm(const ExecSpace& exec, const TrsmOperands<T>& op, size_type nbatch) {
+  const size_type m = op.d.m, n = op.d.n;
+  const size_type k = op.side == Side::Left ? m : n, ncols = op.side == Side::Left ? n : m;
   if (nbatch <= 0 || m <= 0 || n <= 0) return;
   KSPD_REQUIRE(nbatch <= size_type(2147483647), InvalidArgument, "kspd::batched::trsm: batch too large");
   const Tuning tu = tuning<ExecSpace, T>(k);
@@ -224,7 +219,7 @@ void smem_trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag di
     smem::check_cuda(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
                      "kspd::batched::trsm[smem]: cudaFuncSetAttribute");
     kern<<<unsigned((nbatch + MB - 1) / MB), 32 * MB, bytes, exec.cuda_stream()>>>(
-        smem::TrsmArgs<T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n), wchunk}, nbatch);
+        smem::TrsmArgs<T>{op, wchunk}, nbatch);
     smem::check_cuda(cudaGetLastError(), "kspd::batched::trsm[smem]: launch");
     return;
   }
@@ -233,13 +228,12 @@ void smem_trsm(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag di
   smem::check_cuda(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
                    "kspd::batched::trsm[smem]: cudaFuncSetAttribute");
   kern<<<unsigned(nbatch), threads, bytes, exec.cuda_stream()>>>(
-      smem::TrsmArgs<T>{side, uplo, trans, diag, alpha, A, B, int(m), int(n), chunk});
+      smem::TrsmArgs<T>{op, chunk});
   smem::check_cuda(cudaGetLastError(), "kspd::batched::trsm[smem]: launch");
 }
 #else
 template <class ExecSpace, class T>
-void smem_trsm(const ExecSpace&, Side, Uplo, Trans, Diag, T, size_type, size_type, size_type, const BatchMat<const T>&,
-               const BatchMat<T>&) {
+void smem_trsm(const ExecSpace&, const TrsmOperands<T>&, size_type) {
   KSPD_REQUIRE(false, InvalidArgument, "kspd::batched::trsm: the shared-memory kernel is CUDA-only");
 }
 #endif

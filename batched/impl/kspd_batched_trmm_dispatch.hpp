@@ -8,27 +8,20 @@
 #include "kspd_batched_launch.hpp"
 #include "kspd_batched_serial.hpp"
 #include "kspd_batched_team.hpp"
+#include "kspd_batched_trsm_operands.hpp"
 
 namespace kspd::batched::Impl {
 template <class T>
 struct TrmmOp {
   KSPD_BATCHED_REAL_ONLY(T);
-  Side side;
-  Uplo uplo;
-  Trans trans;
-  Diag diag;
-  T alpha;
-  BatchMat<const T> A;
-  BatchMat<T> B;
-  Dims d;
-  KOKKOS_INLINE_FUNCTION size_type ka(size_type b) const { return side == Side::Left ? d.M(b) : d.N(b); }
+  TrsmOperands<T, Dims> op;
   KOKKOS_INLINE_FUNCTION int serial(size_type b) const {
-    serial_trmm(side, uplo, trans, diag, alpha, A.get(b, ka(b), ka(b)), B.get(b, d.M(b), d.N(b)));
+    serial_trmm(op.side, op.uplo, op.trans, op.diag, op.alpha, op.mat_a(b), op.mat_b(b));
     return 0;
   }
   template <class M>
   KOKKOS_INLINE_FUNCTION int team(const M& m, size_type b) const {
-    team_trmm(m, side, uplo, trans, diag, alpha, A.get(b, ka(b), ka(b)), B.get(b, d.M(b), d.N(b)));
+    team_trmm(m, op.side, op.uplo, op.trans, op.diag, op.alpha, op.mat_a(b), op.mat_b(b));
     return 0;
   }
 };
@@ -39,7 +32,7 @@ void trmm_kernel(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag 
   Dims d;
   d.m = m;
   d.n = n;
-  launch(exec, "kspd::batched::trmm", nbatch, TrmmOp<T>{side, uplo, trans, diag, alpha, A, B, d}, nullptr, opts,
+  launch(exec, "kspd::batched::trmm", nbatch, TrmmOp<T>{{side, uplo, trans, diag, alpha, A, B, d}}, nullptr, opts,
          side == Side::Left ? m : n);
 }
 /// Two-sided recursive B = alpha A B (Left, NoTranspose; A m x m, B m x n). Lower:

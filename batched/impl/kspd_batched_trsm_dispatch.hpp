@@ -13,38 +13,31 @@
 #include "kspd_batched_serial.hpp"
 #include "kspd_batched_smem_trsm_cuda.hpp"
 #include "kspd_batched_team.hpp"
+#include "kspd_batched_trsm_operands.hpp"
 
 namespace kspd::batched::Impl {
 template <class T>
 struct TrsmOp {
   using value_type = T;
   static constexpr HostOp host_op = HostOp::Trsm;
-  Side side;
-  Uplo uplo;
-  Trans trans;
-  Diag diag;
-  T alpha;
-  BatchMat<const T> A;
-  BatchMat<T> B;
-  Dims d;  // B is M(b) x N(b)
+  TrsmOperands<T, Dims> op;
   const int* skip = nullptr;  // skip[b] != 0: matrix b's factorization failed, B_b is left alone
-  KOKKOS_INLINE_FUNCTION size_type ka(size_type b) const { return side == Side::Left ? d.M(b) : d.N(b); }
   KOKKOS_INLINE_FUNCTION int serial(size_type b) const {
     if (skip != nullptr && skip[b] != 0) return 0;
-    serial_trsm(side, uplo, trans, diag, alpha, A.get(b, ka(b), ka(b)), B.get(b, d.M(b), d.N(b)));
+    serial_trsm(op.side, op.uplo, op.trans, op.diag, op.alpha, op.mat_a(b), op.mat_b(b));
     return 0;
   }
   int host(size_type b) const {
     if (skip != nullptr && skip[b] != 0) return 0;
-    host_solves(A.get(b, ka(b), ka(b)), B.get(b, d.M(b), d.N(b)), is_conj(trans), [&](const auto& am, const auto& xm) {
-      host_trsm(side, uplo, trans, diag, alpha, am, xm);
+    host_solves(op.mat_a(b), op.mat_b(b), is_conj(op.trans), [&](const auto& am, const auto& xm) {
+      host_trsm(op.side, op.uplo, op.trans, op.diag, op.alpha, am, xm);
     });
     return 0;
   }
   template <class M>
   KOKKOS_INLINE_FUNCTION int team(const M& m, size_type b) const {
     if (skip != nullptr && skip[b] != 0) return 0;
-    team_trsm(m, side, uplo, trans, diag, alpha, A.get(b, ka(b), ka(b)), B.get(b, d.M(b), d.N(b)));
+    team_trsm(m, op.side, op.uplo, op.trans, op.diag, op.alpha, op.mat_a(b), op.mat_b(b));
     return 0;
   }
 };
@@ -56,19 +49,18 @@ void trsm_kernel(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag 
                  size_type m, size_type n, const BatchMat<const T>& A, const BatchMat<T>& B, const BatchOptions& opts) {
   const size_type k = side == Side::Left ? m : n;
   if constexpr (real_kernels_v<T>) {
-    if (use_smem_trsm<ExecSpace, T>(opts.algo, k, side == Side::Left ? n : m, B.batch_unit_stride())) {
-      smem_trsm(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B);
-      return;
-    }
-    if (use_register<ExecSpace, T>(opts.algo, k, HostOp::Trsm) || use_stream_trsm<ExecSpace, T>(opts, k)) {
-      register_trsm(exec, side, uplo, trans, diag, alpha, nbatch, m, n, A, B, opts);
+    const bool smem = use_smem_trsm<ExecSpace, T>(opts.algo, k, side == Side::Left ? n : m, B.batch_unit_stride());
+    if (smem || use_register<ExecSpace, T>(opts.algo, k, HostOp::Trsm) || use_stream_trsm<ExecSpace, T>(opts, k)) {
+      const TrsmOperands<T> op{side, uplo, trans, diag, alpha, A, B, fixed_dims(m, n, "kspd::batched::trsm")};
+      if (smem) smem_trsm(exec, op, nbatch);
+      else register_trsm(exec, op, nbatch, opts);
       return;
     }
   }
   Dims d;
   d.m = m;
   d.n = n;
-  launch(exec, "kspd::batched::trsm", nbatch, TrsmOp<T>{side, uplo, trans, diag, alpha, A, B, d}, nullptr, opts, k);
+  launch(exec, "kspd::batched::trsm", nbatch, TrsmOp<T>{{side, uplo, trans, diag, alpha, A, B, d}}, nullptr, opts, k);
 }
 /// Two-sided recursive A X = alpha B (Left, NoTranspose; A m x m, B m x n). Lower:
 /// X1 = A11^-1 alpha B1, B2 = alpha B2 - A21 X1 (GEMM), X2 = A22^-1 B2; Upper mirrored.

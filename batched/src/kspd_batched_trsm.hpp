@@ -105,7 +105,7 @@ void trsm_vbatched(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Dia
   Impl::Dims d;
   d.ms = ms.data();
   d.ns = ns.data();
-  Impl::launch(exec, op, nb, Impl::TrsmOp<TB>{side, uplo, trans, diag, alpha, a, x, d, skip}, nullptr, opts, 256);
+  Impl::launch(exec, op, nb, Impl::TrsmOp<TB>{{side, uplo, trans, diag, alpha, a, x, d}, skip}, nullptr, opts, 256);
 }
 
 }  // namespace kspd::batched

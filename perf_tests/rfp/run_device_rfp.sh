@@ -17,23 +17,14 @@
 #   full   every blocking x nb x core algorithm, pftri, fp32 64K, and dense.txt
 # Usage: perf_tests/rfp/run_device_rfp.sh BIN_DIR OUTDIR [sweep|auto|full]   (default sweep)
 #   BIN_DIR: a CUDA build with kspd_test_rfp and perf_rfp_blocking (kspd_test_core, perf_dense
-#   are run when built).
-set -uo pipefail
+#   are run when built). Environment, run() and DRY_RUN=1 (print the commands): ../device_common.sh.
 bin=${1:?BIN_DIR}; out=${2:?OUTDIR}; mode=${3:-sweep}
-mkdir -p "$out"
-export OPENBLAS_CORETYPE=Haswell
-log() { echo "== $* ($(date -u +%H:%M:%S))"; }
-step() {  # step <file> <timeout-seconds> <cmd...>: appends to OUTDIR/<file>.txt
-  local name=$1 t=$2; shift 2
-  log "$name: $*" | tee -a "$out/$name.txt"
-  timeout "$t" "$@" 2>&1 | tee -a "$out/$name.txt"
-  local rc=${PIPESTATUS[0]}
-  [ "$rc" = 0 ] || echo "!! exited with $rc" | tee -a "$out/$name.txt"
-}
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | tee "$out/device.txt"
+keep=.  # every line of each step on the console
+# shellcheck source=../device_common.sh
+source "$(dirname "$0")/../device_common.sh"
 
 for t in unit_tests/rfp/kspd_test_rfp:100 unit_tests/kspd_test_core:40; do
-  if [ -x "$bin/${t%%:*}" ]; then step tests "${t##*:}" "$bin/${t%%:*}" --gtest_brief=1
+  if [ -x "$bin/${t%%:*}" ] || [ -n "${DRY_RUN:-}" ]; then run tests "${t##*:}" "$bin/${t%%:*}" --gtest_brief=1
   else echo "!! $bin/${t%%:*} not built" | tee -a "$out/tests.txt"; fi
 done
 
@@ -42,41 +33,41 @@ V=NL,NU,TL,TU
 case "$mode" in
 sweep)
   for p in d s; do
-    step pftrf_$p 45 "$B" --prec $p --n 4096,8192,16384 --variants $V --blocking split,lookahead --nb 512,1024,2048 \
+    run pftrf_$p 45 "$B" --prec $p --n 4096,8192,16384 --variants $V --blocking split,lookahead --nb 512,1024,2048 \
       --ops pftrf --reps 3
-    step pftrf_$p 40 "$B" --prec $p --n 32768 --variants $V --blocking split,lookahead --nb 1024,2048 --ops pftrf --reps 2
+    run pftrf_$p 40 "$B" --prec $p --n 32768 --variants $V --blocking split,lookahead --nb 1024,2048 --ops pftrf --reps 2
   done
   # what the urgent lane and the panel copy buy: blocked (one lane), look-ahead with 'U' panels
-  step pftrf_d 20 "$B" --prec d --n 16384 --variants $V --blocking blocked,lookahead --nb 1024 --upper off,auto \
+  run pftrf_d 20 "$B" --prec d --n 16384 --variants $V --blocking blocked,lookahead --nb 1024 --upper off,auto \
     --ops pftrf --reps 3
-  step pftrf_z 30 "$B" --prec z --n 16384 --variants $V --blocking split,lookahead --nb 512,1024 --ops pftrf --reps 2
+  run pftrf_z 30 "$B" --prec z --n 16384 --variants $V --blocking split,lookahead --nb 512,1024 --ops pftrf --reps 2
   ;;
 auto)
   A="--blocking split,auto --upper auto"
-  step pftrf_d 40 "$B" --prec d --n 4096,4097,8192,8193,16384 --variants $V $A --ops pftrf --reps 3
-  step pftrf_d 35 "$B" --prec d --n 32768,32767 --variants $V $A --ops pftrf --reps 2
+  run pftrf_d 40 "$B" --prec d --n 4096,4097,8192,8193,16384 --variants $V $A --ops pftrf --reps 3
+  run pftrf_d 35 "$B" --prec d --n 32768,32767 --variants $V $A --ops pftrf --reps 2
   # where Split's time goes now (potrf t1, trsm, herk, potrf t2 timed one by one, Auto leaves)
-  step pftrf_d 20 "$B" --prec d --n 8192,16384 --variants $V --blocking auto --ops parts --reps 2
-  step pftrf_s 35 "$B" --prec s --n 4096,4097,8192,8193,16384 --variants $V $A --ops pftrf --reps 3
-  step pftrf_s 25 "$B" --prec s --n 32768 --variants $V $A --ops pftrf --reps 2
-  step pftrf_s 40 "$B" --prec s --n 65536 --variants NL --blocking auto --ops pftrf --reps 1
-  step pftrf_z 30 "$B" --prec z --n 8192,16384 --variants $V $A --ops pftrf --reps 2
+  run pftrf_d 20 "$B" --prec d --n 8192,16384 --variants $V --blocking auto --ops parts --reps 2
+  run pftrf_s 35 "$B" --prec s --n 4096,4097,8192,8193,16384 --variants $V $A --ops pftrf --reps 3
+  run pftrf_s 25 "$B" --prec s --n 32768 --variants $V $A --ops pftrf --reps 2
+  run pftrf_s 40 "$B" --prec s --n 65536 --variants NL --blocking auto --ops pftrf --reps 1
+  run pftrf_z 30 "$B" --prec z --n 8192,16384 --variants $V $A --ops pftrf --reps 2
   ;;
 full)
-  step pftrf_d 180 "$B" --prec d --n 4096,8192,16384,32768 --variants $V \
+  run pftrf_d 180 "$B" --prec d --n 4096,8192,16384,32768 --variants $V \
     --blocking split,blocked,lookahead,auto --nb 512,1024 --algos auto,recursive --ops pftrf,pftri --reps 3
-  step pftrf_s 120 "$B" --prec s --n 4096,8192,16384,32768 --variants $V \
+  run pftrf_s 120 "$B" --prec s --n 4096,8192,16384,32768 --variants $V \
     --blocking split,lookahead,auto --nb 1024 --algos auto,recursive --ops pftrf,pftri --reps 3
-  step pftrf_s 90 "$B" --prec s --n 65536 --variants NL --blocking split,lookahead,auto --nb 1024,2048 --ops pftrf --reps 1
-  step pftrf_z 120 "$B" --prec z --n 4096,8192,16384 --variants $V --blocking split,lookahead,auto --nb 1024 \
+  run pftrf_s 90 "$B" --prec s --n 65536 --variants NL --blocking split,lookahead,auto --nb 1024,2048 --ops pftrf --reps 1
+  run pftrf_z 120 "$B" --prec z --n 4096,8192,16384 --variants $V --blocking split,lookahead,auto --nb 1024 \
     --algos auto,recursive --ops pftrf --reps 3
   D="$bin/perf_tests/core/perf_dense"
-  if [ -x "$D" ]; then
-    step dense 90 "$D" --prec d,s --n 2048,4096,8192,16384 --ops potri --lanes --reps 3
-    step dense 90 "$D" --prec d,s --n 8192,16384,32768 --nrhs 512 --ops trsm,trmm --lanes --reps 3
-    step dense 60 "$D" --prec d,s --n 4096,8192,16384 --ops gemm,syrk --reps 3
+  if [ -x "$D" ] || [ -n "${DRY_RUN:-}" ]; then
+    run dense 90 "$D" --prec d,s --n 2048,4096,8192,16384 --ops potri --lanes --reps 3
+    run dense 90 "$D" --prec d,s --n 8192,16384,32768 --nrhs 512 --ops trsm,trmm --lanes --reps 3
+    run dense 60 "$D" --prec d,s --n 4096,8192,16384 --ops gemm,syrk --reps 3
   fi
   ;;
 *) echo "unknown mode $mode (sweep, auto, full)"; exit 2 ;;
 esac
-log done
+finish

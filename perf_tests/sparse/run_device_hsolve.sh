@@ -12,7 +12,6 @@
 # perf_sparse_cholmod and perf_sparse_solve. Environment and run(): device_env.sh.
 keep="perf_sparse|case|elasticity|mtx|rsa|ratios|rc="
 source "$(dirname "$0")/device_env.sh"
-find_bin() { local f; f=$(find "$bin" -type f -name "$1" -perm -u+x | head -1); echo "${f:-$bin/$1}"; }
 perf=$(find_bin perf_sparse_cholmod)
 common=(--kspd-blas-threads 1 --cholmod-blas-threads 8 --gpu off --dense 1024)
 run e40_t16 70 "$perf" --threads 16 "${common[@]}" --reps 2 --elasticity 40

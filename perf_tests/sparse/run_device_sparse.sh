@@ -7,20 +7,18 @@
 # The .debs (here, with a registry): apt-get download libopenblas0-pthread libgfortran5
 #   libquadmath0 libmetis5 libmetis-dev libcholmod3 libsuitesparseconfig5 libamd2 libcamd2
 #   libccolamd2 libcolamd2 libsuitesparse-dev
-set -uo pipefail
 kk=$(cd "${1:?kokkos prefix}" && pwd); debs=$(cd "${2:?debs dir}" && pwd); out=${3:?outdir}; shift 3
 sizes=${*:-24 32 40}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 P=${KSPD_DEPS_PREFIX:-/tmp/kspd-sparse-prefix}
 bld=${KSPD_DEV_BUILD:-/tmp/kspd-build-sparse}
-mkdir -p "$P/kspdlib" "$out"
+# shellcheck source=../device_common.sh
+source "$(dirname "$0")/../device_common.sh"  # log, device.txt (GPU, cores)
+mkdir -p "$P/kspdlib"
 for f in "$debs"/*.deb; do dpkg -x "$f" "$P"; done
 L=$P/usr/lib/x86_64-linux-gnu
 ln -sf "$L/openblas-pthread/libopenblas.so.0" "$P/kspdlib/libopenblas.so"
 export LD_LIBRARY_PATH=$L:$L/openblas-pthread:$P/kspdlib:${LD_LIBRARY_PATH:-}
-log() { echo "== $* ($(date -u +%H:%M:%S))"; }
-nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$out/device.txt"
-echo "cores: $(nproc)" | tee -a "$out/device.txt"
 if [ ! -x "$bld/perf_tests/sparse/perf_sparse_cholmod" ]; then
   log configure
   cmake -S "$src" -B "$bld" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$kk/bin/nvcc_wrapper" \

@@ -13,7 +13,6 @@
 # folder holding the binaries. Environment and run(): device_env.sh.
 keep="perf_sparse_update|path:|analyse|update  |downdate|\[|step profile|empty launches|team size|panel width|PASSED|FAILED|rc="
 source "$(dirname "$0")/device_env.sh"
-find_bin() { local f; f=$(find "$bin" -type f -name "$1" -perm -u+x | head -1); echo "${f:-$bin/$1}"; }
 KSPD_DATA_DIR=$data run test_update 60 "$(find_bin kspd_test_sparse_update)"
 both() {  # both PERF CSV_K16 CSV_K64 [widths]: rank 16 then rank 64, resident, with the profile;
   # with "widths", rank 16 and 64 again with panels of 16, 48 and 64 columns (no profile)

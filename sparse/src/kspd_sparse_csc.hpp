@@ -31,5 +31,18 @@ struct CscMatrix {
   }
 };
 
+/// A with its values converted to the scalar To (the same pattern and name): the fp32 copy of
+/// a mixed-precision factorization, or a matrix in another precision for the tests.
+template <class To, class From>
+CscMatrix<To> cast_values(const CscMatrix<From>& A) {
+  CscMatrix<To> B;
+  B.n = A.n;
+  B.colptr = A.colptr;
+  B.rowind = A.rowind;
+  B.values.assign(A.values.begin(), A.values.end());
+  B.name = A.name;
+  return B;
+}
+
 }  // namespace kspd::sparse
 #endif

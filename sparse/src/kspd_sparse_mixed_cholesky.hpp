@@ -50,7 +50,7 @@ class MixedCholesky {
     f32_ = std::make_unique<SupernodalCholesky<float, ExecSpace>>(opt_);
     f64_.reset();
     chosen_ = false;
-    f32_->analyze(demote(A));
+    f32_->analyze(cast_values<float>(A));
   }
 
   /// Factors A in fp32 (analyses first if needed; in fp64 where MixedFactor::Auto finds that
@@ -68,9 +68,9 @@ class MixedCholesky {
       if (f64_) f32_->analyze_like(*f64_);
     }
     f64_.reset();
-    if (!f32_->analyzed()) f32_->analyze(demote(A));
+    if (!f32_->analyzed()) f32_->analyze(cast_values<float>(A));
     chosen_ = mopt_.factor == MixedFactor::Auto && !fp32_pays(f32_->analysis_stats());
-    fp32_info_ = chosen_ ? 0 : f32_->factorize(exec, demote(A));  // the fp32 copy only when it is factored
+    fp32_info_ = chosen_ ? 0 : f32_->factorize(exec, cast_values<float>(A));  // the fp32 copy only when it is factored
     keep(A);
     info_ = 0;
     if (chosen_ || fp32_info_ != 0) fall_back(exec);
@@ -286,15 +286,6 @@ class MixedCholesky {
   }
 
  private:
-  static CscMatrix<float> demote(const CscMatrix<double>& A) {
-    CscMatrix<float> F;
-    F.n = A.n;
-    F.colptr = A.colptr;
-    F.rowind = A.rowind;
-    F.values.assign(A.values.begin(), A.values.end());
-    F.name = A.name;
-    return F;
-  }
   template <class T>
   static Kokkos::View<T*, Mem> upload(const std::vector<T>& h, const char* what) {
     Kokkos::View<T*, Mem> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kspd::sparse::mixed::") + what),

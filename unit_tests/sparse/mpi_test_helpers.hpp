@@ -215,23 +215,12 @@ inline ks::DistributedOptions options_for(Placement p) {
   return o;
 }
 
-template <class Scalar>
-ks::CscMatrix<Scalar> cast(const ks::CscMatrix<double>& A) {
-  ks::CscMatrix<Scalar> B;
-  B.n = A.n;
-  B.colptr = A.colptr;
-  B.rowind = A.rowind;
-  B.values.assign(A.values.begin(), A.values.end());
-  B.name = A.name;
-  return B;
-}
-
 /// Distributed factor + solve of A (nrhs right-hand sides from a fixed-seed X) against the
 /// single-process solver with the same engine options, and the backward error of both.
 /// The distributed solution arrives poisoned off rank 0 (ignored there) and is broadcast.
 template <class Scalar>
 void expect_equal_to_engine(const ks::CscMatrix<double>& Ad, Placement pl) {
-  const ks::CscMatrix<Scalar> A = cast<Scalar>(Ad);
+  const ks::CscMatrix<Scalar> A = ks::cast_values<Scalar>(Ad);
   const size_type n = A.n, nrhs = 2;
   const ks::DistributedOptions opt = options_for(pl);
   std::mt19937_64 gen(4321 + unsigned(n));

@@ -115,13 +115,7 @@ TEST(SparseHostFactorCollection, FactorMatchesDenseLapackAtOneAndThreeWorkers) {
         ++checked_double;
       }
       if (cond < 1e2) {
-        ks::CscMatrix<float> Af;
-        Af.n = A.n;
-        Af.colptr = A.colptr;
-        Af.rowind = A.rowind;
-        Af.values.assign(A.values.begin(), A.values.end());
-        Af.name = A.name;
-        check_against_dense(Af, opt, 1);
+        check_against_dense(ks::cast_values<float>(A), opt, 1);
         ++checked_float;
       }
     }

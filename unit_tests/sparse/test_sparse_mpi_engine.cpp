@@ -202,10 +202,10 @@ TEST(SparseMpiEngine, NotPositiveDefiniteInALocalSubtreeAndInASeparator) {
   if (P > 1) ASSERT_GE(in_separator, 0) << "no separator on rank " << target << " with " << P << " ranks";
   for (Placement pl : {Placement::Host1, Placement::Host3, Placement::Resident}) {
     expect_same_failing_column(Ad, in_subtree, pl, "local subtree");
-    expect_same_failing_column(cast<float>(Ad), in_subtree, pl, "local subtree (float)");
+    expect_same_failing_column(ks::cast_values<float>(Ad), in_subtree, pl, "local subtree (float)");
     if (in_separator >= 0) {
       expect_same_failing_column(Ad, in_separator, pl, "separator");
-      expect_same_failing_column(cast<float>(Ad), in_separator, pl, "separator (float)");
+      expect_same_failing_column(ks::cast_values<float>(Ad), in_separator, pl, "separator (float)");
     }
   }
 }
@@ -245,7 +245,7 @@ TEST(SparseMpiEngine, ResidentOffloadFactorsEverySeparatorOnRankZero) {
   for (size_type c : {in_subtree, low_separator, top_separator}) {
     if (c < 0) continue;
     expect_same_failing_column(Ad, c, Placement::Resident, "resident, top-rank map");
-    expect_same_failing_column(cast<float>(Ad), c, Placement::Resident, "resident, top-rank map (float)");
+    expect_same_failing_column(ks::cast_values<float>(Ad), c, Placement::Resident, "resident, top-rank map (float)");
   }
   // the solution, also with the input distributed by columns (run_case: vs the host solver)
   for (bool by_columns : {false, true}) {
@@ -255,7 +255,7 @@ TEST(SparseMpiEngine, ResidentOffloadFactorsEverySeparatorOnRankZero) {
     EXPECT_EQ(ck.host_tasks, 0) << "no host worker";
     EXPECT_LE(ck.messages, double(P - 1)) << "one message per other rank at most";
     if (P > 1) EXPECT_GT(ck.messages, 0) << "the other ranks' contributions";
-    const auto cf = kspd::test::mpi::run_case(cast<float>(ks::elasticity_3d<double>(5, 4, 3)), 1, opt, by_columns);
+    const auto cf = kspd::test::mpi::run_case(ks::cast_values<float>(ks::elasticity_3d<double>(5, 4, 3)), 1, opt, by_columns);
     EXPECT_LE(cf.max_resid, 1e-5);
     EXPECT_LE(cf.max_diff, 1e-3);
   }

@@ -188,7 +188,7 @@ TEST(SparseMpiGroups, FactorAndSolveEqualTheSingleProcessSolver) {
       EXPECT_LE(ck.max_resid, 1e-10) << name;
       EXPECT_LE(ck.max_diff, 1e-11) << name;
       EXPECT_EQ(ck.host_tasks, 0) << name;
-      const auto cf = run_case(cast<float>(ks::elasticity_3d<double>(4, 5, 3)), 1, opt, by_columns);
+      const auto cf = run_case(ks::cast_values<float>(ks::elasticity_3d<double>(4, 5, 3)), 1, opt, by_columns);
       EXPECT_LE(cf.max_resid, 1e-5) << name;
       EXPECT_LE(cf.max_diff, 1e-3) << name;
     }
@@ -238,7 +238,7 @@ TEST(SparseMpiGroups, NotPositiveDefiniteGivesTheSameColumnOnEveryRank) {
     for (size_type c : {in_subtree, top_separator}) {
       if (c < 0) continue;
       expect_same_failing_column(Ad, c, Placement::Resident, name.c_str());
-      expect_same_failing_column(cast<float>(Ad), c, Placement::Resident, name.c_str());
+      expect_same_failing_column(ks::cast_values<float>(Ad), c, Placement::Resident, name.c_str());
     }
   }
 }
