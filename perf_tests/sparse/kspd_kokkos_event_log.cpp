@@ -2,7 +2,8 @@
 // target C: does a rank touch the device while another rank factors? It counts this
 // process's Kokkos events (kernel launches, fences, deep copies, allocations) inside the
 // profiling region "kspd::sparse::DistributedCholesky::factorize" and elsewhere, keeps the
-// first few names seen inside, and prints one line per process at finalize (stderr). It
+// first few names seen inside and the most frequent names per kind inside, and prints them
+// at finalize (stderr, lines starting "kspd-event-log: rank R"). It
 // asks Kokkos for no global fences, so it adds no device synchronization. Calls that bypass
 // Kokkos (cuBLAS, cuSOLVER, raw CUDA) are not seen: those need the code audit.
 #include <impl/Kokkos_Profiling_C_Interface.h>
@@ -11,8 +12,11 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -27,6 +31,7 @@ struct Log {
   long windows = 0;
   long count[2][Kinds] = {};  // [inside][kind]
   std::vector<std::string> first;  // the first names inside
+  std::map<std::string, long> names[Kinds];  // inside: per kind, the count per name
 };
 Log& log() {
   static Log l;
@@ -36,7 +41,9 @@ void note(Kind k, const char* name) {
   Log& l = log();
   const int in = l.depth > 0;
   ++l.count[in][k];
-  if (in && l.first.size() < 8) l.first.push_back(std::string(kNames[k]) + ": " + (name ? name : "?"));
+  if (!in) return;
+  if (l.first.size() < 8) l.first.push_back(std::string(kNames[k]) + ": " + (name ? name : "?"));
+  ++l.names[k][name ? name : "?"];
 }
 const char* rank_env() {
   for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
@@ -59,6 +66,15 @@ void kokkosp_finalize_library() {
     if (in) std::fprintf(stderr, " (%ld calls)", l.windows);
     for (int k = 0; k < Kinds; ++k) std::fprintf(stderr, " %ld %s%s", l.count[in][k], kNames[k], k + 1 < Kinds ? "," : "");
     if (in) std::fprintf(stderr, "; first inside: [%s]", first.c_str());
+    std::fprintf(stderr, "\n");
+  }
+  for (int k = 0; k < Kinds; ++k) {  // the 5 most frequent names per kind inside
+    std::vector<std::pair<long, std::string>> top;
+    for (const auto& [n, c] : l.names[k]) top.push_back({c, n});
+    std::sort(top.rbegin(), top.rend());
+    if (top.empty()) continue;
+    std::fprintf(stderr, "kspd-event-log: rank %s pid %d, inside, most frequent %s:", rank_env(), int(getpid()), kNames[k]);
+    for (size_t i = 0; i < top.size() && i < 5; ++i) std::fprintf(stderr, " %ld x [%s]", top[i].first, top[i].second.c_str());
     std::fprintf(stderr, "\n");
   }
 }
