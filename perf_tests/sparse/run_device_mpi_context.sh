@@ -19,14 +19,15 @@
 #    medians, and the per-round (paired) ratios to "one".
 # Then kspd_test_sparse_mpi at 2 ranks on the GPU. About 2-4 minutes (BUDGET_S stops new
 # rounds); 4 files in OUT_DIR (table.txt, logs.txt, events.txt, test_np2.txt).
-#   perf_tests/sparse/run_device_mpi_context.sh BIN_DIR OUT_DIR
+#   perf_tests/sparse/run_device_mpi_context.sh BIN_DIR OUT_DIR [DATA_DIR]
+# (DATA_DIR: the matrix collection for the unit tests' real-matrix cases, KSPD_DATA_DIR).
 # BIN_DIR: the build folder or one folder holding kspd-solve, kspd-hold-device,
 # libkspd_kokkos_event_log.so and kspd_test_sparse_mpi. Environment: SIZES ("56"), ROUNDS
 # (5), CONFIGS ("one ctx two"), REFACTOR (3), THREADS (8), BUDGET_S (140), TIMELINE (1; 0
 # skips C's timeline runs), SIZE_B (40), GPU (on; off for a smoke run on a host build),
 # MPIEXEC (default the carried Debian Open MPI in /tmp/kspd-prefix when present), SKIP_TESTS.
 set -uo pipefail
-bin=$(cd "${1:?bin dir}" && pwd); out=${2:?out dir}
+bin=$(cd "${1:?bin dir}" && pwd); out=${2:?out dir}; data=${3:-}
 mkdir -p "$out"
 find_bin() { local f; f=$(find "$bin" -name "$1" -type f | head -1); echo "${f:-$bin/$1}"; }
 solve=$(find_bin kspd-solve); hold=$(find_bin kspd-hold-device); tool=$(find_bin libkspd_kokkos_event_log.so)
@@ -162,7 +163,7 @@ echo "elapsed $((SECONDS - start)) s" | tee -a "$table"
 rm -rf "$tmp"
 [ -n "${SKIP_TESTS:-}" ] && { echo "unit tests skipped (SKIP_TESTS)"; exit 0; }
 # shellcheck disable=SC2086
-OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 timeout 60 $mpiexec -n 2 $flags "$tests" >"$out/test_np2.txt" 2>&1
+KSPD_DATA_DIR=$data OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 timeout 60 $mpiexec -n 2 $flags "$tests" >"$out/test_np2.txt" 2>&1
 echo "rc=$?" >>"$out/test_np2.txt"
 grep -E "PASSED|FAILED|rc=" "$out/test_np2.txt" | head -20
 exit 0
