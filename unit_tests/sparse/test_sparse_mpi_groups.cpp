@@ -289,6 +289,7 @@ class ScopedFactorizeEvents {
   ScopedFactorizeEvents() : saved_(Kokkos::Tools::Experimental::get_callbacks()) {
     namespace T = Kokkos::Tools::Experimental;
     depth() = 0;
+    stack().clear();
     windows() = events() = 0;
     first().clear();
     T::set_push_region_callback([](const char* name) {
