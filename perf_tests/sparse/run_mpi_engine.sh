@@ -4,14 +4,14 @@
 # factorization and one refactorization, each after a barrier):
 #   A  single process vs 1 rank (--distributed), 16 threads, --gpu off and --gpu on: target <= 1.15x
 #   B  4 ranks x 4 threads vs 1 rank x 4 threads at 56^3, --gpu off:             target >= 3x faster
-#   C  2 ranks sharing one GPU vs 1 rank, --gpu on, at 40^3 and 56^3:            target <= 1.0x
+# (C, 2 ranks sharing one GPU vs 1 rank: run_device_mpi_context.sh, which interleaves the
+# configurations over rounds with several refactorizations per process.)
 #
 #   perf_tests/sparse/run_mpi_engine.sh BIN OUTDIR
 # BIN: the kspd-solve executable (build/sparse/kspd-solve) or the build directory holding it.
 # OUTDIR: one log per run and table.txt. Environment: MPIEXEC (default mpiexec),
 # MPIEXEC_FLAGS (default --bind-to none --oversubscribe: the ranks' threads spread over the cores), SIZES_A
-# (default "40 56"; empty: skip A), SIZE_B (56), SIZES_C ("40 56"; empty: skip C), ROUNDS_C (1: C's rounds, interleaved), SAME_ORDER_C (set: also 1 rank x 8, whose
-# ordering is the 2-rank run's: the parallel nested dissection depends on the thread count), GPUS ("off on": A's placements; "off" on a build without a GPU) (smaller ones for a smoke run), OPENBLAS_CORETYPE (default Haswell: OpenBLAS's Prescott kernels are the
+# (default "40 56"; empty: skip A), SIZE_B (56), GPUS ("off on": A's placements; "off" on a build without a GPU) (smaller ones for a smoke run), OPENBLAS_CORETYPE (default Haswell: OpenBLAS's Prescott kernels are the
 # wrong ones on the 16-core H100 host). One BLAS thread inside each task worker (kspd-solve's default).
 set -uo pipefail
 bin=${1:?kspd-solve executable or build directory}
@@ -68,15 +68,4 @@ nb=${SIZE_B:-56}
 b1=$(run "B-1x4-$nb" 1 --size "$nb" --threads 4 --gpu off)
 b4=$(run "B-4x4-$nb" 4 --size "$nb" --threads 4 --gpu off)
 row B "$nb" "1 rank x 4 thr" "$b1" "4 ranks x 4 thr" "$b4" "target <= 0.333"
-for round in $(seq 1 "${ROUNDS_C:-1}"); do  # interleaved: 1 rank, 2 ranks, per size, per round
-  for n in ${SIZES_C-40 56}; do
-    c1=$(run "C-1rank-gpu-$n-r$round" 1 --size "$n" --threads 16 --gpu on)
-    c2=$(run "C-2ranks-gpu-$n-r$round" 2 --size "$n" --threads 8 --gpu on)
-    row C "$n" "1 rank x 16, gpu on" "$c1" "2 ranks x 8, 1 GPU" "$c2" "target <= 1.0, round $round"
-    if [ -n "${SAME_ORDER_C:-}" ]; then  # 1 rank x 8: the 2-rank run's ordering (it depends on the thread count)
-      c8=$(run "C-1rank8-gpu-$n-r$round" 1 --size "$n" --threads 8 --gpu on)
-      row C8 "$n" "1 rank x 8, gpu on" "$c8" "2 ranks x 8, 1 GPU" "$c2" "same ordering, round $round"
-    fi
-  done
-done
 echo "logs: $out/*.log; the distributed runs' per-rank tables give each rank's engine seconds and fan-in bytes" | tee -a "$table"

@@ -7,6 +7,7 @@
 /// a rank uses GPU (node-local rank % visible GPUs), chosen before Kokkos starts.
 
 #include <mpi.h>
+#include <sys/resource.h>
 
 #include <Kokkos_Core.hpp>
 
@@ -125,6 +126,37 @@ inline void print_rank_stats(MPI_Comm comm, const DistributedStats& st, const ch
   line("all", tot);  // engine s, swait s: the slowest rank's
 }
 
+/// This process's CPU use so far (getrusage, all its threads): user + system seconds and
+/// the voluntary and involuntary context switches.
+struct ProcessCpu {
+  double seconds = 0, voluntary = 0, involuntary = 0;
+  static ProcessCpu now() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    const auto sec = [](const timeval& t) { return double(t.tv_sec) + 1e-6 * double(t.tv_usec); };
+    return {sec(u.ru_utime) + sec(u.ru_stime), double(u.ru_nvcsw), double(u.ru_nivcsw)};
+  }
+};
+
+/// Rank 0 prints every rank's CPU use between `before` and now (collective): whether a rank
+/// that only waits (a device group's other ranks) spins on a core while its leader factors.
+inline void print_rank_cpu(MPI_Comm comm, const ProcessCpu& before, double wall, const char* what) {
+  int rank = 0, P = 1;
+  KSPD_MPI_SAFE_CALL(MPI_Comm_rank(comm, &rank));
+  KSPD_MPI_SAFE_CALL(MPI_Comm_size(comm, &P));
+  const ProcessCpu c = ProcessCpu::now();
+  const double mine[3] = {c.seconds - before.seconds, c.voluntary - before.voluntary, c.involuntary - before.involuntary};
+  std::vector<double> all(size_t(3 * P));
+  KSPD_MPI_SAFE_CALL(MPI_Gather(mine, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, 0, comm));
+  if (rank != 0) return;
+  std::printf("  cpu during the %s (%.3f s on rank 0), per rank: CPU s (%% of the wall), context switches voluntary/involuntary:",
+              what, wall);
+  for (int r = 0; r < P; ++r)
+    std::printf("%s %d: %.3f s (%.0f%%) %.0f/%.0f", r ? ";" : "", r, all[size_t(3 * r)],
+                wall > 0 ? 100 * all[size_t(3 * r)] / wall : 0.0, all[size_t(3 * r + 1)], all[size_t(3 * r + 2)]);
+  std::printf("\n");
+}
+
 struct MpiDriverProblem {
   std::string input, generate = "elasticity3d";
   size_type nx = 22, ny = -1, nz = -1, nrhs = 1;
@@ -179,6 +211,7 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
   }
   for (int round = 0; round <= pb.refactor; ++round) {
     KSPD_MPI_SAFE_CALL(MPI_Barrier(MPI_COMM_WORLD));
+    const ProcessCpu cpu0 = ProcessCpu::now();
     t = MPI_Wtime();
     try {
       chol.factorize(A);
@@ -197,6 +230,12 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
                   round ? "refactor" : "factor", tmax, as.flops, as.flops / tmax * 1e-9, P, chol.stats().host_threads,
                   chol.stats().distribute_seconds, chol.stats().local_seconds,
                   chol.stats().factor_seconds - chol.stats().local_seconds);
+    const auto& tl = chol.stats().timeline;
+    if (rank == 0 && opt.offload.timeline && chol.stats().local_resident)
+      std::printf("  rank 0 timeline (fenced per phase): assemble %.3f s, small supernodes %.3f s, large supernodes %.3f s, "
+                  "info %.3f s\n",
+                  tl.assemble, tl.small, tl.large, tl.info);
+    print_rank_cpu(MPI_COMM_WORLD, cpu0, tf, round ? "refactorization" : "factorization");
   }
   const size_type n = chol.n(), k = pb.nrhs;
   std::vector<Scalar> X, B, W;

@@ -57,6 +57,7 @@ struct DistributedStats {
   bool device_fallback = false;   ///< the engine fell back to the host
   size_type host_ops[3] = {0, 0, 0};    ///< potrf, trsm, update tasks run on the host
   size_type device_ops[3] = {0, 0, 0};  ///< ... on the device
+  FactorStats::Timeline timeline;       ///< this rank's engine's phases (with Offload::timeline)
   size_type device_tasks() const { return device_ops[0] + device_ops[1] + device_ops[2]; }
   size_type host_tasks() const { return host_ops[0] + host_ops[1] + host_ops[2]; }
 };

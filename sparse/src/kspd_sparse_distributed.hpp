@@ -73,6 +73,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kspd_compat.hpp"
 #include "kspd_error.hpp"
 #include "kspd_runtime.hpp"
 #include "kspd_sparse_csc.hpp"
@@ -173,6 +174,7 @@ class DistributedCholesky {
   /// the smallest column over all ranks, the same value on every rank (LAPACK's info;
   /// failure_message() and failure_pivot() tell more). Other errors still throw on every rank.
   size_type factorize_info(const CscMatrix<Scalar>& A) {
+    compat::ScopedRegion region("kspd::sparse::DistributedCholesky::factorize");
     factored_ = false;
     if (!symbolic_) analyze(A);
     const auto t0 = MPI_Wtime();
@@ -210,6 +212,7 @@ class DistributedCholesky {
   /// rank); an inconsistency found on one rank (ranges, sizes, rows out of range or above
   /// the diagonal) makes every rank throw the same InvalidArgument naming it and the rank.
   size_type factorize_info(const DistributedColumns<Scalar>& A) {
+    compat::ScopedRegion region("kspd::sparse::DistributedCholesky::factorize");
     factored_ = false;
     analyze(A, false);  // (a new analysis only for a new pattern)
     const auto t0 = MPI_Wtime();
@@ -525,6 +528,7 @@ class DistributedCholesky {
       stats_.host_ops[i] = es.host_ops[i];
       stats_.device_ops[i] = es.device_ops[i];
     }
+    stats_.timeline = es.timeline;
     stats_.offload = opt_.engine.offload.any();
     stats_.device_fallback = device_fallback || es.fallbacks > 0;
     stats_.local_resident = es.resident;

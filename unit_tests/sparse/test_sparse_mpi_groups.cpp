@@ -4,7 +4,8 @@
 // and the factorization and solve with "every rank on one device" and "two ranks per
 // device" (test ids: on the host build the resident placement runs on the host) against
 // the single-process solver, failing pivots, an error on a rank that owns nothing, and
-// refactorization. Runs under mpiexec at 1-4 ranks (kspd_test_sparse_mpi).
+// refactorization, and that a rank that owns nothing makes no Kokkos call while its leader
+// factors. Runs under mpiexec at 1-4 ranks (kspd_test_sparse_mpi).
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -13,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <sys/stat.h>
 #include <vector>
@@ -276,6 +278,99 @@ TEST(SparseMpiGroups, ErrorOnAnIdleRankAndRefactorization) {
       for (size_t i = 0; i < X.size(); ++i) err = std::max(err, std::fabs(Xd[i] * (round == 1 ? 2 : 1) - X[i]));
       EXPECT_LE(err, 1e-9) << name << " round " << round;
     }
+  }
+}
+
+/// Counts this process's Kokkos events (launches, fences, deep copies, allocations) inside
+/// the profiling region of DistributedCholesky::factorize through Kokkos Tools callbacks,
+/// restoring the previous callbacks on destruction.
+class ScopedFactorizeEvents {
+ public:
+  ScopedFactorizeEvents() : saved_(Kokkos::Tools::Experimental::get_callbacks()) {
+    namespace T = Kokkos::Tools::Experimental;
+    depth() = 0;
+    stack().clear();
+    windows() = events() = 0;
+    first().clear();
+    T::set_push_region_callback([](const char* name) {
+      stack().push_back(std::string(name) == "kspd::sparse::DistributedCholesky::factorize");
+      if (stack().back()) ++depth(), ++windows();
+    });
+    T::set_pop_region_callback([] {
+      if (stack().empty()) return;
+      if (stack().back()) --depth();
+      stack().pop_back();
+    });
+    T::set_begin_parallel_for_callback([](const char* n, uint32_t, uint64_t*) { note("kernel", n); });
+    T::set_begin_parallel_reduce_callback([](const char* n, uint32_t, uint64_t*) { note("kernel", n); });
+    T::set_begin_parallel_scan_callback([](const char* n, uint32_t, uint64_t*) { note("kernel", n); });
+    T::set_begin_fence_callback([](const char* n, uint32_t, uint64_t*) { note("fence", n); });
+    T::set_begin_deep_copy_callback([](Kokkos_Profiling_SpaceHandle, const char* n, const void*, Kokkos_Profiling_SpaceHandle,
+                                       const char*, const void*, uint64_t) { note("deep copy", n); });
+    T::set_allocate_data_callback(
+        [](Kokkos_Profiling_SpaceHandle, const char* n, const void*, uint64_t) { note("allocation", n); });
+  }
+  ~ScopedFactorizeEvents() { Kokkos::Tools::Experimental::set_callbacks(saved_); }
+  ScopedFactorizeEvents(const ScopedFactorizeEvents&) = delete;
+  ScopedFactorizeEvents& operator=(const ScopedFactorizeEvents&) = delete;
+
+  static long& windows() {
+    static long w = 0;
+    return w;
+  }
+  static long& events() {
+    static long e = 0;
+    return e;
+  }
+  static std::string& first() {  // the first event inside a window
+    static std::string f;
+    return f;
+  }
+
+ private:
+  static int& depth() {
+    static int d = 0;
+    return d;
+  }
+  static std::vector<bool>& stack() {
+    static std::vector<bool> s;
+    return s;
+  }
+  static void note(const char* kind, const char* name) {
+    // Kokkos fences around every callback of in-process tools (their global-fence
+    // requirement): that fence is this counter's own, not the solver's
+    if (depth() == 0 || (name && std::strstr(name, "Kokkos Profile Tool Fence"))) return;
+    if (events()++ == 0) first() = std::string(kind) + " " + (name ? name : "");
+  }
+  Kokkos::Tools::Experimental::EventSet saved_;
+};
+
+// Issue #17 target C: a rank that shares its leader's device makes no Kokkos call (launch,
+// fence, deep copy, allocation) inside factorize, the first factorization or a
+// refactorization: any would make the GPU switch contexts while the leader factors. The
+// leaders' counts show the counter sees the engine's work.
+TEST(SparseMpiGroups, AnIdleRankMakesNoKokkosCallWhileTheLeaderFactors) {
+  const auto A = ks::laplacian_3d<double>(9, 8, 7);
+  for (const auto& [name, ids] : configurations()) {
+    const ScopedDeviceIds given(ids);
+    ks::DistributedCholesky<double> dist(MPI_COMM_WORLD, options_for(Placement::Resident));
+    dist.analyze(world_rank() == 0 ? A : ks::CscMatrix<double>{});
+    long windows = 0, events = 0;
+    std::string first;
+    {
+      const ScopedFactorizeEvents count;
+      for (int round = 0; round < 2; ++round)
+        ASSERT_EQ(dist.factorize_info(world_rank() == 0 ? A : ks::CscMatrix<double>{}), 0) << name << " round " << round;
+      windows = count.windows();
+      events = count.events();
+      first = count.first();
+    }
+    EXPECT_EQ(windows, 2) << name;
+    if (dist.layout().idle(world_rank()))
+      EXPECT_EQ(events, 0) << name << ": rank " << world_rank() << " (idle) made Kokkos calls inside factorize, the first: "
+                           << first;
+    else
+      EXPECT_GT(events, 0) << name << ": rank " << world_rank() << " (a leader) shows none: the counter sees nothing";
   }
 }
 

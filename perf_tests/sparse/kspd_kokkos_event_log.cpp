@@ -1,0 +1,115 @@
+// A Kokkos Tools library (KOKKOS_TOOLS_LIBS=.../libkspd_kokkos_event_log.so) for issue #17,
+// target C: does a rank touch the device while another rank factors? It counts this
+// process's Kokkos events (kernel launches, fences, deep copies, allocations) inside the
+// profiling region "kspd::sparse::DistributedCholesky::factorize" and elsewhere, keeps the
+// first few names seen inside and the most frequent names per kind inside, and prints them
+// at finalize (stderr, lines starting "kspd-event-log: rank R"). It
+// asks Kokkos for no global fences, so it adds no device synchronization. Calls that bypass
+// Kokkos (cuBLAS, cuSOLVER, raw CUDA) are not seen: those need the code audit.
+#include <impl/Kokkos_Profiling_C_Interface.h>
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+const char* const kRegion = "kspd::sparse::DistributedCholesky::factorize";
+enum Kind { Kernel, Fence, DeepCopy, Alloc, Dealloc, Kinds };
+const char* const kNames[Kinds] = {"kernels", "fences", "deep copies", "allocations", "deallocations"};
+
+struct Log {
+  std::vector<bool> stack;  // per open region: is it the factorize region
+  int depth = 0;            // open factorize regions
+  long windows = 0;
+  long count[2][Kinds] = {};  // [inside][kind]
+  std::vector<std::string> first;  // the first names inside
+  std::map<std::string, long> names[Kinds];  // inside: per kind, the count per name
+};
+Log& log() {
+  static Log l;
+  return l;
+}
+void note(Kind k, const char* name) {
+  Log& l = log();
+  const int in = l.depth > 0;
+  ++l.count[in][k];
+  if (!in) return;
+  if (l.first.size() < 8) l.first.push_back(std::string(kNames[k]) + ": " + (name ? name : "?"));
+  ++l.names[k][name ? name : "?"];
+}
+const char* rank_env() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char* s = std::getenv(v)) return s;
+  return "-";
+}
+
+}  // namespace
+
+extern "C" {
+void kokkosp_request_tool_settings(const uint32_t, Kokkos_Tools_ToolSettings* s) { s->requires_global_fencing = false; }
+void kokkosp_init_library(const int, const uint64_t, const uint32_t, Kokkos_Profiling_KokkosPDeviceInfo*) {}
+void kokkosp_finalize_library() {
+  const Log& l = log();
+  std::string first;
+  for (const auto& f : l.first) first += (first.empty() ? "" : "; ") + f;
+  for (int in : {1, 0}) {
+    std::fprintf(stderr, "kspd-event-log: rank %s pid %d, %s:", rank_env(), int(getpid()),
+                 in ? "inside DistributedCholesky::factorize" : "elsewhere");
+    if (in) std::fprintf(stderr, " (%ld calls)", l.windows);
+    for (int k = 0; k < Kinds; ++k) std::fprintf(stderr, " %ld %s%s", l.count[in][k], kNames[k], k + 1 < Kinds ? "," : "");
+    if (in) std::fprintf(stderr, "; first inside: [%s]", first.c_str());
+    std::fprintf(stderr, "\n");
+  }
+  for (int k = 0; k < Kinds; ++k) {  // the 5 most frequent names per kind inside
+    std::vector<std::pair<long, std::string>> top;
+    for (const auto& [n, c] : l.names[k]) top.push_back({c, n});
+    std::sort(top.rbegin(), top.rend());
+    if (top.empty()) continue;
+    std::fprintf(stderr, "kspd-event-log: rank %s pid %d, inside, most frequent %s:", rank_env(), int(getpid()), kNames[k]);
+    for (size_t i = 0; i < top.size() && i < 5; ++i) std::fprintf(stderr, " %ld x [%s]", top[i].first, top[i].second.c_str());
+    std::fprintf(stderr, "\n");
+  }
+}
+void kokkosp_push_profile_region(const char* name) {
+  Log& l = log();
+  const bool f = name && std::string(name) == kRegion;
+  l.stack.push_back(f);
+  if (f) {
+    ++l.depth;
+    ++l.windows;
+  }
+}
+void kokkosp_pop_profile_region() {
+  Log& l = log();
+  if (l.stack.empty()) return;
+  if (l.stack.back()) --l.depth;
+  l.stack.pop_back();
+}
+void kokkosp_begin_parallel_for(const char* name, const uint32_t, uint64_t* id) { note(Kernel, name), *id = 0; }
+void kokkosp_end_parallel_for(const uint64_t) {}
+void kokkosp_begin_parallel_reduce(const char* name, const uint32_t, uint64_t* id) { note(Kernel, name), *id = 0; }
+void kokkosp_end_parallel_reduce(const uint64_t) {}
+void kokkosp_begin_parallel_scan(const char* name, const uint32_t, uint64_t* id) { note(Kernel, name), *id = 0; }
+void kokkosp_end_parallel_scan(const uint64_t) {}
+void kokkosp_begin_fence(const char* name, const uint32_t, uint64_t* id) { note(Fence, name), *id = 0; }
+void kokkosp_end_fence(const uint64_t) {}
+void kokkosp_begin_deep_copy(Kokkos_Profiling_SpaceHandle dst, const char* dst_name, const void*, Kokkos_Profiling_SpaceHandle src,
+                             const char*, const void*, uint64_t) {
+  note(DeepCopy, (std::string(src.name) + "->" + dst.name + " " + (dst_name ? dst_name : "")).c_str());
+}
+void kokkosp_end_deep_copy() {}
+void kokkosp_allocate_data(const Kokkos_Profiling_SpaceHandle h, const char* name, const void*, const uint64_t) {
+  note(Alloc, (std::string(h.name) + " " + (name ? name : "")).c_str());
+}
+void kokkosp_deallocate_data(const Kokkos_Profiling_SpaceHandle h, const char* name, const void*, const uint64_t) {
+  note(Dealloc, (std::string(h.name) + " " + (name ? name : "")).c_str());
+}
+}
