@@ -104,6 +104,12 @@ int update_team_size() {
   if (const UpdateProfile* prof = update_profile(); prof && prof->team_size > 0) return prof->team_size;
   return compat::is_host_exec_v<Exec> ? 1 : 512;
 }
+/// Threads of a team's vector: a warp on a device (panel_transform's lanes; the team's loops
+/// over rows are TeamVectorRange, on all its threads), 1 on a host.
+template <class Exec>
+constexpr int update_vector_length() {
+  return compat::is_host_exec_v<Exec> ? 1 : 32;
+}
 
 /// Rows [row0, row0 + rows) of panel d (rows <= xr) and of its W rows through its Q, by one
 /// team: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q, staged in x (xr x (bw + k), ld xr).
@@ -117,7 +123,7 @@ KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& 
   const std::int64_t m = d.m;
   Scalar* const l = vals + d.voff + row0 + d.p * m;  // L(row0 + i, p + j) = l[i + j m]
   Scalar* const w = ws + d.ws + row0;                // W(row0 + i, j) = w[i + j m]
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [=](const int t) {
+  Kokkos::parallel_for(Kokkos::TeamVectorRange(mb, rows * kb), [=](const int t) {
     int j, i;
     index_split(t, rows, j, i);
     x[i + j * xr] = j < bw ? l[i + j * m] : w[i + (j - bw) * m];
@@ -126,7 +132,7 @@ KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& 
   const Scalar* const q = qb + d.q;  // kb x kb, ld kb
   const bool last = d.last != 0;
   const std::int64_t r0 = d.r0, a0 = d.a0;
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [=](const int t) {
+  Kokkos::parallel_for(Kokkos::TeamVectorRange(mb, rows * kb), [=](const int t) {
     int j, i;
     index_split(t, rows, j, i);
     const Scalar* const qj = q + j * kb;
@@ -160,8 +166,9 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
   const size_t max0 = size_t(Policy::scratch_size_max(0));
   const bool both0 = Scratch::shmem_size(std::max(nx, ns)) <= max0, x0 = Scratch::shmem_size(nx) <= max0;
   const size_t n0 = both0 ? std::max(nx, ns) : x0 ? nx : 0, n1 = both0 ? 0 : x0 ? ns : std::max(nx, ns);
+  const int vl = update_vector_length<Exec>();
   const auto policy_of = [&](int team) {
-    Policy p(exec, int((pe - pb) + nrt + (ge - gb)), team);
+    Policy p(exec, int((pe - pb) + nrt + (ge - gb)), team, vl);
     if (n0 > 0) p.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(n0)));
     if (n1 > 0) p.set_scratch_size(1, Kokkos::PerTeam(Scratch::shmem_size(n1)));
     return p;
@@ -175,7 +182,7 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
           Scalar* const w = ws + d.ws;
           const std::int64_t m = d.m, r0 = d.r0, a0 = d.a0;
           for (std::int64_t j = 0; j < d.k; ++j)  // a column at a time: no 64-bit division per entry
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows), [=](const std::int64_t i) {
+            Kokkos::parallel_for(Kokkos::TeamVectorRange(mb, rows), [=](const std::int64_t i) {
               w[i0 + i + j * m] = W.at(r0, a0, i0 + i, j);
             });
           return;
@@ -205,7 +212,7 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
           const int bw = int(d.bw);
           Scalar* const w = ws + d.ws;
           const std::int64_t m = d.m, p = d.p, r0 = d.r0, a0 = d.a0;
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, bw * int(d.k)), [=](const int t) {
+          Kokkos::parallel_for(Kokkos::TeamVectorRange(mb, bw * int(d.k)), [=](const int t) {
             int j, i;
             index_split(t, bw, j, i);
             w[p + i + j * m] = W.at(r0, a0, p + i, j);
@@ -213,13 +220,14 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
         }
         mb.team_barrier();
         team_mark(mb, tp, 1);
+        if (mb.team_rank() != 0) return;  // the transform's chain: the team's first warp alone
         Scalar* small = both0 || !x0 ? x.data() : Scratch(mb.team_scratch(1), n1).data();
         panel_transform(mb, vals + d.voff + d.p + d.p * d.m, d.m, ws + d.ws + d.p, d.m, int(d.bw), int(d.k), sg, small,
                         qb + d.q, infos + 2 * d.info, tp);
       };
   // The measured team size, or fewer threads where this build's registers or scratch allow
   // fewer (the kernel is correct for any team size).
-  const int team = std::min(update_team_size<Exec>(), policy_of(1).team_size_max(step, Kokkos::ParallelForTag()));
+  const int team = std::max(1, std::min(update_team_size<Exec>() / vl, policy_of(1).team_size_max(step, Kokkos::ParallelForTag())));
   Kokkos::parallel_for("kspd::sparse::update::step", policy_of(team), step);
 }
 

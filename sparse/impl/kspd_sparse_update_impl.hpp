@@ -194,117 +194,108 @@ KOKKOS_INLINE_FUNCTION void index_split(int t, int n, int& q, int& r) {
   r = t - q * n;
 }
 
-/// A team of one host thread: the panel's small matrices computed in place on a host worker
-/// (no Kokkos launch, so host workers may run panels concurrently). team_for and
-/// team_barrier run the same body on a Kokkos team (a device block) or on it.
+/// One warp, or one host thread: the panel's small matrices are a chain of dependent steps
+/// (about 2 bw + k of them), so they run on the lanes of one warp with no block barrier
+/// (on the H100, 40^3 rank 16, session 5, the same steps spread over 512-thread blocks cost
+/// ~1,000 cycles each, a __syncthreads and a shared-memory round trip per column: 42 % of a
+/// panel in the Cholesky steps, 22 % in the triangular solve). lane_for runs a loop over
+/// the lanes of the calling warp: Kokkos' ThreadVectorRange of a team whose vector length
+/// is 32, which ends in a __syncwarp on CUDA (so the next loop sees every lane's writes);
+/// on a host worker (HostTeam: no Kokkos launch, so workers run panels concurrently) and on
+/// a host team (vector length 1) a serial loop.
 struct HostTeam {};
 template <class F>
-KOKKOS_INLINE_FUNCTION void team_for(const HostTeam&, int b, int e, const F& f) {
+KOKKOS_INLINE_FUNCTION void lane_for(const HostTeam&, int b, int e, const F& f) {
   for (int i = b; i < e; ++i) f(i);
 }
 template <class Member, class F>
-KOKKOS_INLINE_FUNCTION void team_for(const Member& mb, int b, int e, const F& f) {
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, b, e), f);
-}
-KOKKOS_INLINE_FUNCTION void team_barrier(const HostTeam&) {}
-template <class Member>
-KOKKOS_INLINE_FUNCTION void team_barrier(const Member& mb) {
-  mb.team_barrier();
+KOKKOS_INLINE_FUNCTION void lane_for(const Member& mb, int b, int e, const F& f) {
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(mb, b, e), f);
 }
 /// Diagnostics (perf_sparse_update --step-profile): the clock (cycles on a device) at a
-/// panel's phase boundary i into tics[i], by the team's first thread, where tics is set.
+/// panel's phase boundary i into tics[i], by the team's first thread (its lane 0), where
+/// tics is set. Called by the whole team or by the team's first warp alone.
 KOKKOS_INLINE_FUNCTION void team_mark(const HostTeam&, std::uint64_t* tics, int i) {
   if (tics) tics[i] = Kokkos::Impl::clock_tic();
 }
 template <class Member>
 KOKKOS_INLINE_FUNCTION void team_mark(const Member& mb, std::uint64_t* tics, int i) {
-  if (tics && mb.team_rank() == 0) tics[i] = Kokkos::Impl::clock_tic();
+  if (tics && mb.team_rank() == 0) Kokkos::single(Kokkos::PerThread(mb), [=] { tics[i] = Kokkos::Impl::clock_tic(); });
 }
 /// The phases team_mark separates: 0 the panel team's start, 1 its rows through the previous
 /// Q done, then panel_transform's copy, triangular solve, G and R, Cholesky steps, scaling,
 /// Q and D M.
 inline constexpr int kPanelPhases = 8;
 
+/// The leading dimension of Z (bw rows) in panel_transform: odd, so that the lanes, a
+/// column of Z each in the triangular solve, read different shared-memory banks.
+KOKKOS_INLINE_FUNCTION constexpr std::int64_t panel_z_ld(std::int64_t bw) { return bw | 1; }
 /// Scalars of the small matrices of one panel of bw <= nb columns and k W columns
-/// (panel_transform's Ds, Z, G, X: nb x nb, nb x k, nb x nb, nb x nb; R, Y: k x k).
+/// (panel_transform's Ds, Z, G, X: nb x nb, panel_z_ld(nb) x k, nb x nb, nb x nb; R, Y: k x k).
 KOKKOS_INLINE_FUNCTION constexpr std::int64_t panel_small_size(std::int64_t nb, std::int64_t k) {
-  return 3 * nb * nb + nb * k + 2 * k * k;
+  return 3 * nb * nb + panel_z_ld(nb) * k + 2 * k * k;
 }
 
-/// The small matrices of one panel, by one team (one launch, or a host worker, instead of a
-/// dozen vendor calls and copies): Z = D^-1 W_P, M = chol(I + s Z Z^T),
-/// R = chol(I + s Z^T Z) (info[0], info[1]: LAPACK's info of each), the generator
-/// Q = [M^-T, -Z R^-T; s Z^T M^-T, R^-T] ((bw + k)^2, ld bw + k), and D <- D M.
-/// D: bw x bw (ld ldd), W_P: bw x k (ld ldw). The triangular solve goes by blocks of
-/// kTrsmRows rows (2 barriers each; a thread per column of Z within a block). Both Cholesky
-/// factorizations and both inverses (the latter two in the same steps) are a sweep over
-/// columns with one team barrier per column and the rows below (times the right-hand sides)
-/// spread over the team: about max(bw, k) + bw / 4 + 6 barriers per panel. The workspaces
-/// Ds (a copy of D), Z, G (-> M), X (M^-1), R, Y (R^-1) (bw x bw, bw x k, bw x bw, bw x bw,
-/// k x k, k x k, each with ld its rows) are carved from `small` (panel_small_size(bw, k)
-/// scalars): team scratch on a device. Raw pointers and 32-bit indices captured by value;
-/// bw, k <= 64 (index_split's range).
-inline constexpr int kTrsmRows = 8;
+/// The small matrices of one panel, by one warp (or a host thread; see lane_for):
+/// Z = D^-1 W_P, M = chol(I + s Z Z^T), R = chol(I + s Z^T Z) (info[0], info[1]: LAPACK's
+/// info of each), the generator Q = [M^-T, -Z R^-T; s Z^T M^-T, R^-T] ((bw + k)^2, ld bw + k),
+/// and D <- D M. D: bw x bw (ld ldd), W_P: bw x k (ld ldw). Every step is a lane loop (a
+/// __syncwarp after it, no block barrier): the triangular solve a column of Z per lane
+/// (no synchronization inside: a lane's column is its own), then G and R, then both
+/// Cholesky factorizations and both inverses (the latter two in the same steps) in
+/// max(bw, k) steps, one lane loop each, then the scaling and Q. The workspaces Ds (a copy
+/// of D), Z (ld panel_z_ld(bw)), G (-> M), X (M^-1), R, Y (R^-1) are carved from `small`
+/// (panel_small_size(bw, k) scalars): team scratch on a device. Raw pointers and 32-bit
+/// indices captured by value; bw, k <= 64 (index_split's range).
 template <class Member, class Scalar>
 KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::int64_t ldd, const Scalar* Wp,
                                             std::int64_t ldw, int bw, int k, Scalar s, Scalar* small, Scalar* Q,
                                             int* info, std::uint64_t* tics = nullptr) {
+  const int lz = int(panel_z_ld(bw));
   Scalar* const Ds = small;
   Scalar* const Z = Ds + bw * bw;
-  Scalar* const G = Z + bw * k;
+  Scalar* const G = Z + lz * k;
   Scalar* const X = G + bw * bw;
   Scalar* const R = X + bw * bw;
   Scalar* const Y = R + k * k;
   const int n2 = bw > k ? bw : k, nbb = bw * bw, nkk = k * k;
   // Ds = lower(D), Z = W_P
-  team_for(mb, 0, nbb + bw * k, [=](int t) {
+  lane_for(mb, 0, nbb + bw * k, [=](int t) {
     if (t < nbb) {
       int j, i;
       index_split(t, bw, j, i);
       Ds[t] = i >= j ? D[i + j * ldd] : Scalar(0);
     } else {
-      const int u = t - nbb;
       int j, i;
-      index_split(u, bw, j, i);
-      Z[u] = Wp[i + j * ldw];
+      index_split(t - nbb, bw, j, i);
+      Z[i + j * lz] = Wp[i + j * ldw];
     }
   });
-  team_barrier(mb);
   team_mark(mb, tics, 2);
-  // Z = Ds^-1 Z by blocks of kTrsmRows rows: a block's triangle a column per thread, then
-  // the rows below it through the block's columns spread over the team
-  for (int b0 = 0; b0 < bw; b0 += kTrsmRows) {
-    const int b1 = b0 + kTrsmRows < bw ? b0 + kTrsmRows : bw;
-    team_for(mb, 0, k, [=](int j) {
-      Scalar* const z = Z + j * bw;
-      for (int i = b0; i < b1; ++i) {
-        Scalar v = z[i];
-        for (int l = b0; l < i; ++l) v -= Ds[i + l * bw] * z[l];
-        z[i] = v / Ds[i + i * bw];
+  // Z = Ds^-1 Z, a column per lane (rows of Ds: the same address on every lane), two
+  // partial sums per row for the FMA latency
+  lane_for(mb, 0, k, [=](int j) {
+    Scalar* const z = Z + j * lz;
+    for (int i = 0; i < bw; ++i) {
+      Scalar v0 = z[i], v1 = 0;
+      int l = 0;
+      for (; l + 1 < i; l += 2) {
+        v0 -= Ds[i + l * bw] * z[l];
+        v1 -= Ds[i + (l + 1) * bw] * z[l + 1];
       }
-    });
-    team_barrier(mb);
-    if (b1 == bw) break;
-    const int r = bw - b1;
-    team_for(mb, 0, r * k, [=](int t) {
-      int j, i;
-      index_split(t, r, j, i);
-      i += b1;
-      Scalar v = Z[i + j * bw];
-      for (int l = b0; l < b1; ++l) v -= Ds[i + l * bw] * Z[l + j * bw];
-      Z[i + j * bw] = v;
-    });
-    team_barrier(mb);
-  }
+      if (l < i) v0 -= Ds[i + l * bw] * z[l];
+      z[i] = (v0 + v1) / Ds[i + i * bw];
+    }
+  });
   team_mark(mb, tics, 3);
   // G = I + s Z Z^T, R = I + s Z^T Z (lower parts); X = I, Y = I
-  team_for(mb, 0, nbb + nkk, [=](int t) {
+  lane_for(mb, 0, nbb + nkk, [=](int t) {
     if (t < nbb) {
       int j, i;
       index_split(t, bw, j, i);
       Scalar g = i == j ? 1 : 0;
       if (i >= j)
-        for (int l = 0; l < k; ++l) g += s * Z[i + l * bw] * Z[j + l * bw];
+        for (int l = 0; l < k; ++l) g += s * Z[i + l * lz] * Z[j + l * lz];
       G[t] = g;
       X[t] = i == j ? 1 : 0;
     } else {
@@ -313,15 +304,14 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
       index_split(u, k, j, i);
       Scalar g = i == j ? 1 : 0;
       if (i >= j)
-        for (int l = 0; l < bw; ++l) g += s * Z[l + i * bw] * Z[l + j * bw];
+        for (int l = 0; l < bw; ++l) g += s * Z[l + i * lz] * Z[l + j * lz];
       R[u] = g;
       Y[u] = i == j ? 1 : 0;
     }
   });
-  team_barrier(mb);
   team_mark(mb, tics, 4);
   // M = chol(G), R = chol(R) side by side, right-looking: step j takes the unscaled column j
-  // out of the trailing lower part (A(i, l) -= A(i, j) A(l, j) / A(j, j)); every thread reads
+  // out of the trailing lower part (A(i, l) -= A(i, j) A(l, j) / A(j, j)); every lane reads
   // the same pivots, so all stop at the same failing column. The columns are scaled after.
   // The same steps invert the factors: X = M^-1 (Y = R^-1) by a column sweep with
   // right-hand sides I, on the unscaled columns (M(i, j) = A(i, j) / sqrt(d_j), so
@@ -331,13 +321,13 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
   for (int j = 0; j < n2; ++j) {
     const bool g = gok && j < bw, r = rok && j < k;
     const Scalar dg = g ? G[j + j * bw] : Scalar(1), dr = r ? R[j + j * k] : Scalar(1);
-    if (g && !(dg > 0)) gok = false, info[0] = j + 1;  // the same value from every thread
+    if (g && !(dg > 0)) gok = false, info[0] = j + 1;  // the same value from every lane
     if (r && !(dr > 0)) rok = false, info[1] = j + 1;
     const int ng = gok && g ? bw - j - 1 : 0, nr = rok && r ? k - j - 1 : 0;
     if (ng + nr == 0) continue;
     const Scalar ig = Scalar(1) / dg, ir = Scalar(1) / dr;
     const int sg = ng * (ng + j + 1), sr = nr * (nr + j + 1);  // trailing square + inverse rows, per factor
-    team_for(mb, 0, sg + sr, [=](int t) {
+    lane_for(mb, 0, sg + sr, [=](int t) {
       const bool onG = t < sg;
       const int u = onG ? t : t - sg, nn = onG ? ng : nr, ld = onG ? bw : k;
       Scalar* const A = onG ? G : R;
@@ -353,11 +343,10 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
         V[i + (c - nn) * ld] -= A[i + j * ld] * (V[j + (c - nn) * ld] * id);
       }
     });
-    team_barrier(mb);
   }
   team_mark(mb, tics, 5);
   if (!gok || !rok) return;  // the factor is unusable: nothing more to do
-  team_for(mb, 0, nbb + nkk, [=](int t) {
+  lane_for(mb, 0, nbb + nkk, [=](int t) {
     if (t < nbb) {
       int j, i;
       index_split(t, bw, j, i);
@@ -373,17 +362,15 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
       Y[u] *= is;
     }
   });
-  team_barrier(mb);
-  team_for(mb, 0, bw + k, [=](int t) {
+  lane_for(mb, 0, bw + k, [=](int t) {
     if (t < bw) G[t + t * bw] = compat::sqrt(G[t + t * bw]);
     else R[(t - bw) * (k + 1)] = compat::sqrt(R[(t - bw) * (k + 1)]);
   });
-  team_barrier(mb);
   team_mark(mb, tics, 6);
   // Q11 = M^-T = X^T, Q22 = R^-T = Y^T, Q21 = s Z^T M^-T = s (X Z)^T, Q12 = -Z R^-T = -(Y Z^T)^T;
   // D <- D M (lower)
   const int kb = bw + k;
-  team_for(mb, 0, kb * kb + nbb, [=](int t) {
+  lane_for(mb, 0, kb * kb + nbb, [=](int t) {
     if (t < kb * kb) {
       int j, i;
       index_split(t, kb, j, i);
@@ -391,16 +378,15 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
       if (i < bw && j < bw) x = X[j + i * bw];
       else if (i >= bw && j >= bw) x = Y[(j - bw) + (i - bw) * k];
       else if (i >= bw) {  // Q21(i - bw, j) = s sum_{l <= j} X(j, l) Z(l, i - bw)
-        for (int l = 0; l <= j; ++l) x += X[j + l * bw] * Z[l + (i - bw) * bw];
+        for (int l = 0; l <= j; ++l) x += X[j + l * bw] * Z[l + (i - bw) * lz];
         x *= s;
       } else {  // Q12(i, j - bw) = -sum_{l <= j - bw} Z(i, l) Y(j - bw, l)
-        for (int l = 0; l <= j - bw; ++l) x -= Z[i + l * bw] * Y[(j - bw) + l * k];
+        for (int l = 0; l <= j - bw; ++l) x -= Z[i + l * lz] * Y[(j - bw) + l * k];
       }
       Q[t] = x;
     } else {
-      const int u = t - kb * kb;
       int j, i;
-      index_split(u, bw, j, i);
+      index_split(t - kb * kb, bw, j, i);
       if (i >= j) {
         Scalar x = 0;
         for (int l = j; l <= i; ++l) x += Ds[i + l * bw] * G[l + j * bw];
@@ -408,10 +394,7 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
       }
     }
   });
-  if (tics) {  // (only the diagnostics wait for the whole team here)
-    team_barrier(mb);
-    team_mark(mb, tics, 7);
-  }
+  team_mark(mb, tics, 7);
 }
 
 /// One panel's transformation, kept for the rows below the supernode's diagonal block.
