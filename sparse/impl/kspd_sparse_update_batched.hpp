@@ -112,13 +112,15 @@ constexpr int update_vector_length() {
 }
 
 /// Rows [row0, row0 + rows) of panel d (rows <= xr) and of its W rows through its Q, by one
-/// team: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q, staged in x (xr x (bw + k), ld xr).
+/// team: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q, staged in x (xr x (bw + k), ld xr),
+/// and Q in qs ((bw + k)^2) where set (team scratch: each entry of Q is read by every row;
+/// from global memory, a panel team's own rows took 16 % of its panel on the H100, session 5).
 /// Below the supernode's last panel the new W rows go to the compact W (for the ancestors),
 /// not back to ws. 32-bit indices and pointers captured by value (see panel_transform).
 template <class Member, class Scalar>
 KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& d, std::int64_t row0, int rows,
                                               Scalar* vals, Scalar* ws, const UpdW<Scalar>& W, const Scalar* qb, Scalar* x,
-                                              int xr) {
+                                              int xr, Scalar* qs) {
   const int bw = int(d.bw), kb = int(d.bw + d.k);
   const std::int64_t m = d.m;
   Scalar* const l = vals + d.voff + row0 + d.p * m;  // L(row0 + i, p + j) = l[i + j m]
@@ -128,8 +130,12 @@ KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& 
     index_split(t, rows, j, i);
     x[i + j * xr] = j < bw ? l[i + j * m] : w[i + (j - bw) * m];
   });
+  const Scalar* q = qb + d.q;  // kb x kb, ld kb
+  if (qs) {
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(mb, kb * kb), [=](const int t) { qs[t] = q[t]; });
+    q = qs;
+  }
   mb.team_barrier();
-  const Scalar* const q = qb + d.q;  // kb x kb, ld kb
   const bool last = d.last != 0;
   const std::int64_t r0 = d.r0, a0 = d.a0;
   Kokkos::parallel_for(Kokkos::TeamVectorRange(mb, rows * kb), [=](const int t) {
@@ -150,10 +156,10 @@ KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& 
 /// below the previous panels, a team each) and the gather of the other W rows of the
 /// supernodes [gb, ge) of sd that start (a team each). The teams touch disjoint rows, and a
 /// panel's Q goes to the slot of its parity (the previous panel's Q is read in the same
-/// launch). Team scratch: the staging of a chunk, and the
-/// panel's small matrices in the same space (the staging is done when the transform starts)
-/// in the block's shared memory where both fit, else the staging there and the small
-/// matrices in level 1, else both in level 1 (wide panels at rank 64).
+/// launch). Team scratch: the staging of a chunk (and of Q, where it fits beside it), and
+/// the panel's small matrices in the same space (the staging is done when the transform
+/// starts) in the block's shared memory where both fit, else the staging there and the
+/// small matrices in level 1, else both in level 1 (wide panels at rank 64).
 template <class Exec, class Scalar, class PanelView, class RowsView, class SnView>
 void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, const SnView& sd, size_type pb, size_type pe,
                  size_type rb, size_type re, size_type nrt, size_type gb, size_type ge, Scalar* vals, Scalar* ws,
@@ -162,8 +168,10 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
   using Policy = Kokkos::TeamPolicy<Exec>;
   using Scratch = Kokkos::View<Scalar*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const int xr = update_chunk_rows(nbmax);
-  const size_t nx = size_t(xr * (nbmax + kmax)), ns = size_t(panel_small_size(nbmax, kmax));
-  const size_t max0 = size_t(Policy::scratch_size_max(0));
+  const size_t nr = size_t(xr * (nbmax + kmax)), nq = size_t((nbmax + kmax) * (nbmax + kmax));
+  const size_t ns = size_t(panel_small_size(nbmax, kmax)), max0 = size_t(Policy::scratch_size_max(0));
+  const bool qst = Scratch::shmem_size(nr + nq) <= max0;  // Q staged beside the rows
+  const size_t nx = qst ? nr + nq : nr;
   const bool both0 = Scratch::shmem_size(std::max(nx, ns)) <= max0, x0 = Scratch::shmem_size(nx) <= max0;
   const size_t n0 = both0 ? std::max(nx, ns) : x0 ? nx : 0, n1 = both0 ? 0 : x0 ? ns : std::max(nx, ns);
   const int vl = update_vector_length<Exec>();
@@ -200,14 +208,14 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
           const UpdPanel d = pd(c.panel);
           const std::int64_t row0 = c.row0 + (u - c.team0) * xr;
           const int rows = int(d.m - row0 < xr ? d.m - row0 : xr);
-          update_apply_rows(mb, d, row0, rows, vals, ws, W, qb, x.data(), xr);
+          update_apply_rows(mb, d, row0, rows, vals, ws, W, qb, x.data(), xr, qst ? x.data() + nr : nullptr);
           return;
         }
         const UpdPanel d = pd(pb + r);
         std::uint64_t* const tp = tics ? tics + (std::int64_t(pb) + r) * kPanelPhases : nullptr;
         team_mark(mb, tp, 0);
         if (d.prev >= 0) {
-          update_apply_rows(mb, pd(d.prev), d.p, int(d.bw), vals, ws, W, qb, x.data(), xr);
+          update_apply_rows(mb, pd(d.prev), d.p, int(d.bw), vals, ws, W, qb, x.data(), xr, qst ? x.data() + nr : nullptr);
         } else {  // the first panel: its W rows
           const int bw = int(d.bw);
           Scalar* const w = ws + d.ws;
@@ -220,7 +228,6 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
         }
         mb.team_barrier();
         team_mark(mb, tp, 1);
-        if (mb.team_rank() != 0) return;  // the transform's chain: the team's first warp alone
         Scalar* small = both0 || !x0 ? x.data() : Scratch(mb.team_scratch(1), n1).data();
         panel_transform(mb, vals + d.voff + d.p + d.p * d.m, d.m, ws + d.ws + d.p, d.m, int(d.bw), int(d.k), sg, small,
                         qb + d.q, infos + 2 * d.info, tp);

@@ -194,15 +194,18 @@ KOKKOS_INLINE_FUNCTION void index_split(int t, int n, int& q, int& r) {
   r = t - q * n;
 }
 
-/// One warp, or one host thread: the panel's small matrices are a chain of dependent steps
-/// (about 2 bw + k of them), so they run on the lanes of one warp with no block barrier
-/// (on the H100, 40^3 rank 16, session 5, the same steps spread over 512-thread blocks cost
-/// ~1,000 cycles each, a __syncthreads and a shared-memory round trip per column: 42 % of a
-/// panel in the Cholesky steps, 22 % in the triangular solve). lane_for runs a loop over
-/// the lanes of the calling warp: Kokkos' ThreadVectorRange of a team whose vector length
-/// is 32, which ends in a __syncwarp on CUDA (so the next loop sees every lane's writes);
-/// on a host worker (HostTeam: no Kokkos launch, so workers run panels concurrently) and on
-/// a host team (vector length 1) a serial loop.
+/// The panel's small matrices are a few dependent chains (a triangular solve, two Cholesky
+/// factorizations with their inverses: about bw + max(bw, k) steps) between steps that are
+/// independent products. On the H100 (40^3 rank 16, session 5) the chains' steps spread
+/// over 512-thread blocks cost ~1,000 cycles each, a __syncthreads and a shared-memory round
+/// trip per column (64 % of a panel). So each chain runs on the lanes of one warp with no
+/// block barrier per column (lane_for: Kokkos' ThreadVectorRange of a team whose vector
+/// length is 32, which ends in a __syncwarp on CUDA, so the next loop sees every lane's
+/// writes), and the products on the whole team (team_for: TeamVectorRange), with a team
+/// barrier between phases (a handful per panel). A team's warps are its thread ranks
+/// (team_warps, team_warp). HostTeam: one host worker (no Kokkos launch, so workers run
+/// panels concurrently), where all of it is serial loops; a Kokkos team of host threads
+/// (vector length 1) runs it the same way, its one "warp" taking every chain.
 struct HostTeam {};
 template <class F>
 KOKKOS_INLINE_FUNCTION void lane_for(const HostTeam&, int b, int e, const F& f) {
@@ -212,9 +215,31 @@ template <class Member, class F>
 KOKKOS_INLINE_FUNCTION void lane_for(const Member& mb, int b, int e, const F& f) {
   Kokkos::parallel_for(Kokkos::ThreadVectorRange(mb, b, e), f);
 }
+template <class F>
+KOKKOS_INLINE_FUNCTION void team_for(const HostTeam&, int b, int e, const F& f) {
+  for (int i = b; i < e; ++i) f(i);
+}
+template <class Member, class F>
+KOKKOS_INLINE_FUNCTION void team_for(const Member& mb, int b, int e, const F& f) {
+  Kokkos::parallel_for(Kokkos::TeamVectorRange(mb, b, e), f);
+}
+KOKKOS_INLINE_FUNCTION void team_barrier(const HostTeam&) {}
+template <class Member>
+KOKKOS_INLINE_FUNCTION void team_barrier(const Member& mb) {
+  mb.team_barrier();
+}
+KOKKOS_INLINE_FUNCTION int team_warps(const HostTeam&) { return 1; }
+template <class Member>
+KOKKOS_INLINE_FUNCTION int team_warps(const Member& mb) {
+  return mb.team_size();
+}
+KOKKOS_INLINE_FUNCTION int team_warp(const HostTeam&) { return 0; }
+template <class Member>
+KOKKOS_INLINE_FUNCTION int team_warp(const Member& mb) {
+  return mb.team_rank();
+}
 /// Diagnostics (perf_sparse_update --step-profile): the clock (cycles on a device) at a
-/// panel's phase boundary i into tics[i], by the team's first thread (its lane 0), where
-/// tics is set. Called by the whole team or by the team's first warp alone.
+/// panel's phase boundary i into tics[i], by the team's first thread, where tics is set.
 KOKKOS_INLINE_FUNCTION void team_mark(const HostTeam&, std::uint64_t* tics, int i) {
   if (tics) tics[i] = Kokkos::Impl::clock_tic();
 }
@@ -236,15 +261,49 @@ KOKKOS_INLINE_FUNCTION constexpr std::int64_t panel_small_size(std::int64_t nb, 
   return 3 * nb * nb + panel_z_ld(nb) * k + 2 * k * k;
 }
 
-/// The small matrices of one panel, by one warp (or a host thread; see lane_for):
+/// One chain of panel_transform on the lanes of one warp: A = chol(A) in place, unscaled
+/// (n x n, ld n, lower part), and V = A^-1 from V = I, rows unscaled; returns false with
+/// info = the failing column (1-based) if A is not positive definite. Right-looking: step j
+/// takes the unscaled column j out of the trailing lower part (A(i, l) -= A(i, j) A(l, j) /
+/// A(j, j)); every lane reads the same pivots, so all stop at the same failing column. The
+/// same steps invert the factor, by a column sweep with right-hand sides I on the unscaled
+/// columns (M(i, j) = A(i, j) / sqrt(d_j), so V(i, :) -= M(i, j) V(j, :) / M(j, j) is
+/// V(i, :) -= A(i, j) V(j, :) / d_j, and row i is divided by sqrt(d_i) after);
+/// V(j, c) = 0 for c > j, so step j touches c <= j only. One lane loop per column.
+template <class Member, class Scalar>
+KOKKOS_INLINE_FUNCTION bool chol_inverse_chain(const Member& mb, Scalar* A, Scalar* V, int n, int* info) {
+  for (int j = 0; j < n; ++j) {
+    const Scalar d = A[j + j * n];
+    if (!(d > 0)) {
+      *info = j + 1;  // the same value from every lane
+      return false;
+    }
+    const int nn = n - j - 1;
+    if (nn == 0) break;
+    const Scalar id = Scalar(1) / d;
+    lane_for(mb, 0, nn * n, [=](int t) {  // rows j + 1 .. n - 1, columns 0 .. n - 1
+      int c, i;
+      index_split(t, nn, c, i);
+      i += j + 1;
+      if (c > j) {
+        if (i >= c) A[i + c * n] -= A[i + j * n] * (A[c + j * n] * id);
+      } else {
+        V[i + c * n] -= A[i + j * n] * (V[j + c * n] * id);
+      }
+    });
+  }
+  return true;
+}
+
+/// The small matrices of one panel, by one team (see lane_for; or a host worker):
 /// Z = D^-1 W_P, M = chol(I + s Z Z^T), R = chol(I + s Z^T Z) (info[0], info[1]: LAPACK's
-/// info of each), the generator Q = [M^-T, -Z R^-T; s Z^T M^-T, R^-T] ((bw + k)^2, ld bw + k),
-/// and D <- D M. D: bw x bw (ld ldd), W_P: bw x k (ld ldw). Every step is a lane loop (a
-/// __syncwarp after it, no block barrier): the triangular solve a column of Z per lane
-/// (no synchronization inside: a lane's column is its own), then G and R, then both
-/// Cholesky factorizations and both inverses (the latter two in the same steps) in
-/// max(bw, k) steps, one lane loop each, then the scaling and Q. The workspaces Ds (a copy
-/// of D), Z (ld panel_z_ld(bw)), G (-> M), X (M^-1), R, Y (R^-1) are carved from `small`
+/// info of each, 0 on entry), the generator Q = [M^-T, -Z R^-T; s Z^T M^-T, R^-T]
+/// ((bw + k)^2, ld bw + k), and D <- D M. D: bw x bw (ld ldd), W_P: bw x k (ld ldw).
+/// Phases, a team barrier after each: the copies (team); the triangular solve, a column of
+/// Z per lane of warp 0 (no synchronization inside: a lane's column is its own); G and R
+/// (team); the chains of M and R on warps 0 and 1 side by side (chol_inverse_chain); the
+/// scaling (team); Q and D M (team). The workspaces Ds (a copy of D), Z (ld
+/// panel_z_ld(bw)), G (-> M), X (M^-1), R, Y (R^-1) are carved from `small`
 /// (panel_small_size(bw, k) scalars): team scratch on a device. Raw pointers and 32-bit
 /// indices captured by value; bw, k <= 64 (index_split's range).
 template <class Member, class Scalar>
@@ -258,9 +317,9 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
   Scalar* const X = G + bw * bw;
   Scalar* const R = X + bw * bw;
   Scalar* const Y = R + k * k;
-  const int n2 = bw > k ? bw : k, nbb = bw * bw, nkk = k * k;
+  const int nbb = bw * bw, nkk = k * k, warp = team_warp(mb), warp_r = team_warps(mb) > 1 ? 1 : 0;
   // Ds = lower(D), Z = W_P
-  lane_for(mb, 0, nbb + bw * k, [=](int t) {
+  team_for(mb, 0, nbb + bw * k, [=](int t) {
     if (t < nbb) {
       int j, i;
       index_split(t, bw, j, i);
@@ -271,25 +330,28 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
       Z[i + j * lz] = Wp[i + j * ldw];
     }
   });
+  team_barrier(mb);
   team_mark(mb, tics, 2);
   // Z = Ds^-1 Z, a column per lane (rows of Ds: the same address on every lane), two
   // partial sums per row for the FMA latency
-  lane_for(mb, 0, k, [=](int j) {
-    Scalar* const z = Z + j * lz;
-    for (int i = 0; i < bw; ++i) {
-      Scalar v0 = z[i], v1 = 0;
-      int l = 0;
-      for (; l + 1 < i; l += 2) {
-        v0 -= Ds[i + l * bw] * z[l];
-        v1 -= Ds[i + (l + 1) * bw] * z[l + 1];
+  if (warp == 0)
+    lane_for(mb, 0, k, [=](int j) {
+      Scalar* const z = Z + j * lz;
+      for (int i = 0; i < bw; ++i) {
+        Scalar v0 = z[i], v1 = 0;
+        int l = 0;
+        for (; l + 1 < i; l += 2) {
+          v0 -= Ds[i + l * bw] * z[l];
+          v1 -= Ds[i + (l + 1) * bw] * z[l + 1];
+        }
+        if (l < i) v0 -= Ds[i + l * bw] * z[l];
+        z[i] = (v0 + v1) / Ds[i + i * bw];
       }
-      if (l < i) v0 -= Ds[i + l * bw] * z[l];
-      z[i] = (v0 + v1) / Ds[i + i * bw];
-    }
-  });
+    });
+  team_barrier(mb);
   team_mark(mb, tics, 3);
   // G = I + s Z Z^T, R = I + s Z^T Z (lower parts); X = I, Y = I
-  lane_for(mb, 0, nbb + nkk, [=](int t) {
+  team_for(mb, 0, nbb + nkk, [=](int t) {
     if (t < nbb) {
       int j, i;
       index_split(t, bw, j, i);
@@ -309,44 +371,16 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
       Y[u] = i == j ? 1 : 0;
     }
   });
+  team_barrier(mb);
   team_mark(mb, tics, 4);
-  // M = chol(G), R = chol(R) side by side, right-looking: step j takes the unscaled column j
-  // out of the trailing lower part (A(i, l) -= A(i, j) A(l, j) / A(j, j)); every lane reads
-  // the same pivots, so all stop at the same failing column. The columns are scaled after.
-  // The same steps invert the factors: X = M^-1 (Y = R^-1) by a column sweep with
-  // right-hand sides I, on the unscaled columns (M(i, j) = A(i, j) / sqrt(d_j), so
-  // X(i, :) -= M(i, j) X(j, :) / M(j, j) is X(i, :) -= A(i, j) X(j, :) / d_j, and row i is
-  // divided by sqrt(d_i) at the end); X(j, c) = 0 for c > j, so step j touches c <= j only.
-  bool gok = true, rok = true;
-  for (int j = 0; j < n2; ++j) {
-    const bool g = gok && j < bw, r = rok && j < k;
-    const Scalar dg = g ? G[j + j * bw] : Scalar(1), dr = r ? R[j + j * k] : Scalar(1);
-    if (g && !(dg > 0)) gok = false, info[0] = j + 1;  // the same value from every lane
-    if (r && !(dr > 0)) rok = false, info[1] = j + 1;
-    const int ng = gok && g ? bw - j - 1 : 0, nr = rok && r ? k - j - 1 : 0;
-    if (ng + nr == 0) continue;
-    const Scalar ig = Scalar(1) / dg, ir = Scalar(1) / dr;
-    const int sg = ng * (ng + j + 1), sr = nr * (nr + j + 1);  // trailing square + inverse rows, per factor
-    lane_for(mb, 0, sg + sr, [=](int t) {
-      const bool onG = t < sg;
-      const int u = onG ? t : t - sg, nn = onG ? ng : nr, ld = onG ? bw : k;
-      Scalar* const A = onG ? G : R;
-      Scalar* const V = onG ? X : Y;
-      const Scalar id = onG ? ig : ir;
-      int c, i;
-      index_split(u, nn, c, i);
-      i += j + 1;
-      if (c < nn) {
-        const int l = j + 1 + c;
-        if (i >= l) A[i + l * ld] -= A[i + j * ld] * (A[l + j * ld] * id);
-      } else {
-        V[i + (c - nn) * ld] -= A[i + j * ld] * (V[j + (c - nn) * ld] * id);
-      }
-    });
-  }
+  // M = chol(G) and X = M^-1 on warp 0, R = chol(R) and Y = R^-1 on warp 1 (or after, on a
+  // team of one warp)
+  if (warp == 0) chol_inverse_chain(mb, G, X, bw, info);
+  if (warp == warp_r) chol_inverse_chain(mb, R, Y, k, info + 1);
+  team_barrier(mb);  // (orders the chains' info for every thread)
   team_mark(mb, tics, 5);
-  if (!gok || !rok) return;  // the factor is unusable: nothing more to do
-  lane_for(mb, 0, nbb + nkk, [=](int t) {
+  if (info[0] != 0 || info[1] != 0) return;  // the factor is unusable: nothing more to do
+  team_for(mb, 0, nbb + nkk, [=](int t) {
     if (t < nbb) {
       int j, i;
       index_split(t, bw, j, i);
@@ -362,15 +396,17 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
       Y[u] *= is;
     }
   });
-  lane_for(mb, 0, bw + k, [=](int t) {
+  team_barrier(mb);
+  team_for(mb, 0, bw + k, [=](int t) {
     if (t < bw) G[t + t * bw] = compat::sqrt(G[t + t * bw]);
     else R[(t - bw) * (k + 1)] = compat::sqrt(R[(t - bw) * (k + 1)]);
   });
+  team_barrier(mb);
   team_mark(mb, tics, 6);
   // Q11 = M^-T = X^T, Q22 = R^-T = Y^T, Q21 = s Z^T M^-T = s (X Z)^T, Q12 = -Z R^-T = -(Y Z^T)^T;
   // D <- D M (lower)
   const int kb = bw + k;
-  lane_for(mb, 0, kb * kb + nbb, [=](int t) {
+  team_for(mb, 0, kb * kb + nbb, [=](int t) {
     if (t < kb * kb) {
       int j, i;
       index_split(t, kb, j, i);
@@ -394,7 +430,10 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
       }
     }
   });
-  team_mark(mb, tics, 7);
+  if (tics) {  // (only the diagnostics wait for the whole team here)
+    team_barrier(mb);
+    team_mark(mb, tics, 7);
+  }
 }
 
 /// One panel's transformation, kept for the rows below the supernode's diagonal block.
