@@ -7,7 +7,7 @@
 # launches; one CSV line per launch). If BIN_DIR also holds perf_sparse_update_base (the
 # build before this session's changes) or perf_sparse_update_alt (another variant), the same
 # runs with each first (no CSV); with UPD_WIDTHS=widths, the current build also with panels
-# of 16, 48 and 64 columns. About 1 minute per binary (1 more with the widths); at most 6
+# of 16, 48 and 64 columns. About 30 s per binary (1 minute more with the widths); at most 6
 # files in OUT_DIR (device, test_update, base, alt, u40, u40_launches.csv). Usage:
 #   perf_tests/sparse/run_device_upd.sh BIN_DIR LIB_DIR DATA_DIR OUT_DIR
 # BIN_DIR: the CUDA build folder (targets kspd_test_sparse_update perf_sparse_update) or one
