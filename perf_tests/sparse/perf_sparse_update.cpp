@@ -214,14 +214,12 @@ int step_profile(ks::SupernodalCholesky<double>& chol, const Exec& exec, const k
     const double tu = profiled(u, ks::Sign::Plus);
     const double ru = residual(chol, Ap);
     bad += !(ru < 1e-10);
-    const char* names[] = {"rows through the previous Q / W gather", "copy", "triangular solve", "G and R",
-                           "Cholesky + inverse steps", "scaling", "Q and D M"};
     double tot = 0;
     for (double c : u.phase_cycles) tot += c;
     const double np = double(std::max(1L, u.phase_panels));
     std::printf("  [panel phases] update %.2f ms (residual %.1e), %ld panels, mean %.0f clock ticks per panel:", tu * 1e3, ru,
                 u.phase_panels, tot / np);
-    for (size_t i = 0; i < u.phase_cycles.size(); ++i) std::printf(" %s %.0f;", names[i], u.phase_cycles[i] / np);
+    for (size_t i = 0; i < u.phase_cycles.size(); ++i) std::printf(" %s %.0f;", kpi::kPanelPhaseNames[i], u.phase_cycles[i] / np);
     std::printf("\n");
     kpi::UpdateProfile d;
     d.fence_steps = false;

@@ -248,17 +248,35 @@ KOKKOS_INLINE_FUNCTION void team_mark(const Member& mb, std::uint64_t* tics, int
   if (tics && mb.team_rank() == 0) Kokkos::single(Kokkos::PerThread(mb), [=] { tics[i] = Kokkos::Impl::clock_tic(); });
 }
 /// The phases team_mark separates: 0 the panel team's start, 1 its rows through the previous
-/// Q done, then panel_transform's copy, triangular solve, G and R, Cholesky steps, scaling,
-/// Q and D M.
-inline constexpr int kPanelPhases = 8;
+/// Q done (or its W rows read), then panel_transform's phases (kPanelPhaseNames).
+inline constexpr int kPanelPhases = 7;
+inline constexpr const char* kPanelPhaseNames[kPanelPhases - 1] = {
+    "rows through the previous Q / W rows", "copy", "triangular solve | H", "Cholesky + inverse chains (+ R)",
+    "scaling", "Q and L'"};
 
 /// The leading dimension of Z (bw rows) in panel_transform: odd, so that the lanes, a
 /// column of Z each in the triangular solve, read different shared-memory banks.
 KOKKOS_INLINE_FUNCTION constexpr std::int64_t panel_z_ld(std::int64_t bw) { return bw | 1; }
 /// Scalars of the small matrices of one panel of bw <= nb columns and k W columns
-/// (panel_transform's Ds, Z, G, X: nb x nb, panel_z_ld(nb) x k, nb x nb, nb x nb; R, Y: k x k).
+/// (panel_transform's Ds, Wq, Z, H, X: nb x nb, panel_z_ld(nb) x k twice, nb x nb twice;
+/// R, Y: k x k).
 KOKKOS_INLINE_FUNCTION constexpr std::int64_t panel_small_size(std::int64_t nb, std::int64_t k) {
-  return 3 * nb * nb + panel_z_ld(nb) * k + 2 * k * k;
+  return 3 * nb * nb + 2 * panel_z_ld(nb) * k + 2 * k * k;
+}
+
+/// f(i) for i in [b, e) on the threads of the team's warps other than warp 0 (which runs a
+/// chain meanwhile), or on the whole team if it is one warp (after warp 0's work: the
+/// caller runs that first).
+template <class Member, class F>
+KOKKOS_INLINE_FUNCTION void others_for(const Member& mb, int b, int e, const F& f) {
+  const int nw = team_warps(mb), w = team_warp(mb);
+  if (nw == 1) {
+    team_for(mb, b, e, f);
+  } else if (w >= 1) {
+    lane_for(mb, 0, 32, [=](int lane) {
+      for (int i = b + (w - 1) * 32 + lane; i < e; i += (nw - 1) * 32) f(i);
+    });
+  }
 }
 
 /// One chain of panel_transform on the lanes of one warp: A = chol(A) in place, unscaled
@@ -295,30 +313,36 @@ KOKKOS_INLINE_FUNCTION bool chol_inverse_chain(const Member& mb, Scalar* A, Scal
   return true;
 }
 
-/// The small matrices of one panel, by one team (see lane_for; or a host worker):
-/// Z = D^-1 W_P, M = chol(I + s Z Z^T), R = chol(I + s Z^T Z) (info[0], info[1]: LAPACK's
-/// info of each, 0 on entry), the generator Q = [M^-T, -Z R^-T; s Z^T M^-T, R^-T]
-/// ((bw + k)^2, ld bw + k), and D <- D M. D: bw x bw (ld ldd), W_P: bw x k (ld ldw).
-/// Phases, a team barrier after each: the copies (team); the triangular solve, a column of
-/// Z per lane of warp 0 (no synchronization inside: a lane's column is its own); G and R
-/// (team); the chains of M and R on warps 0 and 1 side by side (chol_inverse_chain); the
-/// scaling (team); Q and D M (team). The workspaces Ds (a copy of D), Z (ld
-/// panel_z_ld(bw)), G (-> M), X (M^-1), R, Y (R^-1) are carved from `small`
-/// (panel_small_size(bw, k) scalars): team scratch on a device. Raw pointers and 32-bit
-/// indices captured by value; bw, k <= 64 (index_split's range).
+/// The small matrices of one panel, by one team (see lane_for; or a host worker), with
+/// D: bw x bw (ld ldd) and W_P: bw x k (ld ldw):
+///   H = D D^T + s W_P W_P^T = L' L'^T (L' -> D: the modified diagonal block; info[0]:
+///   LAPACK's info, 0 on entry), X = L'^-1;  Z = D^-1 W_P, R R^T = I + s Z^T Z (info[1]),
+///   Y = R^-1;  the generator Q = [D^T X^T, -Z Y^T; s W_P^T X^T, Y^T] ((bw + k)^2, ld bw + k).
+/// (This is the method's Q with M = D^-1 L': M^-T = D^T L'^-T, s Z^T M^-T = s W_P^T L'^-T.
+/// L' directly, not as D M, takes the triangular solve off L''s chain: Z is solved on warp 0
+/// while the other warps form H.) Phases, a team barrier after each: the copies (team); the
+/// triangular solve, a column of Z per lane of warp 0 (a lane's column is its own: no
+/// synchronization inside), beside H on the other warps (others_for); the chains
+/// (chol_inverse_chain) of L' on warp 0 and of R (formed first) on warp 1, side by side;
+/// the scaling (team); Q and L' (team). The workspaces Ds (a copy of D), Wq (of W_P), Z,
+/// H (-> L'), X, R, Y (bw x bw, bw x k twice with ld panel_z_ld(bw), bw x bw twice, k x k
+/// twice) are carved from `small` (panel_small_size(bw, k) scalars): team scratch on a
+/// device. Raw pointers and 32-bit indices captured by value; bw, k <= 64 (index_split's
+/// range).
 template <class Member, class Scalar>
 KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::int64_t ldd, const Scalar* Wp,
                                             std::int64_t ldw, int bw, int k, Scalar s, Scalar* small, Scalar* Q,
                                             int* info, std::uint64_t* tics = nullptr) {
   const int lz = int(panel_z_ld(bw));
   Scalar* const Ds = small;
-  Scalar* const Z = Ds + bw * bw;
-  Scalar* const G = Z + lz * k;
-  Scalar* const X = G + bw * bw;
+  Scalar* const Wq = Ds + bw * bw;
+  Scalar* const Z = Wq + lz * k;
+  Scalar* const H = Z + lz * k;
+  Scalar* const X = H + bw * bw;
   Scalar* const R = X + bw * bw;
   Scalar* const Y = R + k * k;
   const int nbb = bw * bw, nkk = k * k, warp = team_warp(mb), warp_r = team_warps(mb) > 1 ? 1 : 0;
-  // Ds = lower(D), Z = W_P
+  // Ds = lower(D), Wq = Z = W_P
   team_for(mb, 0, nbb + bw * k, [=](int t) {
     if (t < nbb) {
       int j, i;
@@ -327,13 +351,13 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
     } else {
       int j, i;
       index_split(t - nbb, bw, j, i);
-      Z[i + j * lz] = Wp[i + j * ldw];
+      Wq[i + j * lz] = Z[i + j * lz] = Wp[i + j * ldw];
     }
   });
   team_barrier(mb);
   team_mark(mb, tics, 2);
-  // Z = Ds^-1 Z, a column per lane (rows of Ds: the same address on every lane), two
-  // partial sums per row for the FMA latency
+  // Z = Ds^-1 Z, a column per lane of warp 0 (rows of Ds: the same address on every lane),
+  // two partial sums per row for the FMA latency
   if (warp == 0)
     lane_for(mb, 0, k, [=](int j) {
       Scalar* const z = Z + j * lz;
@@ -348,20 +372,25 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
         z[i] = (v0 + v1) / Ds[i + i * bw];
       }
     });
+  // meanwhile H = Ds Ds^T + s Wq Wq^T (lower part), X = I
+  others_for(mb, 0, nbb, [=](int t) {
+    int j, i;
+    index_split(t, bw, j, i);
+    Scalar h = 0;
+    if (i >= j) {
+      for (int l = 0; l <= j; ++l) h += Ds[i + l * bw] * Ds[j + l * bw];
+      for (int l = 0; l < k; ++l) h += s * Wq[i + l * lz] * Wq[j + l * lz];
+    }
+    H[t] = h;
+    X[t] = i == j ? 1 : 0;
+  });
   team_barrier(mb);
   team_mark(mb, tics, 3);
-  // G = I + s Z Z^T, R = I + s Z^T Z (lower parts); X = I, Y = I
-  team_for(mb, 0, nbb + nkk, [=](int t) {
-    if (t < nbb) {
-      int j, i;
-      index_split(t, bw, j, i);
-      Scalar g = i == j ? 1 : 0;
-      if (i >= j)
-        for (int l = 0; l < k; ++l) g += s * Z[i + l * lz] * Z[j + l * lz];
-      G[t] = g;
-      X[t] = i == j ? 1 : 0;
-    } else {
-      const int u = t - nbb;
+  // L' = chol(H) and X = L'^-1 on warp 0; R = I + s Z^T Z (lower), Y = I, then R = chol(R)
+  // and Y = R^-1 on warp 1 (or after, on a team of one warp)
+  if (warp == 0) chol_inverse_chain(mb, H, X, bw, info);
+  if (warp == warp_r) {
+    lane_for(mb, 0, nkk, [=](int u) {
       int j, i;
       index_split(u, k, j, i);
       Scalar g = i == j ? 1 : 0;
@@ -369,23 +398,18 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
         for (int l = 0; l < bw; ++l) g += s * Z[l + i * lz] * Z[l + j * lz];
       R[u] = g;
       Y[u] = i == j ? 1 : 0;
-    }
-  });
-  team_barrier(mb);
-  team_mark(mb, tics, 4);
-  // M = chol(G) and X = M^-1 on warp 0, R = chol(R) and Y = R^-1 on warp 1 (or after, on a
-  // team of one warp)
-  if (warp == 0) chol_inverse_chain(mb, G, X, bw, info);
-  if (warp == warp_r) chol_inverse_chain(mb, R, Y, k, info + 1);
+    });
+    chol_inverse_chain(mb, R, Y, k, info + 1);
+  }
   team_barrier(mb);  // (orders the chains' info for every thread)
-  team_mark(mb, tics, 5);
+  team_mark(mb, tics, 4);
   if (info[0] != 0 || info[1] != 0) return;  // the factor is unusable: nothing more to do
   team_for(mb, 0, nbb + nkk, [=](int t) {
     if (t < nbb) {
       int j, i;
       index_split(t, bw, j, i);
-      const Scalar is = Scalar(1) / compat::sqrt(G[i + i * bw]);
-      if (i > j) G[t] /= compat::sqrt(G[j + j * bw]);
+      const Scalar is = Scalar(1) / compat::sqrt(H[i + i * bw]);
+      if (i > j) H[t] /= compat::sqrt(H[j + j * bw]);
       X[t] *= is;
     } else {
       const int u = t - nbb;
@@ -398,23 +422,24 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
   });
   team_barrier(mb);
   team_for(mb, 0, bw + k, [=](int t) {
-    if (t < bw) G[t + t * bw] = compat::sqrt(G[t + t * bw]);
+    if (t < bw) H[t + t * bw] = compat::sqrt(H[t + t * bw]);
     else R[(t - bw) * (k + 1)] = compat::sqrt(R[(t - bw) * (k + 1)]);
   });
   team_barrier(mb);
-  team_mark(mb, tics, 6);
-  // Q11 = M^-T = X^T, Q22 = R^-T = Y^T, Q21 = s Z^T M^-T = s (X Z)^T, Q12 = -Z R^-T = -(Y Z^T)^T;
-  // D <- D M (lower)
+  team_mark(mb, tics, 5);
+  // Q11 = D^T X^T (upper), Q21 = s W_P^T X^T, Q12 = -Z Y^T, Q22 = Y^T; D <- L' (lower)
   const int kb = bw + k;
   team_for(mb, 0, kb * kb + nbb, [=](int t) {
     if (t < kb * kb) {
       int j, i;
       index_split(t, kb, j, i);
       Scalar x = 0;
-      if (i < bw && j < bw) x = X[j + i * bw];
-      else if (i >= bw && j >= bw) x = Y[(j - bw) + (i - bw) * k];
-      else if (i >= bw) {  // Q21(i - bw, j) = s sum_{l <= j} X(j, l) Z(l, i - bw)
-        for (int l = 0; l <= j; ++l) x += X[j + l * bw] * Z[l + (i - bw) * lz];
+      if (i < bw && j < bw) {  // Q11(i, j) = sum_{i <= l <= j} D(l, i) X(j, l)
+        for (int l = i; l <= j; ++l) x += Ds[l + i * bw] * X[j + l * bw];
+      } else if (i >= bw && j >= bw) {
+        x = Y[(j - bw) + (i - bw) * k];
+      } else if (i >= bw) {  // Q21(i - bw, j) = s sum_{l <= j} W_P(l, i - bw) X(j, l)
+        for (int l = 0; l <= j; ++l) x += Wq[l + (i - bw) * lz] * X[j + l * bw];
         x *= s;
       } else {  // Q12(i, j - bw) = -sum_{l <= j - bw} Z(i, l) Y(j - bw, l)
         for (int l = 0; l <= j - bw; ++l) x -= Z[i + l * lz] * Y[(j - bw) + l * k];
@@ -423,16 +448,12 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
     } else {
       int j, i;
       index_split(t - kb * kb, bw, j, i);
-      if (i >= j) {
-        Scalar x = 0;
-        for (int l = j; l <= i; ++l) x += Ds[i + l * bw] * G[l + j * bw];
-        D[i + j * ldd] = x;
-      }
+      if (i >= j) D[i + j * ldd] = H[i + j * bw];
     }
   });
   if (tics) {  // (only the diagnostics wait for the whole team here)
     team_barrier(mb);
-    team_mark(mb, tics, 7);
+    team_mark(mb, tics, 6);
   }
 }
 
