@@ -18,10 +18,13 @@
 ///       [ s Z^T M^-T     R^-T   ]
 /// (D M M^T D^T = D D^T + s W_P W_P^T, and the second line keeps L(B,P) L(B,P)^T + s W_B W_B^T
 /// unchanged: Q is the generator of the s-orthogonal transformation that zeroes W_P).
-/// W'_B then goes on to the next panel and, below the supernode, to its ancestors. A
-/// downdate loses positive definiteness exactly where potrf of I + s Z Z^T fails (its
-/// leading minors are those of D^-1 (D D^T - W_P W_P^T) D^-T). A panel's small matrices
-/// (Z, M, R, Q, D M) are one team body (panel_transform), run by a host worker or a device
+/// W'_B then goes on to the next panel and, below the supernode, to its ancestors. So
+/// L'(P, P) = chol(D D^T + s W_P W_P^T), and with it M^-T = D^T L'(P, P)^-T and
+/// s Z^T M^-T = s W_P^T L'(P, P)^-T: panel_transform computes L'(P, P) that way, which takes
+/// the triangular solve for Z off L'(P, P)'s chain. A downdate loses positive definiteness
+/// exactly where that Cholesky factorization fails (the leading minors of D D^T - W_P W_P^T
+/// are those of the modified matrix's Schur complement). A panel's small matrices (Z, L',
+/// R, Q) are one team body (panel_transform), run by a host worker or a device
 /// block. This file: the plan, the panel body and the host rows; the two drivers are
 /// kspd_sparse_update_host.hpp (host workers, gemm) and kspd_sparse_update_batched.hpp
 /// (batched kernels on an execution space: the resident factor).
