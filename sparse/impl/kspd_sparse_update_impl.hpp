@@ -257,14 +257,15 @@ inline constexpr const char* kPanelPhaseNames[kPanelPhases - 1] = {
     "rows through the previous Q / W rows", "copy", "triangular solve | H", "Cholesky + inverse chains (+ R)",
     "scaling", "Q and L'"};
 
-/// The leading dimension of Z (bw rows) in panel_transform: odd, so that the lanes, a
-/// column of Z each in the triangular solve, read different shared-memory banks.
-KOKKOS_INLINE_FUNCTION constexpr std::int64_t panel_z_ld(std::int64_t bw) { return bw | 1; }
+/// The leading dimension of panel_transform's matrices of n rows whose columns go to
+/// different lanes (Z in the triangular solve, H, X, R, Y in the chains): odd, so that the
+/// lanes read different shared-memory banks.
+KOKKOS_INLINE_FUNCTION constexpr std::int64_t panel_ld(std::int64_t n) { return n | 1; }
 /// Scalars of the small matrices of one panel of bw <= nb columns and k W columns
-/// (panel_transform's Ds, Wq, Z, H, X: nb x nb, panel_z_ld(nb) x k twice, nb x nb twice;
-/// R, Y: k x k).
+/// (panel_transform's Ds: nb x nb; Wq, Z: nb x k; H, X: nb x nb; R, Y: k x k; all but Ds
+/// with ld panel_ld of their rows).
 KOKKOS_INLINE_FUNCTION constexpr std::int64_t panel_small_size(std::int64_t nb, std::int64_t k) {
-  return 3 * nb * nb + 2 * panel_z_ld(nb) * k + 2 * k * k;
+  return nb * nb + 2 * panel_ld(nb) * (k + nb) + 2 * panel_ld(k) * k;
 }
 
 /// f(i) for i in [b, e) on the threads of the team's warps other than warp 0 (which runs a
@@ -283,34 +284,33 @@ KOKKOS_INLINE_FUNCTION void others_for(const Member& mb, int b, int e, const F& 
 }
 
 /// One chain of panel_transform on the lanes of one warp: A = chol(A) in place, unscaled
-/// (n x n, ld n, lower part), and V = A^-1 from V = I, rows unscaled; returns false with
-/// info = the failing column (1-based) if A is not positive definite. Right-looking: step j
-/// takes the unscaled column j out of the trailing lower part (A(i, l) -= A(i, j) A(l, j) /
-/// A(j, j)); every lane reads the same pivots, so all stop at the same failing column. The
-/// same steps invert the factor, by a column sweep with right-hand sides I on the unscaled
-/// columns (M(i, j) = A(i, j) / sqrt(d_j), so V(i, :) -= M(i, j) V(j, :) / M(j, j) is
-/// V(i, :) -= A(i, j) V(j, :) / d_j, and row i is divided by sqrt(d_i) after);
-/// V(j, c) = 0 for c > j, so step j touches c <= j only. One lane loop per column.
+/// (n x n, ld lda (odd: panel_ld), lower part), and V = A^-1 from V = I (ld lda), rows
+/// unscaled; returns false with info = the failing column (1-based) if A is not positive
+/// definite. Right-looking: step j takes the unscaled column j out of the trailing lower
+/// part (A(i, c) -= A(i, j) A(c, j) / A(j, j)); every lane reads the same pivots, so all stop
+/// at the same failing column. The same steps invert the factor, by a column sweep with
+/// right-hand sides I on the unscaled columns (M(i, j) = A(i, j) / sqrt(d_j), so
+/// V(i, :) -= M(i, j) V(j, :) / M(j, j) is V(i, :) -= A(i, j) V(j, :) / d_j, and row i is
+/// divided by sqrt(d_i) after); V(j, c) = 0 for c > j, so step j touches c <= j only. One
+/// lane loop per column j, a lane per column c of A (c > j) or V (c <= j) going down rows
+/// j + 1 .. n - 1 (rows i >= c of A): its multiplier once, then one load, one FMA and one
+/// store per entry, A(i, j) the same address on every lane.
 template <class Member, class Scalar>
-KOKKOS_INLINE_FUNCTION bool chol_inverse_chain(const Member& mb, Scalar* A, Scalar* V, int n, int* info) {
+KOKKOS_INLINE_FUNCTION bool chol_inverse_chain(const Member& mb, Scalar* A, Scalar* V, int n, int lda, int* info) {
   for (int j = 0; j < n; ++j) {
-    const Scalar d = A[j + j * n];
+    const Scalar d = A[j + j * lda];
     if (!(d > 0)) {
       *info = j + 1;  // the same value from every lane
       return false;
     }
-    const int nn = n - j - 1;
-    if (nn == 0) break;
+    if (j + 1 == n) break;
     const Scalar id = Scalar(1) / d;
-    lane_for(mb, 0, nn * n, [=](int t) {  // rows j + 1 .. n - 1, columns 0 .. n - 1
-      int c, i;
-      index_split(t, nn, c, i);
-      i += j + 1;
-      if (c > j) {
-        if (i >= c) A[i + c * n] -= A[i + j * n] * (A[c + j * n] * id);
-      } else {
-        V[i + c * n] -= A[i + j * n] * (V[j + c * n] * id);
-      }
+    const Scalar* const aj = A + j * lda;
+    lane_for(mb, 0, n, [=](int c) {
+      const bool onA = c > j;
+      Scalar* const v = onA ? A + c * lda : V + c * lda;
+      const Scalar f = (onA ? aj[c] : V[j + c * lda]) * id;
+      for (int i = onA ? c : j + 1; i < n; ++i) v[i] -= aj[i] * f;
     });
   }
   return true;
@@ -328,22 +328,22 @@ KOKKOS_INLINE_FUNCTION bool chol_inverse_chain(const Member& mb, Scalar* A, Scal
 /// synchronization inside), beside H on the other warps (others_for); the chains
 /// (chol_inverse_chain) of L' on warp 0 and of R (formed first) on warp 1, side by side;
 /// the scaling (team); Q and L' (team). The workspaces Ds (a copy of D), Wq (of W_P), Z,
-/// H (-> L'), X, R, Y (bw x bw, bw x k twice with ld panel_z_ld(bw), bw x bw twice, k x k
-/// twice) are carved from `small` (panel_small_size(bw, k) scalars): team scratch on a
+/// H (-> L'), X, R, Y (bw x bw, bw x k twice, bw x bw twice, k x k twice; all but Ds with
+/// ld panel_ld of their rows) are carved from `small` (panel_small_size(bw, k) scalars): team scratch on a
 /// device. Raw pointers and 32-bit indices captured by value; bw, k <= 64 (index_split's
 /// range).
 template <class Member, class Scalar>
 KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::int64_t ldd, const Scalar* Wp,
                                             std::int64_t ldw, int bw, int k, Scalar s, Scalar* small, Scalar* Q,
                                             int* info, std::uint64_t* tics = nullptr) {
-  const int lz = int(panel_z_ld(bw));
+  const int lz = int(panel_ld(bw)), lr = int(panel_ld(k));  // H, X: ld lz too
   Scalar* const Ds = small;
   Scalar* const Wq = Ds + bw * bw;
   Scalar* const Z = Wq + lz * k;
   Scalar* const H = Z + lz * k;
-  Scalar* const X = H + bw * bw;
-  Scalar* const R = X + bw * bw;
-  Scalar* const Y = R + k * k;
+  Scalar* const X = H + lz * bw;
+  Scalar* const R = X + lz * bw;
+  Scalar* const Y = R + lr * k;
   const int nbb = bw * bw, nkk = k * k, warp = team_warp(mb), warp_r = team_warps(mb) > 1 ? 1 : 0;
   // Ds = lower(D), Wq = Z = W_P
   team_for(mb, 0, nbb + bw * k, [=](int t) {
@@ -384,14 +384,14 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
       for (int l = 0; l <= j; ++l) h += Ds[i + l * bw] * Ds[j + l * bw];
       for (int l = 0; l < k; ++l) h += s * Wq[i + l * lz] * Wq[j + l * lz];
     }
-    H[t] = h;
-    X[t] = i == j ? 1 : 0;
+    H[i + j * lz] = h;
+    X[i + j * lz] = i == j ? 1 : 0;
   });
   team_barrier(mb);
   team_mark(mb, tics, 3);
   // L' = chol(H) and X = L'^-1 on warp 0; R = I + s Z^T Z (lower), Y = I, then R = chol(R)
   // and Y = R^-1 on warp 1 (or after, on a team of one warp)
-  if (warp == 0) chol_inverse_chain(mb, H, X, bw, info);
+  if (warp == 0) chol_inverse_chain(mb, H, X, bw, lz, info);
   if (warp == warp_r) {
     lane_for(mb, 0, nkk, [=](int u) {
       int j, i;
@@ -399,10 +399,10 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
       Scalar g = i == j ? 1 : 0;
       if (i >= j)
         for (int l = 0; l < bw; ++l) g += s * Z[l + i * lz] * Z[l + j * lz];
-      R[u] = g;
-      Y[u] = i == j ? 1 : 0;
+      R[i + j * lr] = g;
+      Y[i + j * lr] = i == j ? 1 : 0;
     });
-    chol_inverse_chain(mb, R, Y, k, info + 1);
+    chol_inverse_chain(mb, R, Y, k, lr, info + 1);
   }
   team_barrier(mb);  // (orders the chains' info for every thread)
   team_mark(mb, tics, 4);
@@ -411,22 +411,22 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
     if (t < nbb) {
       int j, i;
       index_split(t, bw, j, i);
-      const Scalar is = Scalar(1) / compat::sqrt(H[i + i * bw]);
-      if (i > j) H[t] /= compat::sqrt(H[j + j * bw]);
-      X[t] *= is;
+      const Scalar is = Scalar(1) / compat::sqrt(H[i + i * lz]);
+      if (i > j) H[i + j * lz] /= compat::sqrt(H[j + j * lz]);
+      X[i + j * lz] *= is;
     } else {
       const int u = t - nbb;
       int j, i;
       index_split(u, k, j, i);
-      const Scalar is = Scalar(1) / compat::sqrt(R[i + i * k]);
-      if (i > j) R[u] /= compat::sqrt(R[j + j * k]);
-      Y[u] *= is;
+      const Scalar is = Scalar(1) / compat::sqrt(R[i + i * lr]);
+      if (i > j) R[i + j * lr] /= compat::sqrt(R[j + j * lr]);
+      Y[i + j * lr] *= is;
     }
   });
   team_barrier(mb);
   team_for(mb, 0, bw + k, [=](int t) {
-    if (t < bw) H[t + t * bw] = compat::sqrt(H[t + t * bw]);
-    else R[(t - bw) * (k + 1)] = compat::sqrt(R[(t - bw) * (k + 1)]);
+    if (t < bw) H[t + t * lz] = compat::sqrt(H[t + t * lz]);
+    else R[(t - bw) * (lr + 1)] = compat::sqrt(R[(t - bw) * (lr + 1)]);
   });
   team_barrier(mb);
   team_mark(mb, tics, 5);
@@ -438,20 +438,20 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
       index_split(t, kb, j, i);
       Scalar x = 0;
       if (i < bw && j < bw) {  // Q11(i, j) = sum_{i <= l <= j} D(l, i) X(j, l)
-        for (int l = i; l <= j; ++l) x += Ds[l + i * bw] * X[j + l * bw];
+        for (int l = i; l <= j; ++l) x += Ds[l + i * bw] * X[j + l * lz];
       } else if (i >= bw && j >= bw) {
-        x = Y[(j - bw) + (i - bw) * k];
+        x = Y[(j - bw) + (i - bw) * lr];
       } else if (i >= bw) {  // Q21(i - bw, j) = s sum_{l <= j} W_P(l, i - bw) X(j, l)
-        for (int l = 0; l <= j; ++l) x += Wq[l + (i - bw) * lz] * X[j + l * bw];
+        for (int l = 0; l <= j; ++l) x += Wq[l + (i - bw) * lz] * X[j + l * lz];
         x *= s;
       } else {  // Q12(i, j - bw) = -sum_{l <= j - bw} Z(i, l) Y(j - bw, l)
-        for (int l = 0; l <= j - bw; ++l) x -= Z[i + l * lz] * Y[(j - bw) + l * k];
+        for (int l = 0; l <= j - bw; ++l) x -= Z[i + l * lz] * Y[(j - bw) + l * lr];
       }
       Q[t] = x;
     } else {
       int j, i;
       index_split(t - kb * kb, bw, j, i);
-      if (i >= j) D[i + j * ldd] = H[i + j * bw];
+      if (i >= j) D[i + j * ldd] = H[i + j * lz];
     }
   });
   if (tics) {  // (only the diagnostics wait for the whole team here)
