@@ -36,6 +36,7 @@
 #include <cmath>
 #include <cstdint>
 #include <sstream>
+#include <type_traits>
 #include <vector>
 
 #include "kspd_core.hpp"
@@ -265,8 +266,108 @@ KOKKOS_INLINE_FUNCTION constexpr std::int64_t panel_ld(std::int64_t n) { return 
 /// (panel_transform's Ds: nb x nb; Wq, Z: nb x k; H, X: nb x nb; R, Y: k x k; all but Ds
 /// with ld panel_ld of their rows).
 KOKKOS_INLINE_FUNCTION constexpr std::int64_t panel_small_size(std::int64_t nb, std::int64_t k) {
-  return nb * nb + 2 * panel_ld(nb) * (k + nb) + 2 * panel_ld(k) * k;
+  return nb * nb + 2 * panel_ld(nb) * (k + nb) + 2 * panel_ld(k) * k + 2 * nb + k;
 }
+
+/// Whether panel_transform runs its chains in registers (chol_inverse_regs): on a CUDA
+/// team (a warp per thread rank), not on a host worker.
+#if defined(__CUDA_ARCH__)
+template <class Member>
+inline constexpr bool warp_regs_v = !std::is_same_v<Member, HostTeam>;
+#else
+template <class Member>
+inline constexpr bool warp_regs_v = false;
+#endif
+
+#if defined(__CUDA_ARCH__)
+// The chains of panel_transform on a CUDA warp with the data in registers (bw, k <= 32):
+// in shared memory a warp's chain steps are a load, an FMA and a store after one another
+// (the compiler cannot reorder them: the addresses may alias), ~100 cycles per step; on the
+// H100 (session 6, run 1) a warp's Cholesky + inverse steps took 114,000 cycles per panel,
+// against 34,000 spread over a 512-thread block. In registers every update of a step is
+// independent of the others.
+
+/// x = L^-1 x, L lower triangular (n x n, ld ldl, n <= 32; rd: its diagonal's
+/// reciprocals), x in registers: right-looking, a column's updates independent.
+template <class Scalar>
+__device__ inline void lower_solve_regs(const Scalar* __restrict__ L, int ldl, const Scalar* __restrict__ rd, int n,
+                                        Scalar (&x)[32]) {
+#pragma unroll
+  for (int l = 0; l < 32; ++l) {
+    if (l < n) {
+      const Scalar xl = x[l] * rd[l];
+      x[l] = xl;
+#pragma unroll
+      for (int i = l + 1; i < 32; ++i)
+        if (i < n) x[i] -= L[i + l * ldl] * xl;
+    }
+  }
+}
+
+/// A = chol(A) in place (n x n, ld lda, lower part, n <= 32), rd[i] = 1 / L(i, i), by the
+/// 32 lanes of a warp (all of them: shuffles), lane `lane` holding row `lane` in registers
+/// and the pivot column broadcast by shuffles. Returns the failing column (1-based) or 0,
+/// the same on every lane; A is left as it was when a column fails.
+template <class Scalar>
+__device__ inline int chol_regs(Scalar* A, int lda, Scalar* rd, int n, int lane) {
+  Scalar a[32];
+#pragma unroll
+  for (int c = 0; c < 32; ++c) a[c] = c <= lane && lane < n ? A[lane + c * lda] : Scalar(0);
+  int fail = 0;
+#pragma unroll
+  for (int j = 0; j < 32; ++j) {
+    if (j < n && fail == 0) {
+      const Scalar d = Kokkos::shfl(a[j], j, 32);
+      if (!(d > 0)) {
+        fail = j + 1;
+      } else {
+        a[j] *= Scalar(1) / compat::sqrt(d);  // L(lane, j) (upper rows: zero or unused)
+#pragma unroll
+        for (int c = j + 1; c < 32; ++c)
+          if (c < n) a[c] -= a[j] * Kokkos::shfl(a[j], c, 32);
+      }
+    }
+  }
+  if (fail == 0 && lane < n) {
+    Scalar dg = 1;
+#pragma unroll
+    for (int c = 0; c < 32; ++c)
+      if (c <= lane) {
+        A[lane + c * lda] = a[c];
+        if (c == lane) dg = a[c];
+      }
+    rd[lane] = Scalar(1) / dg;
+  }
+  return fail;
+}
+
+/// One chain on warp `mb` in registers: A = L = chol(A) (scaled), V = L^-1 (n x n, ld lda);
+/// *info = the failing column or unchanged.
+template <class Member, class Scalar>
+KOKKOS_INLINE_FUNCTION void chol_inverse_regs(const Member& mb, Scalar* A, Scalar* V, Scalar* rd, int n, int lda, int* info) {
+  int fail = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::ThreadVectorRange(mb, 32),
+      [=](int lane, int& f) {
+        const int r = chol_regs(A, lda, rd, n, lane);
+        if (r > f) f = r;
+      },
+      Kokkos::Max<int>(fail));
+  if (fail != 0) {
+    *info = fail;
+    return;
+  }
+  lane_for(mb, 0, n, [=](int c) {  // V = L^-1, a column per lane
+    Scalar x[32];
+#pragma unroll
+    for (int i = 0; i < 32; ++i) x[i] = i == c ? Scalar(1) : Scalar(0);
+    lower_solve_regs(A, lda, rd, n, x);
+#pragma unroll
+    for (int i = 0; i < 32; ++i)
+      if (i < n) V[i + c * lda] = x[i];
+  });
+}
+#endif
 
 /// f(i) for i in [b, e) on the threads of the team's warps other than warp 0 (which runs a
 /// chain meanwhile), or on the whole team if it is one warp (after warp 0's work: the
@@ -316,6 +417,62 @@ KOKKOS_INLINE_FUNCTION bool chol_inverse_chain(const Member& mb, Scalar* A, Scal
   return true;
 }
 
+/// Z = L^-1 Z (L: n x n lower, ld ldl, rd its diagonal's reciprocals; Z: n x k, ld ldz), a
+/// column of Z per lane of one warp (no synchronization inside: a lane's column is its own),
+/// in registers where `regs` (warp_regs_v), else in place (two partial sums per row for the
+/// FMA latency).
+template <class Member, class Scalar>
+KOKKOS_INLINE_FUNCTION void lower_solve_lanes(const Member& mb, bool regs, const Scalar* L, int ldl, const Scalar* rd, int n,
+                                              Scalar* Z, int ldz, int k) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (warp_regs_v<Member>) {
+    if (regs) {
+      lane_for(mb, 0, k, [=](int j) {
+        Scalar z[32];
+#pragma unroll
+        for (int i = 0; i < 32; ++i) z[i] = i < n ? Z[i + j * ldz] : Scalar(0);
+        lower_solve_regs(L, ldl, rd, n, z);
+#pragma unroll
+        for (int i = 0; i < 32; ++i)
+          if (i < n) Z[i + j * ldz] = z[i];
+      });
+      return;
+    }
+  }
+#endif
+  (void)regs;
+  lane_for(mb, 0, k, [=](int j) {
+    Scalar* const z = Z + j * ldz;
+    for (int i = 0; i < n; ++i) {
+      Scalar v0 = z[i], v1 = 0;
+      int l = 0;
+      for (; l + 1 < i; l += 2) {
+        v0 -= L[i + l * ldl] * z[l];
+        v1 -= L[i + (l + 1) * ldl] * z[l + 1];
+      }
+      if (l < i) v0 -= L[i + l * ldl] * z[l];
+      z[i] = (v0 + v1) * rd[i];
+    }
+  });
+}
+
+/// A chain of panel_transform on one warp: chol_inverse_regs where `regs` (then A = L and
+/// V = L^-1 come out scaled), else chol_inverse_chain (unscaled: the caller scales).
+template <class Member, class Scalar>
+KOKKOS_INLINE_FUNCTION void chol_inverse(const Member& mb, bool regs, Scalar* A, Scalar* V, Scalar* rd, int n, int lda,
+                                         int* info) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (warp_regs_v<Member>) {
+    if (regs) {
+      chol_inverse_regs(mb, A, V, rd, n, lda, info);
+      return;
+    }
+  }
+#endif
+  (void)regs, (void)rd;
+  chol_inverse_chain(mb, A, V, n, lda, info);
+}
+
 /// The small matrices of one panel, by one team (see lane_for; or a host worker), with
 /// D: bw x bw (ld ldd) and W_P: bw x k (ld ldw):
 ///   H = D D^T + s W_P W_P^T = L' L'^T (L' -> D: the modified diagonal block; info[0]:
@@ -324,14 +481,15 @@ KOKKOS_INLINE_FUNCTION bool chol_inverse_chain(const Member& mb, Scalar* A, Scal
 /// (This is the method's Q with M = D^-1 L': M^-T = D^T L'^-T, s Z^T M^-T = s W_P^T L'^-T.
 /// L' directly, not as D M, takes the triangular solve off L''s chain: Z is solved on warp 0
 /// while the other warps form H.) Phases, a team barrier after each: the copies (team); the
-/// triangular solve, a column of Z per lane of warp 0 (a lane's column is its own: no
-/// synchronization inside), beside H on the other warps (others_for); the chains
-/// (chol_inverse_chain) of L' on warp 0 and of R (formed first) on warp 1, side by side;
-/// the scaling (team); Q and L' (team). The workspaces Ds (a copy of D), Wq (of W_P), Z,
-/// H (-> L'), X, R, Y (bw x bw, bw x k twice, bw x bw twice, k x k twice; all but Ds with
-/// ld panel_ld of their rows) are carved from `small` (panel_small_size(bw, k) scalars): team scratch on a
-/// device. Raw pointers and 32-bit indices captured by value; bw, k <= 64 (index_split's
-/// range).
+/// triangular solve on warp 0 (lower_solve_lanes), beside H on the other warps
+/// (others_for); the chains (chol_inverse) of L' on warp 0 and of R (formed first) on warp 1,
+/// side by side, in registers on a CUDA warp where bw, k <= 32 (chol_inverse_regs), else in
+/// place, unscaled, followed by the scaling (team); Q and L' (team). The workspaces Ds (a
+/// copy of D), Wq (of W_P), Z, H (-> L'), X, R, Y (bw x bw, bw x k twice, bw x bw twice,
+/// k x k twice; all but Ds with ld panel_ld of their rows) and the reciprocals of the
+/// diagonals of D, L', R (bw, bw, k) are carved from `small` (panel_small_size(bw, k)
+/// scalars): team scratch on a device. Raw pointers and 32-bit indices captured by value;
+/// bw, k <= 64 (index_split's range).
 template <class Member, class Scalar>
 KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::int64_t ldd, const Scalar* Wp,
                                             std::int64_t ldw, int bw, int k, Scalar s, Scalar* small, Scalar* Q,
@@ -344,13 +502,18 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
   Scalar* const X = H + lz * bw;
   Scalar* const R = X + lz * bw;
   Scalar* const Y = R + lr * k;
+  Scalar* const Rd = Y + lr * k;  // reciprocals of the diagonals of D, L', R
+  Scalar* const Rh = Rd + bw;
+  Scalar* const Rr = Rh + bw;
   const int nbb = bw * bw, nkk = k * k, warp = team_warp(mb), warp_r = team_warps(mb) > 1 ? 1 : 0;
+  const bool regs = warp_regs_v<Member> && bw <= 32 && k <= 32;  // the chains in registers
   // Ds = lower(D), Wq = Z = W_P
   team_for(mb, 0, nbb + bw * k, [=](int t) {
     if (t < nbb) {
       int j, i;
       index_split(t, bw, j, i);
       Ds[t] = i >= j ? D[i + j * ldd] : Scalar(0);
+      if (i == j) Rd[i] = Scalar(1) / D[i + j * ldd];
     } else {
       int j, i;
       index_split(t - nbb, bw, j, i);
@@ -361,20 +524,7 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
   team_mark(mb, tics, 2);
   // Z = Ds^-1 Z, a column per lane of warp 0 (rows of Ds: the same address on every lane),
   // two partial sums per row for the FMA latency
-  if (warp == 0)
-    lane_for(mb, 0, k, [=](int j) {
-      Scalar* const z = Z + j * lz;
-      for (int i = 0; i < bw; ++i) {
-        Scalar v0 = z[i], v1 = 0;
-        int l = 0;
-        for (; l + 1 < i; l += 2) {
-          v0 -= Ds[i + l * bw] * z[l];
-          v1 -= Ds[i + (l + 1) * bw] * z[l + 1];
-        }
-        if (l < i) v0 -= Ds[i + l * bw] * z[l];
-        z[i] = (v0 + v1) / Ds[i + i * bw];
-      }
-    });
+  if (warp == 0) lower_solve_lanes(mb, regs, Ds, bw, Rd, bw, Z, lz, k);
   // meanwhile H = Ds Ds^T + s Wq Wq^T (lower part), X = I
   others_for(mb, 0, nbb, [=](int t) {
     int j, i;
@@ -391,7 +541,7 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
   team_mark(mb, tics, 3);
   // L' = chol(H) and X = L'^-1 on warp 0; R = I + s Z^T Z (lower), Y = I, then R = chol(R)
   // and Y = R^-1 on warp 1 (or after, on a team of one warp)
-  if (warp == 0) chol_inverse_chain(mb, H, X, bw, lz, info);
+  if (warp == 0) chol_inverse(mb, regs, H, X, Rh, bw, lz, info);
   if (warp == warp_r) {
     lane_for(mb, 0, nkk, [=](int u) {
       int j, i;
@@ -402,33 +552,35 @@ KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::in
       R[i + j * lr] = g;
       Y[i + j * lr] = i == j ? 1 : 0;
     });
-    chol_inverse_chain(mb, R, Y, k, lr, info + 1);
+    chol_inverse(mb, regs, R, Y, Rr, k, lr, info + 1);
   }
   team_barrier(mb);  // (orders the chains' info for every thread)
   team_mark(mb, tics, 4);
   if (info[0] != 0 || info[1] != 0) return;  // the factor is unusable: nothing more to do
-  team_for(mb, 0, nbb + nkk, [=](int t) {
-    if (t < nbb) {
-      int j, i;
-      index_split(t, bw, j, i);
-      const Scalar is = Scalar(1) / compat::sqrt(H[i + i * lz]);
-      if (i > j) H[i + j * lz] /= compat::sqrt(H[j + j * lz]);
-      X[i + j * lz] *= is;
-    } else {
-      const int u = t - nbb;
-      int j, i;
-      index_split(u, k, j, i);
-      const Scalar is = Scalar(1) / compat::sqrt(R[i + i * lr]);
-      if (i > j) R[i + j * lr] /= compat::sqrt(R[j + j * lr]);
-      Y[i + j * lr] *= is;
-    }
-  });
-  team_barrier(mb);
-  team_for(mb, 0, bw + k, [=](int t) {
-    if (t < bw) H[t + t * lz] = compat::sqrt(H[t + t * lz]);
-    else R[(t - bw) * (lr + 1)] = compat::sqrt(R[(t - bw) * (lr + 1)]);
-  });
-  team_barrier(mb);
+  if (!regs) {  // the chains' factors and inverses are unscaled
+    team_for(mb, 0, nbb + nkk, [=](int t) {
+      if (t < nbb) {
+        int j, i;
+        index_split(t, bw, j, i);
+        const Scalar is = Scalar(1) / compat::sqrt(H[i + i * lz]);
+        if (i > j) H[i + j * lz] /= compat::sqrt(H[j + j * lz]);
+        X[i + j * lz] *= is;
+      } else {
+        const int u = t - nbb;
+        int j, i;
+        index_split(u, k, j, i);
+        const Scalar is = Scalar(1) / compat::sqrt(R[i + i * lr]);
+        if (i > j) R[i + j * lr] /= compat::sqrt(R[j + j * lr]);
+        Y[i + j * lr] *= is;
+      }
+    });
+    team_barrier(mb);
+    team_for(mb, 0, bw + k, [=](int t) {
+      if (t < bw) H[t + t * lz] = compat::sqrt(H[t + t * lz]);
+      else R[(t - bw) * (lr + 1)] = compat::sqrt(R[(t - bw) * (lr + 1)]);
+    });
+    team_barrier(mb);
+  }
   team_mark(mb, tics, 5);
   // Q11 = D^T X^T (upper), Q21 = s W_P^T X^T, Q12 = -Z Y^T, Q22 = Y^T; D <- L' (lower)
   const int kb = bw + k;
