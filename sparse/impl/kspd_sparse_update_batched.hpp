@@ -167,7 +167,9 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, size
                  size_type rb, size_type re, size_type nrt, Scalar* vals, Scalar* ws,
                  const UpdW<Scalar>& W,
                  Scalar* qb, int* infos, Scalar sg, std::int64_t nbmax, std::int64_t kmax, std::uint64_t* tics) {
-  using Policy = Kokkos::TeamPolicy<Exec>;
+  // 512 threads per block at most: ptxas then keeps a thread within 128 registers (the
+  // register chains of panel_transform alone took 255, which caps a block at 256 threads)
+  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<512, 1>>;
   using Scratch = Kokkos::View<Scalar*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const int xr = update_chunk_rows(nbmax);
   const size_t nr = size_t(xr * (nbmax + kmax)), nq = size_t((nbmax + kmax) * (nbmax + kmax));
