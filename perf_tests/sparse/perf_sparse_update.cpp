@@ -107,7 +107,7 @@ double empty_launches(const Exec& exec, const std::vector<int>& leagues, int tea
 namespace kpi = kspd::sparse::Impl;
 
 const char* launch_kind(const kpi::UpdateProfile::Step& s) {
-  if (s.starts > 0) return "supernodes' first panels (+ rows)";
+  if (s.gathers > 0) return "level start: W gather + first panels";
   if (s.panels > 0 && s.rows > 0) return "panels + rows below previous panel";
   if (s.panels > 0) return "panels alone";
   return "rows below alone";
@@ -126,7 +126,7 @@ void print_profile(const char* name, const kpi::UpdateProfile& p, double wall_s,
     std::printf("  [%s] sum of fenced launches %.2f ms (mean %.1f us)\n", name, done * 1e3, done * 1e6 / double(std::max<size_t>(1, p.steps.size())));
     for (const auto& [kind, v] : kinds) {
       double tot = 0, mx = 0, e = 0, teams = 0, pan = 0;
-      for (const auto* s : v) tot += s->done, mx = std::max(mx, s->done), e += s->enqueue, teams += s->panels + s->rows, pan += s->panels;
+      for (const auto* s : v) tot += s->done, mx = std::max(mx, s->done), e += s->enqueue, teams += s->panels + s->rows + s->gathers, pan += s->panels;
       const double c = double(v.size());
       std::printf("  [%s]   %-38s %4zu launches: total %7.2f ms, mean %6.1f us, max %7.1f us; launch call mean %5.1f us; "
                   "mean teams %.1f (panels %.1f)\n",
@@ -136,7 +136,7 @@ void print_profile(const char* name, const kpi::UpdateProfile& p, double wall_s,
   if (csv)
     for (size_t i = 0; i < p.steps.size(); ++i) {
       const auto& s = p.steps[i];
-      std::fprintf(csv, "%lld,%s,%zu,%d,%d,%d,%d,%.2f,%.2f,%.2f\n", rank, name, i, s.level, s.panels, s.rows, s.starts, s.gap * 1e6,
+      std::fprintf(csv, "%lld,%s,%zu,%d,%d,%d,%d,%.2f,%.2f,%.2f\n", rank, name, i, s.level, s.panels, s.rows, s.gathers, s.gap * 1e6,
                    s.enqueue * 1e6, s.done * 1e6);
     }
 }
@@ -150,7 +150,7 @@ int step_profile(ks::SupernodalCholesky<double>& chol, const Exec& exec, const k
   }
   std::FILE* csv = file == "-" ? nullptr : std::fopen(file.c_str(), "a");  // appended: several runs, one file
   if (csv && std::ftell(csv) == 0)
-    std::fprintf(csv, "rank,variant,launch,level,panel_teams,row_teams,first_panels,gap_us,launch_call_us,fenced_us\n");
+    std::fprintf(csv, "rank,variant,launch,level,panel_teams,row_teams,gather_teams,gap_us,launch_call_us,fenced_us\n");
   auto& hook = kpi::update_profile();
   double t0 = wall();
   const auto plan = kpi::plan_update(chol.symbolic(), W, "perf_sparse_update", false);  // as update() on a resident factor
@@ -183,7 +183,7 @@ int step_profile(ks::SupernodalCholesky<double>& chol, const Exec& exec, const k
     d2.fence_steps = false;
     print_profile("downdate unfenced", d2, profiled(d2, ks::Sign::Minus), nullptr, 0);
     std::vector<int> leagues;
-    for (const auto& s : p.steps) leagues.push_back(s.panels + s.rows);
+    for (const auto& s : p.steps) leagues.push_back(s.panels + s.rows + s.gathers);
     const int team = kpi::update_team_size<Exec>();
     std::printf("  empty launches, the same %zu league sizes, team %d: fenced each %.2f ms, unfenced %.2f ms\n", leagues.size(),
                 team, empty_launches(exec, leagues, team, true) * 1e3, empty_launches(exec, leagues, team, false) * 1e3);
@@ -214,12 +214,14 @@ int step_profile(ks::SupernodalCholesky<double>& chol, const Exec& exec, const k
     const double tu = profiled(u, ks::Sign::Plus);
     const double ru = residual(chol, Ap);
     bad += !(ru < 1e-10);
+    const char* names[] = {"rows through the previous Q / W gather", "copy", "triangular solve", "G and R",
+                           "Cholesky + inverse steps", "scaling", "Q and D M"};
     double tot = 0;
     for (double c : u.phase_cycles) tot += c;
     const double np = double(std::max(1L, u.phase_panels));
     std::printf("  [panel phases] update %.2f ms (residual %.1e), %ld panels, mean %.0f clock ticks per panel:", tu * 1e3, ru,
                 u.phase_panels, tot / np);
-    for (size_t i = 0; i < u.phase_cycles.size(); ++i) std::printf(" %s %.0f;", kpi::kPanelPhaseNames[i], u.phase_cycles[i] / np);
+    for (size_t i = 0; i < u.phase_cycles.size(); ++i) std::printf(" %s %.0f;", names[i], u.phase_cycles[i] / np);
     std::printf("\n");
     kpi::UpdateProfile d;
     d.fence_steps = false;

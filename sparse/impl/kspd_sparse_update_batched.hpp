@@ -7,9 +7,8 @@
 /// its panel t's team first takes the panel's rows through panel t - 1's Q, then runs
 /// panel_transform, while other teams take the rest of the rows below panel t - 1 through that
 /// Q (a team per chunk of xr = max(kApplyRows, nb) rows:
-/// [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q, staged in team scratch). Its W rows come
-/// from W (n x k, the factor's numbering) where they are first used (its first panel's
-/// team, the rows through its first panel's Q), and the rows below its last panel go back
+/// [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q, staged in team scratch). Its first launch
+/// also gathers its W rows from the compact W, and the rows below its last panel go back
 /// there. A supernode starts in the launch after its
 /// children's last ones, and every supernode due in a launch shares it (those on different
 /// branches touch disjoint W columns), so the launches follow the longest chain of panels up
@@ -29,16 +28,15 @@
 
 namespace kspd::sparse::Impl {
 
-/// A path supernode, for the launches' planning on the host: its rows in the factor's row
-/// structure (Symbolic::rows), active columns in act, and W's rows in the workspace (m x k,
-/// ld m).
+/// A path supernode: its rows in the factor's row structure (Symbolic::rows), active
+/// columns in act, and W's rows in the workspace (m x k, ld m).
 struct UpdSnode {
   std::int64_t r0, a0, m, c, k, ws;
 };
 /// One panel of one supernode: columns [p, p + bw) of the supernode at value offset voff;
 /// Q in the slot of its supernode and parity; info: its postorder number; prev: the
 /// supernode's previous panel (index in the panels), or -1 (then the panel's team gathers
-/// the panel's W rows, and the rows through its Q read theirs from W); r0, a0: the supernode's rows in the row structure and active
+/// the panel's W rows); r0, a0: the supernode's rows in the row structure and active
 /// columns in act; last: the supernode's last panel (the rows below it go back to W).
 struct UpdPanel {
   std::int64_t voff, m, p, bw, k, ws, q, info, prev, r0, a0, last;
@@ -84,8 +82,7 @@ struct UpdateProfile {
   long phase_panels = 0;
   struct Step {
     int level;  ///< the highest tree level (height in the path) among the launch's supernodes
-    int panels, rows;  ///< its teams of each kind
-    int starts;        ///< its supernodes' first panels (their W rows read from W)
+    int panels, rows, gathers;  ///< its teams of each kind
     double gap;      ///< host time from the previous step's end (its fence) to this launch call
     double enqueue;  ///< the launch call's host time
     double done;     ///< launch call + kernel, to the fence's return (fence_steps only)
@@ -107,41 +104,29 @@ int update_team_size() {
   if (const UpdateProfile* prof = update_profile(); prof && prof->team_size > 0) return prof->team_size;
   return compat::is_host_exec_v<Exec> ? 1 : 512;
 }
-/// Threads of a team's vector: a warp on a device (panel_transform's lanes; the team's loops
-/// over rows are TeamVectorRange, on all its threads), 1 on a host.
-template <class Exec>
-constexpr int update_vector_length() {
-  return compat::is_host_exec_v<Exec> ? 1 : 32;
-}
 
 /// Rows [row0, row0 + rows) of panel d (rows <= xr) and of its W rows through its Q, by one
-/// team: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q, staged in x (xr x (bw + k), ld xr),
-/// and Q in qs ((bw + k)^2) where set (team scratch: each entry of Q is read by every row;
-/// from global memory, a panel team's own rows took 16 % of its panel on the H100, session 5).
+/// team: [L(rows, P) W(rows)] <- [L(rows, P) W(rows)] Q, staged in x (xr x (bw + k), ld xr).
 /// Below the supernode's last panel the new W rows go to the compact W (for the ancestors),
 /// not back to ws. 32-bit indices and pointers captured by value (see panel_transform).
 template <class Member, class Scalar>
 KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& d, std::int64_t row0, int rows,
                                               Scalar* vals, Scalar* ws, const UpdW<Scalar>& W, const Scalar* qb, Scalar* x,
-                                              int xr, Scalar* qs) {
+                                              int xr) {
   const int bw = int(d.bw), kb = int(d.bw + d.k);
-  const std::int64_t m = d.m, r0 = d.r0, a0 = d.a0;
+  const std::int64_t m = d.m;
   Scalar* const l = vals + d.voff + row0 + d.p * m;  // L(row0 + i, p + j) = l[i + j m]
   Scalar* const w = ws + d.ws + row0;                // W(row0 + i, j) = w[i + j m]
-  const bool first = d.prev < 0;  // the supernode's first panel: these W rows are still in W
-  Kokkos::parallel_for(Kokkos::TeamVectorRange(mb, rows * kb), [=](const int t) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [=](const int t) {
     int j, i;
     index_split(t, rows, j, i);
-    x[i + j * xr] = j < bw ? l[i + j * m] : first ? W.at(r0, a0, row0 + i, j - bw) : w[i + (j - bw) * m];
+    x[i + j * xr] = j < bw ? l[i + j * m] : w[i + (j - bw) * m];
   });
-  const Scalar* q = qb + d.q;  // kb x kb, ld kb
-  if (qs) {
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(mb, kb * kb), [=](const int t) { qs[t] = q[t]; });
-    q = qs;
-  }
   mb.team_barrier();
+  const Scalar* const q = qb + d.q;  // kb x kb, ld kb
   const bool last = d.last != 0;
-  Kokkos::parallel_for(Kokkos::TeamVectorRange(mb, rows * kb), [=](const int t) {
+  const std::int64_t r0 = d.r0, a0 = d.a0;
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows * kb), [=](const int t) {
     int j, i;
     index_split(t, rows, j, i);
     const Scalar* const qj = q + j * kb;
@@ -155,39 +140,46 @@ KOKKOS_INLINE_FUNCTION void update_apply_rows(const Member& mb, const UpdPanel& 
 
 /// One launch: the panels [pb, pe) of pd (a team each: first the rows of the panel through
 /// the previous panel's Q, or for a supernode's first panel the panel's W rows gathered from
-/// W, then panel_transform) and the nrt chunks of the groups [rb, re) of rd (the other rows
-/// below the previous panels, a team each). The teams touch disjoint rows, and a
+/// W, then panel_transform), the nrt chunks of the groups [rb, re) of rd (the other rows
+/// below the previous panels, a team each) and the gather of the other W rows of the
+/// supernodes [gb, ge) of sd that start (a team each). The teams touch disjoint rows, and a
 /// panel's Q goes to the slot of its parity (the previous panel's Q is read in the same
-/// launch). Team scratch: the staging of a chunk (and of Q, where it fits beside it), and
-/// the panel's small matrices in the same space (the staging is done when the transform
-/// starts) in the block's shared memory where both fit, else the staging there and the
-/// small matrices in level 1, else both in level 1 (wide panels at rank 64).
-template <class Exec, class Scalar, class PanelView, class RowsView>
-void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, size_type pb, size_type pe,
-                 size_type rb, size_type re, size_type nrt, Scalar* vals, Scalar* ws,
+/// launch). Team scratch: the staging of a chunk, and the
+/// panel's small matrices in the same space (the staging is done when the transform starts)
+/// in the block's shared memory where both fit, else the staging there and the small
+/// matrices in level 1, else both in level 1 (wide panels at rank 64).
+template <class Exec, class Scalar, class PanelView, class RowsView, class SnView>
+void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, const SnView& sd, size_type pb, size_type pe,
+                 size_type rb, size_type re, size_type nrt, size_type gb, size_type ge, Scalar* vals, Scalar* ws,
                  const UpdW<Scalar>& W,
                  Scalar* qb, int* infos, Scalar sg, std::int64_t nbmax, std::int64_t kmax, std::uint64_t* tics) {
-  // 512 threads per block at most: ptxas then keeps a thread within 128 registers (the
-  // register chains of panel_transform alone took 255, which caps a block at 256 threads)
-  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<512, 1>>;
+  using Policy = Kokkos::TeamPolicy<Exec>;
   using Scratch = Kokkos::View<Scalar*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const int xr = update_chunk_rows(nbmax);
-  const size_t nr = size_t(xr * (nbmax + kmax)), nq = size_t((nbmax + kmax) * (nbmax + kmax));
-  const size_t ns = size_t(panel_small_size(nbmax, kmax)), max0 = size_t(Policy::scratch_size_max(0));
-  const bool qst = Scratch::shmem_size(nr + nq) <= max0;  // Q staged beside the rows
-  const size_t nx = qst ? nr + nq : nr;
+  const size_t nx = size_t(xr * (nbmax + kmax)), ns = size_t(panel_small_size(nbmax, kmax));
+  const size_t max0 = size_t(Policy::scratch_size_max(0));
   const bool both0 = Scratch::shmem_size(std::max(nx, ns)) <= max0, x0 = Scratch::shmem_size(nx) <= max0;
   const size_t n0 = both0 ? std::max(nx, ns) : x0 ? nx : 0, n1 = both0 ? 0 : x0 ? ns : std::max(nx, ns);
-  const int vl = update_vector_length<Exec>();
   const auto policy_of = [&](int team) {
-    Policy p(exec, int((pe - pb) + nrt), team, vl);
+    Policy p(exec, int((pe - pb) + nrt + (ge - gb)), team);
     if (n0 > 0) p.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(n0)));
     if (n1 > 0) p.set_scratch_size(1, Kokkos::PerTeam(Scratch::shmem_size(n1)));
     return p;
   };
-  const std::int64_t npan = std::int64_t(pe - pb);
+  const std::int64_t npan = std::int64_t(pe - pb), nrows = std::int64_t(nrt);
   const auto step = KOKKOS_LAMBDA(const typename Policy::member_type& mb) {
         const std::int64_t r = mb.league_rank();
+        if (r >= npan + nrows) {  // gather W's rows below the supernode's first panel
+          const UpdSnode d = sd(gb + (r - npan - nrows));
+          const std::int64_t i0 = d.c < nbmax ? d.c : nbmax, rows = d.m - i0;
+          Scalar* const w = ws + d.ws;
+          const std::int64_t m = d.m, r0 = d.r0, a0 = d.a0;
+          for (std::int64_t j = 0; j < d.k; ++j)  // a column at a time: no 64-bit division per entry
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, rows), [=](const std::int64_t i) {
+              w[i0 + i + j * m] = W.at(r0, a0, i0 + i, j);
+            });
+          return;
+        }
         Scratch x = x0 ? Scratch(mb.team_scratch(0), nx) : Scratch(mb.team_scratch(1), n1);
         if (r >= npan) {
           const std::int64_t u = r - npan;  // the last group with team0 <= u
@@ -201,19 +193,19 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, size
           const UpdPanel d = pd(c.panel);
           const std::int64_t row0 = c.row0 + (u - c.team0) * xr;
           const int rows = int(d.m - row0 < xr ? d.m - row0 : xr);
-          update_apply_rows(mb, d, row0, rows, vals, ws, W, qb, x.data(), xr, qst ? x.data() + nr : nullptr);
+          update_apply_rows(mb, d, row0, rows, vals, ws, W, qb, x.data(), xr);
           return;
         }
         const UpdPanel d = pd(pb + r);
         std::uint64_t* const tp = tics ? tics + (std::int64_t(pb) + r) * kPanelPhases : nullptr;
         team_mark(mb, tp, 0);
         if (d.prev >= 0) {
-          update_apply_rows(mb, pd(d.prev), d.p, int(d.bw), vals, ws, W, qb, x.data(), xr, qst ? x.data() + nr : nullptr);
+          update_apply_rows(mb, pd(d.prev), d.p, int(d.bw), vals, ws, W, qb, x.data(), xr);
         } else {  // the first panel: its W rows
           const int bw = int(d.bw);
           Scalar* const w = ws + d.ws;
           const std::int64_t m = d.m, p = d.p, r0 = d.r0, a0 = d.a0;
-          Kokkos::parallel_for(Kokkos::TeamVectorRange(mb, bw * int(d.k)), [=](const int t) {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, bw * int(d.k)), [=](const int t) {
             int j, i;
             index_split(t, bw, j, i);
             w[p + i + j * m] = W.at(r0, a0, p + i, j);
@@ -227,7 +219,7 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, size
       };
   // The measured team size, or fewer threads where this build's registers or scratch allow
   // fewer (the kernel is correct for any team size).
-  const int team = std::max(1, std::min(update_team_size<Exec>() / vl, policy_of(1).team_size_max(step, Kokkos::ParallelForTag())));
+  const int team = std::min(update_team_size<Exec>(), policy_of(1).team_size_max(step, Kokkos::ParallelForTag()));
   Kokkos::parallel_for("kspd::sparse::update::step", policy_of(team), step);
 }
 
@@ -310,9 +302,8 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   if (prof) phase(prof->t_w);
   // The launches' descriptors, uploaded once. Path supernode q (np[q] panels) takes the
   // launches start[q] .. start[q] + np[q]: launch start[q] + t runs its panel t (t < np[q])
-  // and the rows below its panel t - 1 (t > 0); its W rows are read from W in the first two.
-  // q starts right after the last launch of each child (the one that writes the W rows q
-  // reads), not
+  // and the rows below its panel t - 1 (t > 0); the first also gathers its W rows. q starts
+  // right after the last launch of each child (the one that writes the W rows q gathers), not
   // after the whole tree level below it: the launches follow the longest chain of panels up
   // the tree, not the sum over levels of each level's widest supernode. Supernodes on
   // different branches touch disjoint W columns, so any of them may share a launch; a
@@ -331,7 +322,7 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   std::vector<UpdPanel> ph;
   std::vector<UpdRows> rh;
   struct Step {
-    size_type pb, pe, rb, re, nrt, starts, level;
+    size_type pb, pe, rb, re, nrt, gb, ge, level;
   };
   std::vector<Step> steps;
   std::vector<std::pair<std::int64_t, std::int64_t>> ws_free;  // first fit: (offset, size), sorted
@@ -353,7 +344,7 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
           ws_free.resize(o + 1);
           q_free.push_back(slot[q]);
         }
-    Step st{size_type(ph.size()), 0, size_type(rh.size()), 0, 0, 0, 0};
+    Step st{size_type(ph.size()), 0, size_type(rh.size()), 0, 0, size_type(sh.size()), 0, 0};
     for (size_t q : at[size_t(L)]) {
       st.level = std::max<size_type>(st.level, size_type(height[q]));
       if (start[q] != L) continue;
@@ -372,8 +363,8 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
       q_free.pop_back();
       sidx[q] = std::int64_t(sh.size());
       sh.push_back(UpdSnode{sn.row_begin, P.act_begin[q], sn.nrows(), sn.ncols, k, off});
-      ++st.starts;
     }
+    st.ge = size_type(sh.size());
     // panel t of each supernode that has one, and the rows below its panel t - 1 (those of
     // panel t go with its transform)
     for (size_t q : at[size_t(L)]) {
@@ -395,9 +386,10 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
     }
     st.pe = size_type(ph.size());
     st.re = size_type(rh.size());
-    if (st.pe > st.pb || st.nrt > 0) steps.push_back(st);
+    if (st.pe > st.pb || st.nrt > 0 || st.ge > st.gb) steps.push_back(st);
   }
   if (prof) phase(prof->t_desc);
+  const auto sd = upload("kspd::sparse::update::snodes", sh);
   const auto pd = upload("kspd::sparse::update::panels", ph);
   const auto rd = upload("kspd::sparse::update::rows", rh);
   const auto act = upload("kspd::sparse::update::active", P.act);
@@ -410,17 +402,17 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   if (prof) phase(prof->t_alloc);
   const double t_loop = t_last;
   for (Step st : steps) {
-    if (prof && prof->part == UpdateProfile::Part::Panels) st.re = st.rb, st.nrt = 0;
+    if (prof && prof->part == UpdateProfile::Part::Panels) st.re = st.rb, st.nrt = 0, st.ge = st.gb;
     if (prof && prof->part == UpdateProfile::Part::Rows) st.pe = st.pb;
-    if (st.pe == st.pb && st.nrt == 0) continue;
+    if (st.pe == st.pb && st.nrt == 0 && st.ge == st.gb) continue;
     const double t0 = prof ? clock() : 0;
-    update_step(exec, pd, rd, st.pb, st.pe, st.rb, st.re, st.nrt, vals, ws.data(), Wd, qb.data(), infos.data(), sg, nbmax, kmax,
-                tics.data());
+    update_step(exec, pd, rd, sd, st.pb, st.pe, st.rb, st.re, st.nrt, st.gb, st.ge, vals, ws.data(), Wd, qb.data(), infos.data(), sg,
+                nbmax, kmax, tics.data());
     if (!prof) continue;
     const double t1 = clock();
     if (prof->fence_steps) exec.fence();
     const double t2 = prof->fence_steps ? clock() : t1;
-    prof->steps.push_back(UpdateProfile::Step{int(st.level), int(st.pe - st.pb), int(st.nrt), int(st.starts),
+    prof->steps.push_back(UpdateProfile::Step{int(st.level), int(st.pe - st.pb), int(st.nrt), int(st.ge - st.gb),
                                               t0 - t_last, t1 - t0, t2 - t0});
     t_last = t2;
   }

@@ -18,13 +18,10 @@
 ///       [ s Z^T M^-T     R^-T   ]
 /// (D M M^T D^T = D D^T + s W_P W_P^T, and the second line keeps L(B,P) L(B,P)^T + s W_B W_B^T
 /// unchanged: Q is the generator of the s-orthogonal transformation that zeroes W_P).
-/// W'_B then goes on to the next panel and, below the supernode, to its ancestors. So
-/// L'(P, P) = chol(D D^T + s W_P W_P^T), and with it M^-T = D^T L'(P, P)^-T and
-/// s Z^T M^-T = s W_P^T L'(P, P)^-T: panel_transform computes L'(P, P) that way, which takes
-/// the triangular solve for Z off L'(P, P)'s chain. A downdate loses positive definiteness
-/// exactly where that Cholesky factorization fails (the leading minors of D D^T - W_P W_P^T
-/// are those of the modified matrix's Schur complement). A panel's small matrices (Z, L',
-/// R, Q) are one team body (panel_transform), run by a host worker or a device
+/// W'_B then goes on to the next panel and, below the supernode, to its ancestors. A
+/// downdate loses positive definiteness exactly where potrf of I + s Z Z^T fails (its
+/// leading minors are those of D^-1 (D D^T - W_P W_P^T) D^-T). A panel's small matrices
+/// (Z, M, R, Q, D M) are one team body (panel_transform), run by a host worker or a device
 /// block. This file: the plan, the panel body and the host rows; the two drivers are
 /// kspd_sparse_update_host.hpp (host workers, gemm) and kspd_sparse_update_batched.hpp
 /// (batched kernels on an execution space: the resident factor).
@@ -36,7 +33,6 @@
 #include <cmath>
 #include <cstdint>
 #include <sstream>
-#include <type_traits>
 #include <vector>
 
 #include "kspd_core.hpp"
@@ -198,49 +194,22 @@ KOKKOS_INLINE_FUNCTION void index_split(int t, int n, int& q, int& r) {
   r = t - q * n;
 }
 
-/// The panel's small matrices are a few dependent chains (a triangular solve, two Cholesky
-/// factorizations with their inverses: about bw + max(bw, k) steps) between steps that are
-/// independent products. On the H100 (40^3 rank 16, session 5) the chains' steps spread
-/// over 512-thread blocks cost ~1,000 cycles each, a __syncthreads and a shared-memory round
-/// trip per column (64 % of a panel). So each chain runs on the lanes of one warp with no
-/// block barrier per column (lane_for: Kokkos' ThreadVectorRange of a team whose vector
-/// length is 32, which ends in a __syncwarp on CUDA, so the next loop sees every lane's
-/// writes), and the products on the whole team (team_for: TeamVectorRange), with a team
-/// barrier between phases (a handful per panel). A team's warps are its thread ranks
-/// (team_warps, team_warp). HostTeam: one host worker (no Kokkos launch, so workers run
-/// panels concurrently), where all of it is serial loops; a Kokkos team of host threads
-/// (vector length 1) runs it the same way, its one "warp" taking every chain.
+/// A team of one host thread: the panel's small matrices computed in place on a host worker
+/// (no Kokkos launch, so host workers may run panels concurrently). team_for and
+/// team_barrier run the same body on a Kokkos team (a device block) or on it.
 struct HostTeam {};
-template <class F>
-KOKKOS_INLINE_FUNCTION void lane_for(const HostTeam&, int b, int e, const F& f) {
-  for (int i = b; i < e; ++i) f(i);
-}
-template <class Member, class F>
-KOKKOS_INLINE_FUNCTION void lane_for(const Member& mb, int b, int e, const F& f) {
-  Kokkos::parallel_for(Kokkos::ThreadVectorRange(mb, b, e), f);
-}
 template <class F>
 KOKKOS_INLINE_FUNCTION void team_for(const HostTeam&, int b, int e, const F& f) {
   for (int i = b; i < e; ++i) f(i);
 }
 template <class Member, class F>
 KOKKOS_INLINE_FUNCTION void team_for(const Member& mb, int b, int e, const F& f) {
-  Kokkos::parallel_for(Kokkos::TeamVectorRange(mb, b, e), f);
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, b, e), f);
 }
 KOKKOS_INLINE_FUNCTION void team_barrier(const HostTeam&) {}
 template <class Member>
 KOKKOS_INLINE_FUNCTION void team_barrier(const Member& mb) {
   mb.team_barrier();
-}
-KOKKOS_INLINE_FUNCTION int team_warps(const HostTeam&) { return 1; }
-template <class Member>
-KOKKOS_INLINE_FUNCTION int team_warps(const Member& mb) {
-  return mb.team_size();
-}
-KOKKOS_INLINE_FUNCTION int team_warp(const HostTeam&) { return 0; }
-template <class Member>
-KOKKOS_INLINE_FUNCTION int team_warp(const Member& mb) {
-  return mb.team_rank();
 }
 /// Diagnostics (perf_sparse_update --step-profile): the clock (cycles on a device) at a
 /// panel's phase boundary i into tics[i], by the team's first thread, where tics is set.
@@ -249,366 +218,199 @@ KOKKOS_INLINE_FUNCTION void team_mark(const HostTeam&, std::uint64_t* tics, int 
 }
 template <class Member>
 KOKKOS_INLINE_FUNCTION void team_mark(const Member& mb, std::uint64_t* tics, int i) {
-  if (tics && mb.team_rank() == 0) Kokkos::single(Kokkos::PerThread(mb), [=] { tics[i] = Kokkos::Impl::clock_tic(); });
+  if (tics && mb.team_rank() == 0) tics[i] = Kokkos::Impl::clock_tic();
 }
 /// The phases team_mark separates: 0 the panel team's start, 1 its rows through the previous
-/// Q done (or its W rows read), then panel_transform's phases (kPanelPhaseNames).
-inline constexpr int kPanelPhases = 7;
-inline constexpr const char* kPanelPhaseNames[kPanelPhases - 1] = {
-    "rows through the previous Q / W rows", "copy", "triangular solve | H", "Cholesky + inverse chains (+ R)",
-    "scaling", "Q and L'"};
+/// Q done, then panel_transform's copy, triangular solve, G and R, Cholesky steps, scaling,
+/// Q and D M.
+inline constexpr int kPanelPhases = 8;
 
-/// The leading dimension of panel_transform's matrices of n rows whose columns go to
-/// different lanes (Z in the triangular solve, H, X, R, Y in the chains): odd, so that the
-/// lanes read different shared-memory banks.
-KOKKOS_INLINE_FUNCTION constexpr std::int64_t panel_ld(std::int64_t n) { return n | 1; }
 /// Scalars of the small matrices of one panel of bw <= nb columns and k W columns
-/// (panel_transform's Ds: nb x nb; Wq, Z: nb x k; H, X: nb x nb; R, Y: k x k; all but Ds
-/// with ld panel_ld of their rows).
+/// (panel_transform's Ds, Z, G, X: nb x nb, nb x k, nb x nb, nb x nb; R, Y: k x k).
 KOKKOS_INLINE_FUNCTION constexpr std::int64_t panel_small_size(std::int64_t nb, std::int64_t k) {
-  return nb * nb + 2 * panel_ld(nb) * (k + nb) + 2 * panel_ld(k) * k + 2 * nb + k;
+  return 3 * nb * nb + nb * k + 2 * k * k;
 }
 
-/// Whether panel_transform runs its chains in registers (chol_inverse_regs): on a CUDA
-/// team (a warp per thread rank), not on a host worker.
-#if defined(__CUDA_ARCH__)
-template <class Member>
-inline constexpr bool warp_regs_v = !std::is_same_v<Member, HostTeam>;
-#else
-template <class Member>
-inline constexpr bool warp_regs_v = false;
-#endif
-
-#if defined(__CUDA_ARCH__)
-// The chains of panel_transform on a CUDA warp with the data in registers (bw, k <= 32):
-// in shared memory a warp's chain steps are a load, an FMA and a store after one another
-// (the compiler cannot reorder them: the addresses may alias), ~100 cycles per step; on the
-// H100 (session 6, run 1) a warp's Cholesky + inverse steps took 114,000 cycles per panel,
-// against 34,000 spread over a 512-thread block. In registers every update of a step is
-// independent of the others.
-
-/// x = L^-1 x, L lower triangular (n x n, ld ldl, n <= 32; rd: its diagonal's
-/// reciprocals), x in registers: right-looking, a column's updates independent.
-template <class Scalar>
-__device__ inline void lower_solve_regs(const Scalar* __restrict__ L, int ldl, const Scalar* __restrict__ rd, int n,
-                                        Scalar (&x)[32]) {
-#pragma unroll
-  for (int l = 0; l < 32; ++l) {
-    if (l < n) {
-      const Scalar xl = x[l] * rd[l];
-      x[l] = xl;
-#pragma unroll
-      for (int i = l + 1; i < 32; ++i)
-        if (i < n) x[i] -= L[i + l * ldl] * xl;
-    }
-  }
-}
-
-/// A = chol(A) in place (n x n, ld lda, lower part, n <= 32), rd[i] = 1 / L(i, i), by the
-/// 32 lanes of a warp (all of them: shuffles), lane `lane` holding row `lane` in registers
-/// and the pivot column broadcast by shuffles. Returns the failing column (1-based) or 0,
-/// the same on every lane; A is left as it was when a column fails.
-template <class Scalar>
-__device__ inline int chol_regs(Scalar* A, int lda, Scalar* rd, int n, int lane) {
-  Scalar a[32];
-#pragma unroll
-  for (int c = 0; c < 32; ++c) a[c] = c <= lane && lane < n ? A[lane + c * lda] : Scalar(0);
-  int fail = 0;
-#pragma unroll
-  for (int j = 0; j < 32; ++j) {
-    if (j < n && fail == 0) {
-      const Scalar d = Kokkos::shfl(a[j], j, 32);
-      if (!(d > 0)) {
-        fail = j + 1;
-      } else {
-        a[j] *= Scalar(1) / compat::sqrt(d);  // L(lane, j) (upper rows: zero or unused)
-#pragma unroll
-        for (int c = j + 1; c < 32; ++c)
-          if (c < n) a[c] -= a[j] * Kokkos::shfl(a[j], c, 32);
-      }
-    }
-  }
-  if (fail == 0 && lane < n) {
-    Scalar dg = 1;
-#pragma unroll
-    for (int c = 0; c < 32; ++c)
-      if (c <= lane) {
-        A[lane + c * lda] = a[c];
-        if (c == lane) dg = a[c];
-      }
-    rd[lane] = Scalar(1) / dg;
-  }
-  return fail;
-}
-
-/// One chain on warp `mb` in registers: A = L = chol(A) (scaled), V = L^-1 (n x n, ld lda);
-/// *info = the failing column or unchanged.
-template <class Member, class Scalar>
-KOKKOS_INLINE_FUNCTION void chol_inverse_regs(const Member& mb, Scalar* A, Scalar* V, Scalar* rd, int n, int lda, int* info) {
-  int fail = 0;
-  Kokkos::parallel_reduce(
-      Kokkos::ThreadVectorRange(mb, 32),
-      [=](int lane, int& f) {
-        const int r = chol_regs(A, lda, rd, n, lane);
-        if (r > f) f = r;
-      },
-      Kokkos::Max<int>(fail));
-  if (fail != 0) {
-    *info = fail;
-    return;
-  }
-  lane_for(mb, 0, n, [=](int c) {  // V = L^-1, a column per lane
-    Scalar x[32];
-#pragma unroll
-    for (int i = 0; i < 32; ++i) x[i] = i == c ? Scalar(1) : Scalar(0);
-    lower_solve_regs(A, lda, rd, n, x);
-#pragma unroll
-    for (int i = 0; i < 32; ++i)
-      if (i < n) V[i + c * lda] = x[i];
-  });
-}
-#endif
-
-/// f(i) for i in [b, e) on the threads of the team's warps other than warp 0 (which runs a
-/// chain meanwhile), or on the whole team if it is one warp (after warp 0's work: the
-/// caller runs that first).
-template <class Member, class F>
-KOKKOS_INLINE_FUNCTION void others_for(const Member& mb, int b, int e, const F& f) {
-  const int nw = team_warps(mb), w = team_warp(mb);
-  if (nw == 1) {
-    team_for(mb, b, e, f);
-  } else if (w >= 1) {
-    lane_for(mb, 0, 32, [=](int lane) {
-      for (int i = b + (w - 1) * 32 + lane; i < e; i += (nw - 1) * 32) f(i);
-    });
-  }
-}
-
-/// One chain of panel_transform on the lanes of one warp: A = chol(A) in place, unscaled
-/// (n x n, ld lda (odd: panel_ld), lower part), and V = A^-1 from V = I (ld lda), rows
-/// unscaled; returns false with info = the failing column (1-based) if A is not positive
-/// definite. Right-looking: step j takes the unscaled column j out of the trailing lower
-/// part (A(i, c) -= A(i, j) A(c, j) / A(j, j)); every lane reads the same pivots, so all stop
-/// at the same failing column. The same steps invert the factor, by a column sweep with
-/// right-hand sides I on the unscaled columns (M(i, j) = A(i, j) / sqrt(d_j), so
-/// V(i, :) -= M(i, j) V(j, :) / M(j, j) is V(i, :) -= A(i, j) V(j, :) / d_j, and row i is
-/// divided by sqrt(d_i) after); V(j, c) = 0 for c > j, so step j touches c <= j only. One
-/// lane loop per column j, a lane per column c of A (c > j) or V (c <= j) going down rows
-/// j + 1 .. n - 1 (rows i >= c of A): its multiplier once, then one load, one FMA and one
-/// store per entry, A(i, j) the same address on every lane.
-template <class Member, class Scalar>
-KOKKOS_INLINE_FUNCTION bool chol_inverse_chain(const Member& mb, Scalar* A, Scalar* V, int n, int lda, int* info) {
-  for (int j = 0; j < n; ++j) {
-    const Scalar d = A[j + j * lda];
-    if (!(d > 0)) {
-      *info = j + 1;  // the same value from every lane
-      return false;
-    }
-    if (j + 1 == n) break;
-    const Scalar id = Scalar(1) / d;
-    const Scalar* const aj = A + j * lda;
-    lane_for(mb, 0, n, [=](int c) {
-      const bool onA = c > j;
-      Scalar* const v = onA ? A + c * lda : V + c * lda;
-      const Scalar f = (onA ? aj[c] : V[j + c * lda]) * id;
-      for (int i = onA ? c : j + 1; i < n; ++i) v[i] -= aj[i] * f;
-    });
-  }
-  return true;
-}
-
-/// Z = L^-1 Z (L: n x n lower, ld ldl, rd its diagonal's reciprocals; Z: n x k, ld ldz), a
-/// column of Z per lane of one warp (no synchronization inside: a lane's column is its own),
-/// in registers where `regs` (warp_regs_v), else in place (two partial sums per row for the
-/// FMA latency).
-template <class Member, class Scalar>
-KOKKOS_INLINE_FUNCTION void lower_solve_lanes(const Member& mb, bool regs, const Scalar* L, int ldl, const Scalar* rd, int n,
-                                              Scalar* Z, int ldz, int k) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (warp_regs_v<Member>) {
-    if (regs) {
-      lane_for(mb, 0, k, [=](int j) {
-        Scalar z[32];
-#pragma unroll
-        for (int i = 0; i < 32; ++i) z[i] = i < n ? Z[i + j * ldz] : Scalar(0);
-        lower_solve_regs(L, ldl, rd, n, z);
-#pragma unroll
-        for (int i = 0; i < 32; ++i)
-          if (i < n) Z[i + j * ldz] = z[i];
-      });
-      return;
-    }
-  }
-#endif
-  (void)regs;
-  lane_for(mb, 0, k, [=](int j) {
-    Scalar* const z = Z + j * ldz;
-    for (int i = 0; i < n; ++i) {
-      Scalar v0 = z[i], v1 = 0;
-      int l = 0;
-      for (; l + 1 < i; l += 2) {
-        v0 -= L[i + l * ldl] * z[l];
-        v1 -= L[i + (l + 1) * ldl] * z[l + 1];
-      }
-      if (l < i) v0 -= L[i + l * ldl] * z[l];
-      z[i] = (v0 + v1) * rd[i];
-    }
-  });
-}
-
-/// A chain of panel_transform on one warp: chol_inverse_regs where `regs` (then A = L and
-/// V = L^-1 come out scaled), else chol_inverse_chain (unscaled: the caller scales).
-template <class Member, class Scalar>
-KOKKOS_INLINE_FUNCTION void chol_inverse(const Member& mb, bool regs, Scalar* A, Scalar* V, Scalar* rd, int n, int lda,
-                                         int* info) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (warp_regs_v<Member>) {
-    if (regs) {
-      chol_inverse_regs(mb, A, V, rd, n, lda, info);
-      return;
-    }
-  }
-#endif
-  (void)regs, (void)rd;
-  chol_inverse_chain(mb, A, V, n, lda, info);
-}
-
-/// The small matrices of one panel, by one team (see lane_for; or a host worker), with
-/// D: bw x bw (ld ldd) and W_P: bw x k (ld ldw):
-///   H = D D^T + s W_P W_P^T = L' L'^T (L' -> D: the modified diagonal block; info[0]:
-///   LAPACK's info, 0 on entry), X = L'^-1;  Z = D^-1 W_P, R R^T = I + s Z^T Z (info[1]),
-///   Y = R^-1;  the generator Q = [D^T X^T, -Z Y^T; s W_P^T X^T, Y^T] ((bw + k)^2, ld bw + k).
-/// (This is the method's Q with M = D^-1 L': M^-T = D^T L'^-T, s Z^T M^-T = s W_P^T L'^-T.
-/// L' directly, not as D M, takes the triangular solve off L''s chain: Z is solved on warp 0
-/// while the other warps form H.) Phases, a team barrier after each: the copies (team); the
-/// triangular solve on warp 0 (lower_solve_lanes), beside H on the other warps
-/// (others_for); the chains (chol_inverse) of L' on warp 0 and of R (formed first) on warp 1,
-/// side by side, in registers on a CUDA warp where bw, k <= 32 (chol_inverse_regs), else in
-/// place, unscaled, followed by the scaling (team); Q and L' (team). The workspaces Ds (a
-/// copy of D), Wq (of W_P), Z, H (-> L'), X, R, Y (bw x bw, bw x k twice, bw x bw twice,
-/// k x k twice; all but Ds with ld panel_ld of their rows) and the reciprocals of the
-/// diagonals of D, L', R (bw, bw, k) are carved from `small` (panel_small_size(bw, k)
+/// The small matrices of one panel, by one team (one launch, or a host worker, instead of a
+/// dozen vendor calls and copies): Z = D^-1 W_P, M = chol(I + s Z Z^T),
+/// R = chol(I + s Z^T Z) (info[0], info[1]: LAPACK's info of each), the generator
+/// Q = [M^-T, -Z R^-T; s Z^T M^-T, R^-T] ((bw + k)^2, ld bw + k), and D <- D M.
+/// D: bw x bw (ld ldd), W_P: bw x k (ld ldw). The triangular solve goes by blocks of
+/// kTrsmRows rows (2 barriers each; a thread per column of Z within a block). Both Cholesky
+/// factorizations and both inverses (the latter two in the same steps) are a sweep over
+/// columns with one team barrier per column and the rows below (times the right-hand sides)
+/// spread over the team: about max(bw, k) + bw / 4 + 6 barriers per panel. The workspaces
+/// Ds (a copy of D), Z, G (-> M), X (M^-1), R, Y (R^-1) (bw x bw, bw x k, bw x bw, bw x bw,
+/// k x k, k x k, each with ld its rows) are carved from `small` (panel_small_size(bw, k)
 /// scalars): team scratch on a device. Raw pointers and 32-bit indices captured by value;
 /// bw, k <= 64 (index_split's range).
+inline constexpr int kTrsmRows = 8;
 template <class Member, class Scalar>
 KOKKOS_INLINE_FUNCTION void panel_transform(const Member& mb, Scalar* D, std::int64_t ldd, const Scalar* Wp,
                                             std::int64_t ldw, int bw, int k, Scalar s, Scalar* small, Scalar* Q,
                                             int* info, std::uint64_t* tics = nullptr) {
-  const int lz = int(panel_ld(bw)), lr = int(panel_ld(k));  // H, X: ld lz too
   Scalar* const Ds = small;
-  Scalar* const Wq = Ds + bw * bw;
-  Scalar* const Z = Wq + lz * k;
-  Scalar* const H = Z + lz * k;
-  Scalar* const X = H + lz * bw;
-  Scalar* const R = X + lz * bw;
-  Scalar* const Y = R + lr * k;
-  Scalar* const Rd = Y + lr * k;  // reciprocals of the diagonals of D, L', R
-  Scalar* const Rh = Rd + bw;
-  Scalar* const Rr = Rh + bw;
-  const int nbb = bw * bw, nkk = k * k, warp = team_warp(mb), warp_r = team_warps(mb) > 1 ? 1 : 0;
-  const bool regs = warp_regs_v<Member> && bw <= 32 && k <= 32;  // the chains in registers
-  // Ds = lower(D), Wq = Z = W_P
+  Scalar* const Z = Ds + bw * bw;
+  Scalar* const G = Z + bw * k;
+  Scalar* const X = G + bw * bw;
+  Scalar* const R = X + bw * bw;
+  Scalar* const Y = R + k * k;
+  const int n2 = bw > k ? bw : k, nbb = bw * bw, nkk = k * k;
+  // Ds = lower(D), Z = W_P
   team_for(mb, 0, nbb + bw * k, [=](int t) {
     if (t < nbb) {
       int j, i;
       index_split(t, bw, j, i);
       Ds[t] = i >= j ? D[i + j * ldd] : Scalar(0);
-      if (i == j) Rd[i] = Scalar(1) / D[i + j * ldd];
     } else {
+      const int u = t - nbb;
       int j, i;
-      index_split(t - nbb, bw, j, i);
-      Wq[i + j * lz] = Z[i + j * lz] = Wp[i + j * ldw];
+      index_split(u, bw, j, i);
+      Z[u] = Wp[i + j * ldw];
     }
   });
   team_barrier(mb);
   team_mark(mb, tics, 2);
-  // Z = Ds^-1 Z, a column per lane of warp 0 (rows of Ds: the same address on every lane),
-  // two partial sums per row for the FMA latency
-  if (warp == 0) lower_solve_lanes(mb, regs, Ds, bw, Rd, bw, Z, lz, k);
-  // meanwhile H = Ds Ds^T + s Wq Wq^T (lower part), X = I
-  others_for(mb, 0, nbb, [=](int t) {
-    int j, i;
-    index_split(t, bw, j, i);
-    Scalar h = 0;
-    if (i >= j) {
-      for (int l = 0; l <= j; ++l) h += Ds[i + l * bw] * Ds[j + l * bw];
-      for (int l = 0; l < k; ++l) h += s * Wq[i + l * lz] * Wq[j + l * lz];
-    }
-    H[i + j * lz] = h;
-    X[i + j * lz] = i == j ? 1 : 0;
-  });
-  team_barrier(mb);
+  // Z = Ds^-1 Z by blocks of kTrsmRows rows: a block's triangle a column per thread, then
+  // the rows below it through the block's columns spread over the team
+  for (int b0 = 0; b0 < bw; b0 += kTrsmRows) {
+    const int b1 = b0 + kTrsmRows < bw ? b0 + kTrsmRows : bw;
+    team_for(mb, 0, k, [=](int j) {
+      Scalar* const z = Z + j * bw;
+      for (int i = b0; i < b1; ++i) {
+        Scalar v = z[i];
+        for (int l = b0; l < i; ++l) v -= Ds[i + l * bw] * z[l];
+        z[i] = v / Ds[i + i * bw];
+      }
+    });
+    team_barrier(mb);
+    if (b1 == bw) break;
+    const int r = bw - b1;
+    team_for(mb, 0, r * k, [=](int t) {
+      int j, i;
+      index_split(t, r, j, i);
+      i += b1;
+      Scalar v = Z[i + j * bw];
+      for (int l = b0; l < b1; ++l) v -= Ds[i + l * bw] * Z[l + j * bw];
+      Z[i + j * bw] = v;
+    });
+    team_barrier(mb);
+  }
   team_mark(mb, tics, 3);
-  // L' = chol(H) and X = L'^-1 on warp 0; R = I + s Z^T Z (lower), Y = I, then R = chol(R)
-  // and Y = R^-1 on warp 1 (or after, on a team of one warp)
-  if (warp == 0) chol_inverse(mb, regs, H, X, Rh, bw, lz, info);
-  if (warp == warp_r) {
-    lane_for(mb, 0, nkk, [=](int u) {
+  // G = I + s Z Z^T, R = I + s Z^T Z (lower parts); X = I, Y = I
+  team_for(mb, 0, nbb + nkk, [=](int t) {
+    if (t < nbb) {
+      int j, i;
+      index_split(t, bw, j, i);
+      Scalar g = i == j ? 1 : 0;
+      if (i >= j)
+        for (int l = 0; l < k; ++l) g += s * Z[i + l * bw] * Z[j + l * bw];
+      G[t] = g;
+      X[t] = i == j ? 1 : 0;
+    } else {
+      const int u = t - nbb;
       int j, i;
       index_split(u, k, j, i);
       Scalar g = i == j ? 1 : 0;
       if (i >= j)
-        for (int l = 0; l < bw; ++l) g += s * Z[l + i * lz] * Z[l + j * lz];
-      R[i + j * lr] = g;
-      Y[i + j * lr] = i == j ? 1 : 0;
-    });
-    chol_inverse(mb, regs, R, Y, Rr, k, lr, info + 1);
-  }
-  team_barrier(mb);  // (orders the chains' info for every thread)
+        for (int l = 0; l < bw; ++l) g += s * Z[l + i * bw] * Z[l + j * bw];
+      R[u] = g;
+      Y[u] = i == j ? 1 : 0;
+    }
+  });
+  team_barrier(mb);
   team_mark(mb, tics, 4);
-  if (info[0] != 0 || info[1] != 0) return;  // the factor is unusable: nothing more to do
-  if (!regs) {  // the chains' factors and inverses are unscaled
-    team_for(mb, 0, nbb + nkk, [=](int t) {
-      if (t < nbb) {
-        int j, i;
-        index_split(t, bw, j, i);
-        const Scalar is = Scalar(1) / compat::sqrt(H[i + i * lz]);
-        if (i > j) H[i + j * lz] /= compat::sqrt(H[j + j * lz]);
-        X[i + j * lz] *= is;
+  // M = chol(G), R = chol(R) side by side, right-looking: step j takes the unscaled column j
+  // out of the trailing lower part (A(i, l) -= A(i, j) A(l, j) / A(j, j)); every thread reads
+  // the same pivots, so all stop at the same failing column. The columns are scaled after.
+  // The same steps invert the factors: X = M^-1 (Y = R^-1) by a column sweep with
+  // right-hand sides I, on the unscaled columns (M(i, j) = A(i, j) / sqrt(d_j), so
+  // X(i, :) -= M(i, j) X(j, :) / M(j, j) is X(i, :) -= A(i, j) X(j, :) / d_j, and row i is
+  // divided by sqrt(d_i) at the end); X(j, c) = 0 for c > j, so step j touches c <= j only.
+  bool gok = true, rok = true;
+  for (int j = 0; j < n2; ++j) {
+    const bool g = gok && j < bw, r = rok && j < k;
+    const Scalar dg = g ? G[j + j * bw] : Scalar(1), dr = r ? R[j + j * k] : Scalar(1);
+    if (g && !(dg > 0)) gok = false, info[0] = j + 1;  // the same value from every thread
+    if (r && !(dr > 0)) rok = false, info[1] = j + 1;
+    const int ng = gok && g ? bw - j - 1 : 0, nr = rok && r ? k - j - 1 : 0;
+    if (ng + nr == 0) continue;
+    const Scalar ig = Scalar(1) / dg, ir = Scalar(1) / dr;
+    const int sg = ng * (ng + j + 1), sr = nr * (nr + j + 1);  // trailing square + inverse rows, per factor
+    team_for(mb, 0, sg + sr, [=](int t) {
+      const bool onG = t < sg;
+      const int u = onG ? t : t - sg, nn = onG ? ng : nr, ld = onG ? bw : k;
+      Scalar* const A = onG ? G : R;
+      Scalar* const V = onG ? X : Y;
+      const Scalar id = onG ? ig : ir;
+      int c, i;
+      index_split(u, nn, c, i);
+      i += j + 1;
+      if (c < nn) {
+        const int l = j + 1 + c;
+        if (i >= l) A[i + l * ld] -= A[i + j * ld] * (A[l + j * ld] * id);
       } else {
-        const int u = t - nbb;
-        int j, i;
-        index_split(u, k, j, i);
-        const Scalar is = Scalar(1) / compat::sqrt(R[i + i * lr]);
-        if (i > j) R[i + j * lr] /= compat::sqrt(R[j + j * lr]);
-        Y[i + j * lr] *= is;
+        V[i + (c - nn) * ld] -= A[i + j * ld] * (V[j + (c - nn) * ld] * id);
       }
-    });
-    team_barrier(mb);
-    team_for(mb, 0, bw + k, [=](int t) {
-      if (t < bw) H[t + t * lz] = compat::sqrt(H[t + t * lz]);
-      else R[(t - bw) * (lr + 1)] = compat::sqrt(R[(t - bw) * (lr + 1)]);
     });
     team_barrier(mb);
   }
   team_mark(mb, tics, 5);
-  // Q11 = D^T X^T (upper), Q21 = s W_P^T X^T, Q12 = -Z Y^T, Q22 = Y^T; D <- L' (lower)
+  if (!gok || !rok) return;  // the factor is unusable: nothing more to do
+  team_for(mb, 0, nbb + nkk, [=](int t) {
+    if (t < nbb) {
+      int j, i;
+      index_split(t, bw, j, i);
+      const Scalar is = Scalar(1) / compat::sqrt(G[i + i * bw]);
+      if (i > j) G[t] /= compat::sqrt(G[j + j * bw]);
+      X[t] *= is;
+    } else {
+      const int u = t - nbb;
+      int j, i;
+      index_split(u, k, j, i);
+      const Scalar is = Scalar(1) / compat::sqrt(R[i + i * k]);
+      if (i > j) R[u] /= compat::sqrt(R[j + j * k]);
+      Y[u] *= is;
+    }
+  });
+  team_barrier(mb);
+  team_for(mb, 0, bw + k, [=](int t) {
+    if (t < bw) G[t + t * bw] = compat::sqrt(G[t + t * bw]);
+    else R[(t - bw) * (k + 1)] = compat::sqrt(R[(t - bw) * (k + 1)]);
+  });
+  team_barrier(mb);
+  team_mark(mb, tics, 6);
+  // Q11 = M^-T = X^T, Q22 = R^-T = Y^T, Q21 = s Z^T M^-T = s (X Z)^T, Q12 = -Z R^-T = -(Y Z^T)^T;
+  // D <- D M (lower)
   const int kb = bw + k;
   team_for(mb, 0, kb * kb + nbb, [=](int t) {
     if (t < kb * kb) {
       int j, i;
       index_split(t, kb, j, i);
       Scalar x = 0;
-      if (i < bw && j < bw) {  // Q11(i, j) = sum_{i <= l <= j} D(l, i) X(j, l)
-        for (int l = i; l <= j; ++l) x += Ds[l + i * bw] * X[j + l * lz];
-      } else if (i >= bw && j >= bw) {
-        x = Y[(j - bw) + (i - bw) * lr];
-      } else if (i >= bw) {  // Q21(i - bw, j) = s sum_{l <= j} W_P(l, i - bw) X(j, l)
-        for (int l = 0; l <= j; ++l) x += Wq[l + (i - bw) * lz] * X[j + l * lz];
+      if (i < bw && j < bw) x = X[j + i * bw];
+      else if (i >= bw && j >= bw) x = Y[(j - bw) + (i - bw) * k];
+      else if (i >= bw) {  // Q21(i - bw, j) = s sum_{l <= j} X(j, l) Z(l, i - bw)
+        for (int l = 0; l <= j; ++l) x += X[j + l * bw] * Z[l + (i - bw) * bw];
         x *= s;
       } else {  // Q12(i, j - bw) = -sum_{l <= j - bw} Z(i, l) Y(j - bw, l)
-        for (int l = 0; l <= j - bw; ++l) x -= Z[i + l * lz] * Y[(j - bw) + l * lr];
+        for (int l = 0; l <= j - bw; ++l) x -= Z[i + l * bw] * Y[(j - bw) + l * k];
       }
       Q[t] = x;
     } else {
+      const int u = t - kb * kb;
       int j, i;
-      index_split(t - kb * kb, bw, j, i);
-      if (i >= j) D[i + j * ldd] = H[i + j * lz];
+      index_split(u, bw, j, i);
+      if (i >= j) {
+        Scalar x = 0;
+        for (int l = j; l <= i; ++l) x += Ds[i + l * bw] * G[l + j * bw];
+        D[i + j * ldd] = x;
+      }
     }
   });
   if (tics) {  // (only the diagnostics wait for the whole team here)
     team_barrier(mb);
-    team_mark(mb, tics, 6);
+    team_mark(mb, tics, 7);
   }
 }
 
