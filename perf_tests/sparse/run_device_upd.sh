@@ -5,9 +5,11 @@
 # each with --step-profile (where the update's time goes: phases, launches fenced one by one
 # per kind, unfenced, panels' teams alone, rows below alone, other team sizes, empty
 # launches; one CSV line per launch). If BIN_DIR also holds perf_sparse_update_base (the
-# build before this session's changes), the same runs with it first; with UPD_WIDTHS=widths,
-# the current build also with panels of 16, 48 and 64 columns. About 1 minute (2 with the
-# widths); at most 6 files in OUT_DIR. Usage:
+# build before this session's changes) or perf_sparse_update_alt / _alt2 (other variants),
+# the same runs with each first; with UPD_CSV=1, one CSV line per launch of the current
+# build; with UPD_WIDTHS=widths, the current build also with panels of 16, 48 and 64
+# columns. About 30 s per binary (1 minute more with the widths); at most 6 files in OUT_DIR
+# (device, test_update, base, alt, alt2, u40; u40_launches.csv with UPD_CSV). Usage:
 #   perf_tests/sparse/run_device_upd.sh BIN_DIR LIB_DIR DATA_DIR OUT_DIR
 # BIN_DIR: the CUDA build folder (targets kspd_test_sparse_update perf_sparse_update) or one
 # folder holding the binaries. Environment and run(): device_env.sh.
@@ -29,7 +31,10 @@ both() {  # both PERF CSV_K16 CSV_K64 [widths]: rank 16 then rank 64, resident, 
     done
   done
 }
-base=$(find "$bin" -type f -name perf_sparse_update_base -perm -u+x | head -1)
-[ -n "$base" ] && run base 60 bash -c "$(declare -f both); both $base $out/base_k16_launches.csv -"
-run u40 120 bash -c "$(declare -f both); both $(find_bin perf_sparse_update) $out/u40_launches.csv $out/u40_launches.csv ${UPD_WIDTHS:-}"
+for v in base alt alt2; do
+  b=$(find "$bin" -type f -name perf_sparse_update_$v -perm -u+x | head -1)
+  [ -n "$b" ] && run $v 60 bash -c "$(declare -f both); both $b - -"
+done
+csv=-; [ -n "${UPD_CSV:-}" ] && csv=$out/u40_launches.csv
+run u40 120 bash -c "$(declare -f both); both $(find_bin perf_sparse_update) $csv $csv ${UPD_WIDTHS:-}"
 exit 0

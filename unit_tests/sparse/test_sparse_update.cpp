@@ -172,15 +172,17 @@ TYPED_TEST(SparseUpdate, LargerSupernodesManyPanels) {
 
 TYPED_TEST(SparseUpdate, BatchedPanelWidths) {
   // the resident update with panels narrower and wider than its 32 columns (then a panel's
-  // rows are more than the 32-row chunk of the rows below) and not a power of two;
+  // rows are more than the 32-row chunk of the rows below) and not a power of two, down to
+  // panels of one column; k below, above and not a multiple of the 32 lanes that run the
+  // panel's chains on a device (a lane per column of Z: two columns on some lanes at k = 33);
   // update_panel_width_hook is perf_sparse_update's diagnostic
   struct Restore {
     ~Restore() { ks::Impl::update_panel_width_hook() = 0; }
   } restore;
   const auto A = ks::laplacian_3d<TypeParam>(10, 9, 8);  // n = 720, supernodes up to 90 columns
   unsigned seed = 401;
-  for (int nb : {8, 48, 64})
-    for (size_type k : {5, 16, 64}) {
+  for (int nb : {1, 8, 31, 48, 64})
+    for (size_type k : {5, 16, 33, 64}) {
       SCOPED_TRACE("panel width " + std::to_string(nb));
       ks::Impl::update_panel_width_hook() = nb;
       check_update(A, k, 3, 1, seed++);
