@@ -77,6 +77,7 @@
 #include "kspd_error.hpp"
 #include "kspd_runtime.hpp"
 #include "kspd_sparse_csc.hpp"
+#include "kspd_sparse_distributed_columns.hpp"
 #include "kspd_sparse_mpi_chunked.hpp"
 #include "kspd_sparse_mpi_distribute.hpp"
 #include "kspd_sparse_mpi_error.hpp"
@@ -90,16 +91,6 @@
 #include "kspd_sparse_symbolic.hpp"
 
 namespace kspd::sparse {
-
-/// The columns [col_begin, col_end) of the lower triangle held by one rank; the ranks'
-/// ranges are contiguous and ascending with the rank. colptr is local (starts at 0).
-template <class Scalar>
-struct DistributedColumns {
-  size_type n = 0;
-  size_type col_begin = 0, col_end = 0;
-  std::vector<size_type> colptr, rowind;
-  std::vector<Scalar> values;
-};
 
 template <class Scalar, class DevExec = Kokkos::DefaultExecutionSpace>
 class DistributedCholesky {
