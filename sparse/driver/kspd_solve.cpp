@@ -291,7 +291,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     return ks::Impl::mpi_driver_main({a.input, a.generate, a.nx, a.ny, a.nz, a.nrhs, a.refactor, a.max_supernode_given,
-                                      a.memory_limit_given}, a.opt, a.precision == "float");
+                                      a.memory_limit_given, a.device_aware_mpi}, a.opt, a.precision == "float");
   }
 #endif
   Kokkos::ScopeGuard guard;  // not argv: Kokkos would claim --threads
