@@ -19,6 +19,15 @@
 
 namespace kspd::Impl {
 
+/// A recorded diagonal: n entries p[0], p[step], ... and the info it may set.
+template <class T>
+struct NanScanEntry {
+  const T* p;
+  size_type n;
+  offset_type step;
+  int* info;
+};
+
 template <class ExecSpace, class T>
 class DeferredNanScan {
  public:
@@ -77,12 +86,7 @@ class DeferredNanScan {
   }
 
  private:
-  struct Entry {
-    const T* p;
-    size_type n;
-    offset_type step;
-    int* info;
-  };
+  using Entry = NanScanEntry<T>;
   ExecSpace exec_;
   DeferredNanScan* outer_;
   std::vector<Entry> entries_;
