@@ -39,6 +39,7 @@ extern "C" void openblas_set_num_threads(int) __attribute__((weak));
 using kspd::sparse::Impl::offload_device_name;
 #ifdef KSPD_ENABLE_MPI
 #include "kspd_sparse_mpi_driver.hpp"  // mpiexec -n P kspd-solve: the distributed solver
+#include "kspd_build_info.hpp"  // KSPD_GIT_HASH
 #endif
 
 namespace {
