@@ -14,6 +14,7 @@
 // multiplied in 'L' on a transposed copy), each case at each. --blas3 (pftri only):
 // DenseOptions::blas3_inverse (trtri / lauum as one trsm / trmm on a workspace).
 // --ops parts: Split's four calls (potrf t1, trsm s, herk t2, potrf t2) timed one by one.
+// --ops calls: the first four calls of each case timed one by one (first-call costs).
 // Each blocking other than split and auto runs at every nb. One line per case: median time,
 // TFLOP/s, kspd/peer (time ratio: < 1 kspd faster), kspd/split, info, and the largest
 // relative difference of diag(L) from the peer's (or Split's) factor.
@@ -119,6 +120,26 @@ void run(const Config& c, const char* prec) {
             else
               for (long nb : c.nbs) opts.push_back({al, 0, bk, nb, up});
           }
+        }
+      // the first calls of each case one by one (before any other pftrf of this variant):
+      // what a call costs once (handles, streams, workspaces) against the later ones
+      if (has(c.ops, "calls"))
+        for (const auto& o : opts) {
+          double t[4];
+          int ik = 0;
+          for (double& ti : t) {
+            Kokkos::deep_copy(exec, W.data(), A0.data());
+            exec.fence();
+            Kokkos::Timer timer;
+            ik = kspd::rfp::pftrf(exec, W, o);
+            exec.fence();
+            ti = timer.seconds();
+          }
+          std::printf("%s calls  n=%6ld %s %-9s nb=%5lld | 1st %8.3f ms | 2nd %8.3f ms | 3rd %8.3f ms | 4th %8.3f ms "
+                      "| 4th/peer %6.3f | info %d\n",
+                      prec, n, var.c_str(), blocking_name(o.blocking), o.block_size, t[0] * 1e3, t[1] * 1e3, t[2] * 1e3,
+                      t[3] * 1e3, tpf > 0 ? t[3] / tpf : 0.0, ik);
+          std::fflush(stdout);
         }
       double t_split = 0;
       if (has(c.ops, "pftrf"))

@@ -3,6 +3,7 @@
 // process's Kokkos events (kernel launches, fences, deep copies, allocations) inside the
 // profiling region "kspd::sparse::DistributedCholesky::factorize" and elsewhere, keeps the
 // first few names seen inside and the most frequent names per kind inside, and prints them
+// (KSPD_EVENT_LOG_REGION names another region, e.g. kspd::rfp::pftrf, #14)
 // at finalize (stderr, lines starting "kspd-event-log: rank R"). It
 // asks Kokkos for no global fences, so it adds no device synchronization. Calls that bypass
 // Kokkos (cuBLAS, cuSOLVER, raw CUDA) are not seen: those need the code audit.
@@ -21,7 +22,15 @@
 
 namespace {
 
-const char* const kRegion = "kspd::sparse::DistributedCholesky::factorize";
+// the counted region: KSPD_EVENT_LOG_REGION (e.g. kspd::rfp::pftrf), by default factorize
+std::string region_name() {
+  const char* r = std::getenv("KSPD_EVENT_LOG_REGION");
+  return r && *r ? r : "kspd::sparse::DistributedCholesky::factorize";
+}
+const std::string& region() {
+  static const std::string r = region_name();
+  return r;
+}
 enum Kind { Kernel, Fence, DeepCopy, Alloc, Dealloc, Kinds };
 const char* const kNames[Kinds] = {"kernels", "fences", "deep copies", "allocations", "deallocations"};
 
@@ -61,26 +70,31 @@ void kokkosp_finalize_library() {
   std::string first;
   for (const auto& f : l.first) first += (first.empty() ? "" : "; ") + f;
   for (int in : {1, 0}) {
-    std::fprintf(stderr, "kspd-event-log: rank %s pid %d, %s:", rank_env(), int(getpid()),
-                 in ? "inside DistributedCholesky::factorize" : "elsewhere");
+    std::fprintf(stderr, "kspd-event-log: rank %s pid %d, %s%s:", rank_env(), int(getpid()),
+                 in ? "inside " : "elsewhere", in ? region().c_str() : "");
     if (in) std::fprintf(stderr, " (%ld calls)", l.windows);
     for (int k = 0; k < Kinds; ++k) std::fprintf(stderr, " %ld %s%s", l.count[in][k], kNames[k], k + 1 < Kinds ? "," : "");
+    if (in && l.windows > 0) {
+      std::fprintf(stderr, "; per call:");
+      for (int k = 0; k < Kinds; ++k) std::fprintf(stderr, " %.2f %s", double(l.count[1][k]) / l.windows, kNames[k]);
+    }
     if (in) std::fprintf(stderr, "; first inside: [%s]", first.c_str());
     std::fprintf(stderr, "\n");
   }
-  for (int k = 0; k < Kinds; ++k) {  // the 5 most frequent names per kind inside
+  for (int k = 0; k < Kinds; ++k) {  // the 8 most frequent names per kind inside
     std::vector<std::pair<long, std::string>> top;
     for (const auto& [n, c] : l.names[k]) top.push_back({c, n});
     std::sort(top.rbegin(), top.rend());
     if (top.empty()) continue;
     std::fprintf(stderr, "kspd-event-log: rank %s pid %d, inside, most frequent %s:", rank_env(), int(getpid()), kNames[k]);
-    for (size_t i = 0; i < top.size() && i < 5; ++i) std::fprintf(stderr, " %ld x [%s]", top[i].first, top[i].second.c_str());
+    for (size_t i = 0; i < top.size() && i < 8; ++i) std::fprintf(stderr, " %ld x [%s]", top[i].first, top[i].second.c_str());
     std::fprintf(stderr, "\n");
   }
 }
 void kokkosp_push_profile_region(const char* name) {
   Log& l = log();
-  const bool f = name && std::string(name) == kRegion;
+  // only the outermost window counts (a region nested in itself is one call)
+  const bool f = name && l.depth == 0 && name == region();
   l.stack.push_back(f);
   if (f) {
     ++l.depth;
