@@ -171,30 +171,36 @@ void run(const Config& c, const char* prec) {
         const double fs = (cplx ? 4.0 : 1.0) * double(b.n2) * b.n2 * b.n1;
         const double f2 = (cplx ? 4.0 : 1.0) * double(b.n2) * b.n2 * b.n2 / 3.0;
         Kokkos::View<int, Mem> info("info");
-        double t[4] = {0, 0, 0, 0};
+        // t: fenced time of each call; q: the host's time in the call itself (before the
+        // fence): q close to t means the call waited for the device (a hidden sync)
+        double t[4] = {0, 0, 0, 0}, q[4] = {0, 0, 0, 0};
         for (int r = 0; r <= c.reps; ++r) {
           Kokkos::deep_copy(exec, W.data(), A0.data());
           exec.fence();
-          double tt[4];
+          double tt[4], qq[4];
           Kokkos::Timer timer;
           kspd::potrf(exec, b.t1.uplo, b.t1.v, info, o);
+          qq[0] = timer.seconds();
           exec.fence();
           tt[0] = timer.seconds();
           timer.reset();
           kspd::rfp::Impl::tri_s(exec, true, kspd::Side::Right, true, kspd::Diag::NonUnit, T(1), b.t1, b.s, o);
+          qq[1] = timer.seconds();
           exec.fence();
           tt[1] = timer.seconds();
           timer.reset();
           kspd::herk(exec, b.t2.uplo, b.s.h ? kspd::Impl::herm_trans<T>() : kspd::Trans::NoTranspose, R(-1), b.s.v, R(1),
                      b.t2.v, o);
+          qq[2] = timer.seconds();
           exec.fence();
           tt[2] = timer.seconds();
           timer.reset();
           kspd::potrf(exec, b.t2.uplo, b.t2.v, info, o);
+          qq[3] = timer.seconds();
           exec.fence();
           tt[3] = timer.seconds();
           if (r > 0)  // r = 0 warms up; the sum of the others, then their mean
-            for (int i = 0; i < 4; ++i) t[i] += tt[i] / c.reps;
+            for (int i = 0; i < 4; ++i) t[i] += tt[i] / c.reps, q[i] += qq[i] / c.reps;
         }
         std::printf("%s parts  n=%6ld %s | potrf(t1 %c%s) %8.3f ms %6.2f TF | trsm(s%s) %8.3f ms %6.2f TF | "
                     "herk(t2 %c) %8.3f ms %6.2f TF | potrf(t2 %c%s) %8.3f ms %6.2f TF | sum %8.3f ms\n",
@@ -202,6 +208,8 @@ void run(const Config& c, const char* prec) {
                     b.s.h ? "h" : "", t[1] * 1e3, ft / t[1] * 1e-12, kspd::to_char(b.t2.uplo), t[2] * 1e3,
                     fs / t[2] * 1e-12, kspd::to_char(b.t2.uplo), b.t2.h ? "h" : "", t[3] * 1e3, f2 / t[3] * 1e-12,
                     (t[0] + t[1] + t[2] + t[3]) * 1e3);
+        std::printf("%s host   n=%6ld %s | in-call host time (before the fence) %8.3f %8.3f %8.3f %8.3f ms\n", prec, n,
+                    var.c_str(), q[0] * 1e3, q[1] * 1e3, q[2] * 1e3, q[3] * 1e3);
         std::fflush(stdout);
       }
       // pftri on the factor: Auto against the vendor leaves (the path before the Auto change)
