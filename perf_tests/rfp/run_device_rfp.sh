@@ -15,7 +15,13 @@
 #          NL), even and odd n, fp64/fp32, complex double 8K/16K; Split's four calls timed
 #          one by one (fp64 8K/16K)
 #   full   every blocking x nb x core algorithm, pftri, fp32 64K, and dense.txt
-# Usage: perf_tests/rfp/run_device_rfp.sh BIN_DIR OUTDIR [sweep|auto|full]   (default sweep)
+#   overheads  (#14, fixed per-call costs; under 3 minutes) fp64 pftrf Split and Auto at
+#          n = 4096/6144/8192 (all 4 variants), 4095/8191 (NL) and 256-2048 (fixed cost alone):
+#          the first four calls one by one, the median, Split's four calls fenced one by one
+#          with their in-call host times (pftrf_d.txt); the Kokkos events per pftrf call
+#          at 4096 (kernels, fences, deep copies, allocations: libkspd_kokkos_event_log.so,
+#          events.txt); cudaMalloc/cudaFree/syncs per call where nsys exists (nsys.txt)
+# Usage: perf_tests/rfp/run_device_rfp.sh BIN_DIR OUTDIR [sweep|auto|full|overheads]   (default sweep)
 #   BIN_DIR: a CUDA build with kspd_test_rfp and perf_rfp_blocking (kspd_test_core, perf_dense
 #   are run when built). Environment, run() and DRY_RUN=1 (print the commands): ../device_common.sh.
 bin=${1:?BIN_DIR}; out=${2:?OUTDIR}; mode=${3:-sweep}
@@ -68,6 +74,27 @@ full)
     run dense 60 "$D" --prec d,s --n 4096,8192,16384 --ops gemm,syrk --reps 3
   fi
   ;;
-*) echo "unknown mode $mode (sweep, auto, full)"; exit 2 ;;
+overheads)
+  O="--prec d --blocking split,auto --ops calls,pftrf,parts --reps 5"
+  run pftrf_d 60 "$B" $O --n 4096,6144,8192 --variants $V
+  run pftrf_d 30 "$B" $O --n 4095,8191 --variants NL
+  run pftrf_d 30 "$B" $O --n 256,1024,2048 --variants NL,NU
+  # Kokkos events inside kspd::rfp::pftrf, one process per case (4 calls each: warm-up + 3)
+  tool="$bin/perf_tests/sparse/libkspd_kokkos_event_log.so"
+  for c in 4096:NL 4096:NU 4096:TL 4096:TU; do
+    for bk in split auto; do
+      run events 15 env KOKKOS_TOOLS_LIBS="$tool" KSPD_EVENT_LOG_REGION=kspd::rfp::pftrf "$B" --prec d \
+        --n "${c%%:*}" --variants "${c##*:}" --blocking $bk --ops pftrf --reps 3
+    done
+  done
+  # CUDA API calls (cudaMalloc*, cudaFree*, synchronizations) where Nsight Systems exists
+  if command -v nsys >/dev/null && [ -z "${DRY_RUN:-}" ]; then
+    rep=$(mktemp -d)/rfp
+    run nsys 60 nsys profile -t cuda -f true -o "$rep" "$B" --prec d --n 4096 --variants NU --blocking split,auto \
+      --ops pftrf --reps 10
+    run nsys 30 nsys stats -q -r cuda_api_sum "$rep.nsys-rep"
+  else echo "nsys: not available" >>"$out/device.txt"; fi
+  ;;
+*) echo "unknown mode $mode (sweep, auto, full, overheads)"; exit 2 ;;
 esac
 finish
