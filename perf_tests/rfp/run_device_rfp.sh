@@ -79,11 +79,12 @@ overheads)
   run pftrf_d 60 "$B" $O --n 4096,6144,8192 --variants $V
   run pftrf_d 30 "$B" $O --n 4095,8191 --variants NL
   run pftrf_d 30 "$B" $O --n 256,1024,2048 --variants NL,NU
-  # Kokkos events inside kspd::rfp::pftrf, one process per case (4 calls each: warm-up + 3)
+  # Kokkos events and CUDA runtime calls (preloaded) inside kspd::rfp::pftrf, one process per
+  # case (4 calls each: warm-up + 3)
   tool="$bin/perf_tests/sparse/libkspd_kokkos_event_log.so"
   for c in 4096:NL 4096:NU 4096:TL 4096:TU; do
     for bk in split auto; do
-      run events 15 env KOKKOS_TOOLS_LIBS="$tool" KSPD_EVENT_LOG_REGION=kspd::rfp::pftrf "$B" --prec d \
+      run events 15 env LD_PRELOAD="$tool" KOKKOS_TOOLS_LIBS="$tool" KSPD_EVENT_LOG_REGION=kspd::rfp::pftrf "$B" --prec d \
         --n "${c%%:*}" --variants "${c##*:}" --blocking $bk --ops pftrf --reps 3
     done
   done
