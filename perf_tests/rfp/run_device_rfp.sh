@@ -20,7 +20,8 @@
 #          the first four calls one by one, the median, Split's four calls fenced one by one
 #          with their in-call host times (pftrf_d.txt); the Kokkos events per pftrf call
 #          at 4096 (kernels, fences, deep copies, allocations: libkspd_kokkos_event_log.so,
-#          events.txt); cudaMalloc/cudaFree/syncs per call where nsys exists (nsys.txt)
+#          events.txt); cudaMalloc/cudaFree/syncs per call where nsys exists (nsys.txt);
+#          BEFORE_BIN=DIR: the same (shorter) with another build, for before/after (before.txt)
 # Usage: perf_tests/rfp/run_device_rfp.sh BIN_DIR OUTDIR [sweep|auto|full|overheads]   (default sweep)
 #   BIN_DIR: a CUDA build with kspd_test_rfp and perf_rfp_blocking (kspd_test_core, perf_dense
 #   are run when built). Environment, run() and DRY_RUN=1 (print the commands): ../device_common.sh.
@@ -75,19 +76,30 @@ full)
   fi
   ;;
 overheads)
+  # (the unit tests above) the sweep and the events with BIN_DIR; with BEFORE_BIN=DIR (a build
+  # of the code before the change) a shorter sweep and events with it too (before.txt)
   O="--prec d --blocking split,auto --ops calls,pftrf,parts --reps 5"
-  run pftrf_d 60 "$B" $O --n 4096,6144,8192 --variants $V
-  run pftrf_d 30 "$B" $O --n 4095,8191 --variants NL
-  run pftrf_d 30 "$B" $O --n 256,1024,2048 --variants NL,NU
-  # Kokkos events and CUDA runtime calls (preloaded) inside kspd::rfp::pftrf, one process per
-  # case (4 calls each: warm-up + 3)
-  tool="$bin/perf_tests/sparse/libkspd_kokkos_event_log.so"
-  for c in 4096:NL 4096:NU 4096:TL 4096:TU; do
-    for bk in split auto; do
-      run events 15 env LD_PRELOAD="$tool" KOKKOS_TOOLS_LIBS="$tool" KSPD_EVENT_LOG_REGION=kspd::rfp::pftrf "$B" --prec d \
-        --n "${c%%:*}" --variants "${c##*:}" --blocking $bk --ops pftrf --reps 3
+  sweep() {  # sweep FILE BIN FULL
+    run "$1" 60 "$2" $O --n 4096,6144,8192 --variants $V
+    run "$1" 30 "$2" $O --n 4095,8191 --variants NL
+    [ "$3" = full ] && run "$1" 30 "$2" $O --n 256,1024,2048 --variants NL,NU
+  }
+  events() {  # events FILE BIN_DIR VARIANTS: Kokkos events and CUDA runtime calls (preloaded)
+    # inside kspd::rfp::pftrf, one process per case (4 calls each: warm-up + 3)
+    local tool="$2/perf_tests/sparse/libkspd_kokkos_event_log.so" v bk
+    for v in $3; do
+      for bk in split auto; do
+        run "$1" 15 env LD_PRELOAD="$tool" KOKKOS_TOOLS_LIBS="$tool" KSPD_EVENT_LOG_REGION=kspd::rfp::pftrf \
+          "$2/perf_tests/rfp/perf_rfp_blocking" --prec d --n 4096 --variants "$v" --blocking $bk --ops pftrf --reps 3
+      done
     done
-  done
+  }
+  sweep pftrf_d "$B" full
+  events events "$bin" "NL NU TL TU"
+  if [ -n "${BEFORE_BIN:-}" ]; then
+    sweep before "$BEFORE_BIN/perf_tests/rfp/perf_rfp_blocking" short
+    events before "$BEFORE_BIN" "NL NU"
+  fi
   # CUDA API calls (cudaMalloc*, cudaFree*, synchronizations) where Nsight Systems exists
   if command -v nsys >/dev/null && [ -z "${DRY_RUN:-}" ]; then
     rep=$(mktemp -d)/rfp
