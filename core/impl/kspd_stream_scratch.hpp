@@ -35,6 +35,7 @@ enum class ScratchSlot {
   Blas3Inverse,         // core: trtri / lauum as one trsm / trmm (DenseOptions::blas3_inverse)
   RfpPanelCopy,         // rfp: pftrf's copy of an upper-stored diagonal panel
   RfpInfo,              // rfp: pftrf's per-step infos
+  RfpDense,             // rfp: pftrf's dense n x n workspace (Blocking::Dense)
 };
 
 /// Buffers kept per stream up to this size (bytes); larger ones live for one call, unless

@@ -6,7 +6,7 @@
 //   Host builds: no dense peer here (perf_rfp_cpu_pftrf times LAPACK's ?pftrf); ratios to
 //   Split.
 // Usage: perf_rfp_blocking [--n 4096,8192] [--prec s,d,z] [--variants NL,NU,TL,TU]
-//                          [--blocking split,blocked,lookahead,auto] [--nb 256,512,1024]
+//                          [--blocking split,blocked,lookahead,dense,auto] [--nb 256,512,1024]
 //                          [--ops pftrf,pftri] [--reps 3] [--k 256] [--algos auto,recursive]
 //                          [--upper auto,off,on] [--blas3 auto,off,on] [--smoke]
 // --algos: the core algorithm of the block calls (DenseOptions::algo), each blocking at each.
@@ -116,7 +116,8 @@ void run(const Config& c, const char* prec) {
           const kspd::Toggle up = parse_toggle(u);
           for (const auto& b : c.blockings) {
             const kspd::Blocking bk = parse_blocking(b);
-            if (bk == kspd::Blocking::Split || bk == kspd::Blocking::Auto) opts.push_back({al, 0, bk, 0, up});
+            if (bk == kspd::Blocking::Split || bk == kspd::Blocking::Auto || bk == kspd::Blocking::Dense)
+              opts.push_back({al, 0, bk, 0, up});
             else
               for (long nb : c.nbs) opts.push_back({al, 0, bk, nb, up});
           }

@@ -1,6 +1,6 @@
 // pftrf and pftri through core's kept scratch (kspd_stream_scratch.hpp, issue #14): the
-// per-step infos, the transposed copy of an upper-stored half, the look-ahead's panel copy and
-// the BLAS-3 inverse's workspace are kept per stream across calls. Repeated calls on one
+// per-step infos, the transposed copy of an upper-stored half, the look-ahead's panel copy,
+// the BLAS-3 inverse's workspace and Blocking::Dense's n x n one are kept per stream across calls. Repeated calls on one
 // instance and on two, sizes growing and shrinking, non-SPD matrices between SPD ones (every
 // step writes its own info: a failed call's infos must not leak into the next one), all 4
 // variants, float and double, against LAPACK's own ?pftrf / ?pftri on the same RFP buffer. On
@@ -94,6 +94,7 @@ TYPED_TEST(RfpScratch, RepeatedCallsAcrossSizesInstancesAndFailures) {
   const std::vector<kspd::DenseOptions> opts = {{kspd::Algo::Auto, 0, B::Split, 0, On, On},
                                                 {kspd::Algo::Auto, 0, B::LookAhead, 8, On, On},
                                                 {kspd::Algo::Auto, 0, B::Blocked, 16, On, kspd::Toggle::Auto},
+                                                {kspd::Algo::Auto, 0, B::Dense, 0},
                                                 {}};
   // the buffers grow (65 -> 129), shrink (17) and grow back; failures at the first column, in
   // each half and at the last one, each followed by an SPD matrix of the same size
@@ -117,7 +118,8 @@ TYPED_TEST(RfpScratch, RepeatedPftrfAllocatesNothingOnCuda) {
   using B = kspd::Blocking;
   const kspd::Toggle On = kspd::Toggle::On;
   for (const kspd::DenseOptions& opt : {kspd::DenseOptions{kspd::Algo::Vendor, 0, B::Split, 0, On},
-                                        kspd::DenseOptions{kspd::Algo::Vendor, 0, B::LookAhead, 16, On}})
+                                        kspd::DenseOptions{kspd::Algo::Vendor, 0, B::LookAhead, 16, On},
+                                        kspd::DenseOptions{kspd::Algo::Vendor, 0, B::Dense, 0}})
     for (const auto& v : all_variants()) {
       const int n = 97;
       const HostMat A = random_spd(n, 4100 + unsigned(opt.blocking));
