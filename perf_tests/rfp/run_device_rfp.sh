@@ -78,8 +78,9 @@ full)
 overheads)
   # (the unit tests above) the sweep and the events with BIN_DIR; with BEFORE_BIN=DIR (a build
   # of the code before the change) a shorter sweep and events with it too (before.txt)
-  O="--prec d --blocking split,auto --ops calls,pftrf,parts --reps 5"
-  sweep() {  # sweep FILE BIN FULL
+  # (BLOCKINGS: the after-build's list; split,auto,dense by default, dense = Blocking::Dense)
+  sweep() {  # sweep FILE BIN full|short BLOCKINGS
+    local O="--prec d --blocking $4 --ops calls,pftrf,parts --reps 5"
     run "$1" 60 "$2" $O --n 4096,6144,8192 --variants $V
     run "$1" 30 "$2" $O --n 4095,8191 --variants NL
     [ "$3" = full ] && run "$1" 30 "$2" $O --n 256,1024,2048 --variants NL,NU
@@ -94,10 +95,10 @@ overheads)
       done
     done
   }
-  sweep pftrf_d "$B" full
+  sweep pftrf_d "$B" full "${BLOCKINGS:-split,auto,dense}"
   events events "$bin" "NL NU TL TU"
   if [ -n "${BEFORE_BIN:-}" ]; then
-    sweep before "$BEFORE_BIN/perf_tests/rfp/perf_rfp_blocking" short
+    sweep before "$BEFORE_BIN/perf_tests/rfp/perf_rfp_blocking" short split,auto
     events before "$BEFORE_BIN" "NL NU"
   fi
   # CUDA API calls (cudaMalloc*, cudaFree*, synchronizations) where Nsight Systems exists
