@@ -81,12 +81,6 @@ bool vendor_sees_upper(Uplo uplo, const Mat<T>& a) {
   return (transposed ? flip(uplo) : uplo) == Uplo::Upper;
 }
 
-/// Bytes of an n x n SquareWorkspace (leading dimension rounded up to 64 elements).
-template <class T>
-size_t square_workspace_bytes(size_type n) {
-  return size_t(n) * size_t((n + 63) / 64 * 64) * sizeof(T);
-}
-
 /// Whether an n x n workspace in `slot` fits: held already on exec's stream (no query), or
 /// in the free device memory with 512 MB to spare (always on the host: an allocation
 /// failure throws).

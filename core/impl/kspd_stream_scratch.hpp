@@ -44,6 +44,13 @@ enum class ScratchSlot {
 inline constexpr size_t kScratchKeepBytes = size_t(256) << 20;
 enum class ScratchKeep { UpToCap, Always };
 
+/// Bytes of an n x n column-major workspace, leading dimension rounded up to 64 elements
+/// (SquareWorkspace, kspd_dense_transposed.hpp).
+template <class T>
+size_t square_workspace_bytes(size_type n) {
+  return size_t(n) * size_t((n + 63) / 64 * 64) * sizeof(T);
+}
+
 /// A byte buffer on exec's memory space, usable on exec until the next request of the same
 /// slot on the same stream. kept(): it stays for later calls (no fence needed before the
 /// caller's return); else the caller fences exec before dropping it (release_after).

@@ -30,8 +30,11 @@ template <class ExecSpace, class T, class Mem>
   // blocked Cholesky across the blocks with look-ahead on a second stream
   auto choice = kspd::Impl::resolve_blocking<ExecSpace, T>(opt, A.n());
   if (choice.kind == Blocking::Dense) {
-    if (Impl::pftrf_dense_fits<ExecSpace, T>(exec, A.n())) return Impl::pftrf_dense(exec, A, opt);
-    choice.kind = Blocking::Split;  // no room for the dense workspace: the blocks
+    // real only: complex on CUDA reported info 33 for a failing pivot at 32 of 64 (H100, s7;
+    // not seen with LAPACK on the host), not yet understood
+    if constexpr (!is_complex_v<T>)
+      if (Impl::pftrf_dense_fits<ExecSpace, T>(exec, A.n())) return Impl::pftrf_dense(exec, A, opt);
+    choice.kind = Blocking::Split;  // complex, or no room for the dense workspace: the blocks
   }
   return Impl::pftrf_blocked(exec, Impl::stored_blocks(A), choice, opt);
 }

@@ -34,7 +34,7 @@ std::vector<kspd::DenseOptions> paths() {
           // pftri's trtri / lauum as one trsm / trmm on a workspace, with the copy and without
           {Algo::Auto, 0, B::Split, 0, kspd::Toggle::Off, kspd::Toggle::On},
           {Algo::Auto, 0, B::Split, 0, kspd::Toggle::On, kspd::Toggle::On},
-          // the dense workspace (Hermitian: the upper triangle conjugated into the lower one)
+          // Blocking::Dense: complex falls back to Split (real only for now)
           {Algo::Auto, 0, B::Dense}, {Algo::Native, 8, B::Dense}};
 }
 const std::vector<int>& csizes() {
