@@ -21,7 +21,8 @@
 #          with their in-call host times (pftrf_d.txt); the Kokkos events per pftrf call
 #          at 4096 (kernels, fences, deep copies, allocations: libkspd_kokkos_event_log.so,
 #          events.txt); cudaMalloc/cudaFree/syncs per call where nsys exists (nsys.txt);
-#          BEFORE_BIN=DIR: the same (shorter) with another build, for before/after (before.txt)
+#          BEFORE_BIN=DIR: the same (shorter) with another build, for before/after (before.txt);
+#          fp32 pftrf at 4K/8K (pftrf_d.txt too)
 # Usage: perf_tests/rfp/run_device_rfp.sh BIN_DIR OUTDIR [sweep|auto|full|overheads]   (default sweep)
 #   BIN_DIR: a CUDA build with kspd_test_rfp and perf_rfp_blocking (kspd_test_core, perf_dense
 #   are run when built). Environment, run() and DRY_RUN=1 (print the commands): ../device_common.sh.
@@ -96,6 +97,8 @@ overheads)
     done
   }
   sweep pftrf_d "$B" full "${BLOCKINGS:-split,auto,dense}"
+  # fp32 (into the same file): the fixed costs are per call, whatever the precision
+  run pftrf_d 30 "$B" --prec s --blocking "${BLOCKINGS:-split,auto,dense}" --ops pftrf --reps 5 --n 4096,8192 --variants $V
   events events "$bin" "NL NU TL TU"
   if [ -n "${BEFORE_BIN:-}" ]; then
     sweep before "$BEFORE_BIN/perf_tests/rfp/perf_rfp_blocking" short split,auto
