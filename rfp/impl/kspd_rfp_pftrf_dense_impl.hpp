@@ -64,6 +64,8 @@ int pftrf_dense(const ExecSpace& exec, const Matrix<T, Mem>& A, const DenseOptio
                                             "kspd::rfp::pftrf::info");
   const Kokkos::View<int, typename ExecSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> dinfo(
       reinterpret_cast<int*>(slot.data()));
+  // the NaN-pivot scan now, not at a caller's deferred flush: W is reused after this call
+  const typename kspd::Impl::DeferredNanScan<ExecSpace, T>::Suspend now;
   kspd::potrf(exec, Uplo::Lower, W, dinfo, inner);
   rfp_dense_copy(exec, A, W, false);
   int info = 0;
