@@ -20,7 +20,7 @@
 #include "kspd_batched_gemm_internal.hpp"
 #include "kspd_batched_group_internal.hpp"
 #include "kspd_batched_launch.hpp"
-#include "kspd_batched_scratch_internal.hpp"
+#include "kspd_stream_scratch.hpp"
 
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #define KSPD_NO_UNROLL _Pragma("unroll 1")
@@ -248,12 +248,13 @@ struct SubPointers {
 };
 
 /// Device scratch of `count` integers for the sub-block pointer arrays of cuBLAS gemmBatched
-/// (one buffer per stream, kept across calls: stream_scratch).
+/// (one buffer per stream, kept across calls: core's Scratch).
 template <class ExecSpace>
 std::uintptr_t* pointer_scratch(const ExecSpace& exec, size_t count) {
-  return reinterpret_cast<std::uintptr_t*>(
-      stream_scratch(exec, count * sizeof(std::uintptr_t), ScratchSlot::GemmPointers, "kspd::batched::gemm::pointers")
-          .data());
+  using kspd::Impl::ScratchSlot;
+  const kspd::Impl::Scratch<ExecSpace> s(exec, count * sizeof(std::uintptr_t), ScratchSlot::BatchedGemmPointers,
+                                         "kspd::batched::gemm::pointers", kspd::Impl::ScratchKeep::Always);
+  return reinterpret_cast<std::uintptr_t*>(s.data());
 }
 
 /// cuBLAS on the batch when the backend has it and every operand has a unit stride per

@@ -20,7 +20,7 @@
 
 #include "kspd_batched_launch.hpp"
 #include "kspd_batched_mat.hpp"
-#include "kspd_batched_scratch_internal.hpp"
+#include "kspd_stream_scratch.hpp"
 #include "kspd_batched_tuning.hpp"
 #include "kspd_error.hpp"
 
@@ -133,7 +133,8 @@ void bf_chunked(const ExecSpace& exec, size_type nbatch, size_type kib, const st
   for (const auto& o : ops) per += o.rows * o.cols;
   size_type chunk = kib * 1024 / (per * size_type(sizeof(T)));
   chunk = chunk < 1 ? 1 : chunk > nbatch ? nbatch : chunk;
-  const auto buf = stream_scratch(exec, size_t(chunk * per) * sizeof(T), ScratchSlot::Repack, "kspd::batched::repack");
+  const kspd::Impl::Scratch<ExecSpace> buf(exec, size_t(chunk * per) * sizeof(T), kspd::Impl::ScratchSlot::BatchedRepack,
+                                           "kspd::batched::repack", kspd::Impl::ScratchKeep::Always);
   T* ws = reinterpret_cast<T*>(buf.data());
   if constexpr (!is_gpu_v<ExecSpace>) {
     // Host backends (where the table never picks the repack: the tests force it) poison the

@@ -20,31 +20,30 @@ namespace kspd::Impl {
 
 /// The table behind DenseOptions::blas3_inverse = Auto, for trtri (non-unit) and lauum.
 template <class ExecSpace, class T>
-bool blas3_inverse(const DenseOptions& opt, FactorOp fop, Diag diag, size_type n) {
+bool blas3_inverse(const ExecSpace& exec, const DenseOptions& opt, FactorOp fop, Diag diag, size_type n) {
   if (opt.blas3_inverse == Toggle::Off || n < 2) return false;
   if (fop == FactorOp::Potrf || fop == FactorOp::Potri) return false;  // potri: its two halves decide
   if (fop == FactorOp::Trtri && diag == Diag::Unit) return false;       // the unit diagonal is not ours to write
-  if (!workspace_fits<ExecSpace, T>(n)) return false;
-  if (opt.blas3_inverse == Toggle::On) return true;
-  if constexpr (compat::is_host_exec_v<ExecSpace> || is_complex_v<T>) {
-    return false;  // not measured: host LAPACK's own, complex on CUDA untimed
-  } else {
+  bool pays = opt.blas3_inverse == Toggle::On;
+  if constexpr (!compat::is_host_exec_v<ExecSpace> && !is_complex_v<T>) {
     // H100 (h100-rfp-upper-2026-11-24.md): pftri with its halves' TRTRI/LAUUM this way runs
     // 1.74-2.30x faster than with cuSOLVER's TRTRI and the LAUUM recursion for halves of
     // 2K-4K (fp64, fp32), 1.08-1.26x over the recursive TRTRI for 8K halves (fp64); larger
-    // blocks not measured (3x the flops)
-    return has_vendor_v<ExecSpace, T> && n >= 2048 && n <= 8192;
+    // blocks not measured (3x the flops). Host LAPACK's own and complex on CUDA: not measured.
+    pays = pays || (has_vendor_v<ExecSpace, T> && n >= 2048 && n <= 8192);
   }
+  return pays && workspace_fits<ExecSpace, T>(exec, ScratchSlot::Blas3Inverse, n);
 }
 
 /// trtri (fop Trtri, non-unit; A's diagonal has no zero) or lauum (fop Lauum) of the `uplo`
-/// triangle of the square A in place, through W. Fences `exec` on devices (W is freed).
+/// triangle of the square A in place, through W (core's scratch: fences `exec` on devices
+/// only when W is too large to keep).
 template <class ExecSpace, class AV>
 void blas3_inverse_apply(const ExecSpace& exec, FactorOp fop, Uplo uplo, const AV& A, const DenseOptions& opt) {
   using T = typename AV::non_const_value_type;
   const size_type n = A.extent(0);
-  auto Wfull = square_workspace<ExecSpace, T>(n);
-  auto W = Kokkos::subview(Wfull, Kokkos::make_pair(size_t(0), size_t(n)), Kokkos::ALL());
+  const SquareWorkspace<ExecSpace, T> work(exec, n, ScratchSlot::Blas3Inverse);
+  const auto W = work.view();
   Kokkos::deep_copy(exec, W, T(0));
   const auto a = make_mat(A), w = make_mat(W);
   const Mat<T> al = uplo == Uplo::Upper ? a.t() : a, wl = uplo == Uplo::Upper ? w.t() : w;
@@ -61,7 +60,7 @@ void blas3_inverse_apply(const ExecSpace& exec, FactorOp fop, Uplo uplo, const A
     else trmm(exec, Side::Right, uplo, herm_trans<T>(), Diag::NonUnit, T(1), A, W, inner);
   }
   copy_lower<ExecSpace, T>(exec, wl, al, false);
-  if constexpr (!compat::is_host_exec_v<ExecSpace>) compat::fence(exec, "kspd::blas3_inverse::work");
+  work.release_after();
 }
 
 }  // namespace kspd::Impl

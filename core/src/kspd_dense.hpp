@@ -20,6 +20,7 @@
 #include "kspd_compat.hpp"
 #include "kspd_dense_recursive.hpp"
 #include "kspd_error.hpp"
+#include "kspd_stream_scratch.hpp"
 #include "kspd_tags.hpp"
 #include "kspd_types.hpp"
 
@@ -96,7 +97,16 @@ BlockingChoice resolve_blocking(const DenseOptions& opt, size_type n) {
       // step a half, on the urgent lane: 0.93-1.0x fp64, 0.89-0.99x fp32), and in complex
       // double at 16K with nb 1024 (0.92-0.97x); from 48K (fp32 64K: 1.04x cuSOLVER against
       // Split's 1.72x, h100-rfp-blocking-2026-11-24.md) look-ahead with nb 2048 everywhere
-      if (n >= 49152) c.kind = Blocking::LookAhead;
+      // Dense (s7, h100-rfp-overheads-2026-11-24-s7.md, fp64): the RFP matrix unpacked into a
+      // dense workspace and ONE potrf of order n runs 1.03-1.13x cuSOLVER's dense potrf at
+      // n = 256-4096 against Split's 1.5-2.4x: cuSOLVER's potrf is latency-bound there
+      // (potrf(2048) 0.95 ms, half of potrf(4096)), so two half-size calls cost as much as the
+      // whole one before the trsm and syrk. Only while the workspace stays in core's kept
+      // scratch (kScratchKeepBytes: fp64 n <= ~5.7K); per-call allocation above it measured
+      // 1.16-1.31x at 6K-8K, no better than Split. Real scalars only (Blocking::Dense).
+      if (!is_complex_v<T> && std::is_same<T, double>::value && square_workspace_bytes<T>(n) <= kScratchKeepBytes)
+        c.kind = Blocking::Dense;
+      else if (n >= 49152) c.kind = Blocking::LookAhead;
       else if (!is_complex_v<T> && n >= 3072 && n < 6144) c.kind = Blocking::LookAhead;
       else if (std::is_same<T, Kokkos::complex<double>>::value && n >= 12288) c.kind = Blocking::LookAhead;
       else c.kind = Blocking::Split;

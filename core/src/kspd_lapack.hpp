@@ -29,29 +29,28 @@ int factor(const char* name, const ExecSpace& exec, FactorOp fop, Uplo uplo, Dia
                       : fop == FactorOp::Lauum ? DenseOp::Lauum
                                                : DenseOp::Potri;
   auto a = make_mat(A);
-  if (upper_via_lower<ExecSpace, T>(opt, fop, uplo, a)) {
+  if (upper_via_lower<ExecSpace, T>(exec, opt, fop, uplo, a)) {
     // in 'L' on W = A^H (kspd_dense_transposed.hpp): the triangle in, the same op, back out
     const Mat<T> s = uplo == Uplo::Upper ? a.t() : a;  // the triangle, indexed as a lower one
     const bool conj = uplo == Uplo::Upper;
-    auto W = square_workspace<ExecSpace, T>(a.n);
-    auto w = Kokkos::subview(W, Kokkos::make_pair(size_t(0), size_t(a.n)), Kokkos::ALL());
+    const SquareWorkspace<ExecSpace, T> W(exec, a.n, ScratchSlot::TransposedCopy);
+    const auto w = W.view();
     copy_lower<ExecSpace, T>(exec, s, make_mat(w), conj);
     DenseOptions inner = opt;
     inner.upper_via_lower = Toggle::Off;
     const typename DeferredNanScan<ExecSpace, T>::Suspend now;  // W is gone before any flush
     const int info = factor(name, exec, fop, Uplo::Lower, diag, w, inner, vendor_info);
     copy_lower<ExecSpace, T>(exec, make_mat(w), s, conj);
-    // W is freed on return (no stream-ordered free in every Kokkos): let the stream finish
-    if constexpr (!compat::is_host_exec_v<ExecSpace>) compat::fence(exec, "kspd::transposed::work");
+    W.release_after();  // kept per stream: nothing; else freed on return: the stream finishes first
     return info;
   }
-  if (fop == FactorOp::Potri && blas3_inverse<ExecSpace, T>(opt, FactorOp::Trtri, diag, a.n)) {
+  if (fop == FactorOp::Potri && blas3_inverse<ExecSpace, T>(exec, opt, FactorOp::Trtri, diag, a.n)) {
     // potri = trtri + lauum, each through its own table
     const int info = factor(name, exec, FactorOp::Trtri, uplo, Diag::NonUnit, A, opt, vendor_info);
     if (info == 0) (void)factor(name, exec, FactorOp::Lauum, uplo, Diag::NonUnit, A, opt);
     return info;
   }
-  if (blas3_inverse<ExecSpace, T>(opt, fop, diag, a.n)) {
+  if (blas3_inverse<ExecSpace, T>(exec, opt, fop, diag, a.n)) {
     // one trsm / trmm on a workspace (kspd_dense_blas3_inverse.hpp)
     InfoSlot<ExecSpace> slot(exec);
     int info = 0;
@@ -135,8 +134,9 @@ template <class ExecSpace, class AV>
 [[nodiscard]] int potrf(const ExecSpace& exec, Uplo uplo, const AV& A, const DenseOptions& opt = {}) {
   return Impl::factor("kspd::potrf", exec, Impl::FactorOp::Potrf, uplo, Diag::NonUnit, A, opt);
 }
-/// potrf writing info into a rank-0 View (non-blocking with cuSOLVER, except through the
-/// transposed copy of DenseOptions::upper_via_lower, which fences to free its workspace).
+/// potrf writing info into a rank-0 View (non-blocking with cuSOLVER, also through the
+/// transposed copy of DenseOptions::upper_via_lower, unless its workspace is too large to
+/// keep (kScratchKeepBytes): then it fences to free it).
 template <class ExecSpace, class AV, class InfoView,
           class = std::enable_if_t<Kokkos::is_view<InfoView>::value>>
 void potrf(const ExecSpace& exec, Uplo uplo, const AV& A, const InfoView& info, const DenseOptions& opt = {}) {

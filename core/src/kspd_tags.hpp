@@ -25,7 +25,10 @@ enum class Algo { Auto, Vendor, Recursive, Native };
 /// halves). Blocked: a right-looking blocked Cholesky across the RFP blocks, block_size
 /// columns a step. LookAhead: Blocked, with the next panel's update and potrf on a second
 /// instance of the backend, overlapping the trailing GEMM/SYRK (CUDA; one lane on the host).
-enum class Blocking { Auto, Split, Blocked, LookAhead };
+/// Dense: unpacked into a dense n x n workspace (twice the RFP storage; kept per stream up to
+/// 256 MB), one potrf of order n, packed back (real scalars; Split for complex ones and
+/// where the workspace does not fit).
+enum class Blocking { Auto, Split, Blocked, LookAhead, Dense };
 
 /// A yes/no choice that Auto leaves to the backend's measured table.
 enum class Toggle { Auto, Off, On };

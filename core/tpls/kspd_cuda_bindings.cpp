@@ -53,7 +53,10 @@ namespace {
 
 // One cuBLAS and one cuSOLVER handle set per host thread and stream: cuBLAS's default
 // workspace and cuSOLVER's internal buffers belong to a handle, so two streams that one thread
-// keeps busy at once (pftrf's look-ahead) must not share a set. A thread's handles are
+// keeps busy at once (pftrf's look-ahead) must not share a set. The set also keeps the
+// cuSOLVER calls' workspaces (work()): grown on its stream when a call needs more, never
+// allocated and freed per call (issue #14: a per-call cudaMallocAsync/cudaFreeAsync pair
+// after each host fence maps fresh memory from a trimmed pool). A thread's handles are
 // destroyed when the thread exits (worker threads of the sparse scheduler) or at Kokkos
 // finalize, whichever comes first; the registry never holds a handle set of a thread that has
 // exited.
@@ -70,8 +73,35 @@ struct Handles {
   cudaStream_t stream = nullptr;
   unsigned generation = 0;
   unsigned long long last_use = 0;
+  void* dwork = nullptr;  // cuSOLVER's device workspace, dwork_bytes, on `stream`
+  size_t dwork_bytes = 0;
+  std::vector<char> hwork;  // and its host workspace
+
+  struct Work {
+    void* d;
+    void* h;
+  };
+  /// Workspaces of at least dbytes (device, ordered on `stream`) and hbytes (host). The
+  /// stream orders the reuse by the next call; a larger request frees the old buffer on the
+  /// stream after the calls enqueued so far.
+  Work work(size_t dbytes, size_t hbytes) {
+    if (dbytes > dwork_bytes) {
+      if (dwork) KSPD_CUDA_SAFE_CALL(cudaFreeAsync(dwork, stream));
+      dwork = nullptr;
+      dwork_bytes = 0;
+      KSPD_CUDA_SAFE_CALL(cudaMallocAsync(&dwork, dbytes, stream));
+      dwork_bytes = dbytes;
+    }
+    if (hbytes > hwork.size()) hwork.resize(hbytes);
+    return {dwork, hwork.data()};
+  }
 
   void release() {  // g_mutex held
+    // cudaFree (not ...Async): the stream may be gone by now; it waits for the device
+    if (dwork) cudaFree(dwork);
+    dwork = nullptr;
+    dwork_bytes = 0;
+    hwork = std::vector<char>();
     if (params) cusolverDnDestroyParams(params);
     if (solver) cusolverDnDestroy(solver);
     if (blas) cublasDestroy(blas);
@@ -166,7 +196,7 @@ const typename CuComplex<R>::type* cu(const Kokkos::complex<R>* p) {
 }
 static_assert(sizeof(Kokkos::complex<double>) == sizeof(cuDoubleComplex), "complex layouts differ");
 
-// Stream-ordered scratch for cuSOLVER's workspaces (freed on the same stream).
+// Stream-ordered scratch for one call's operands (prepare); workspaces: Handles::work.
 struct DeviceScratch {
   void* p = nullptr;
   cudaStream_t s;
@@ -188,10 +218,9 @@ void xpotrf(cudaStream_t s, char uplo, size_type n, T* A, offset_type lda, int* 
   size_t dbytes = 0, hbytes = 0;
   KSPD_CUSOLVER_SAFE_CALL(cusolverDnXpotrf_bufferSize(h.solver, h.params, fill(uplo), n, dtype<T>(), A,
                                                        ld(lda), dtype<T>(), &dbytes, &hbytes));
-  DeviceScratch dw(dbytes, s);
-  std::vector<char> hw(hbytes);
+  const Handles::Work w = h.work(dbytes, hbytes);
   KSPD_CUSOLVER_SAFE_CALL(cusolverDnXpotrf(h.solver, h.params, fill(uplo), n, dtype<T>(), A, ld(lda),
-                                            dtype<T>(), dw.p, dbytes, hw.data(), hbytes, info));
+                                            dtype<T>(), w.d, dbytes, w.h, hbytes, info));
 }
 template <class T>
 void xpotrs(cudaStream_t s, char uplo, size_type n, size_type nrhs, const T* A, offset_type lda, T* B,
@@ -214,10 +243,9 @@ void xtrtri(cudaStream_t s, char uplo, char dg, size_type n, T* A, offset_type l
   size_t dbytes = 0, hbytes = 0;
   KSPD_CUSOLVER_SAFE_CALL(cusolverDnXtrtri_bufferSize(h.solver, fill(uplo), diag(dg), n, dtype<T>(),
                                                        A, ld(lda), &dbytes, &hbytes));
-  DeviceScratch dw(dbytes, s);
-  std::vector<char> hw(hbytes);
+  const Handles::Work w = h.work(dbytes, hbytes);
   KSPD_CUSOLVER_SAFE_CALL(cusolverDnXtrtri(h.solver, fill(uplo), diag(dg), n, dtype<T>(), A, ld(lda),
-                                            dw.p, dbytes, hw.data(), hbytes, info));
+                                            w.d, dbytes, w.h, hbytes, info));
 }
 int to_int(long long v, const char* what) {
   if (v < 0 || v > INT_MAX) {
@@ -305,9 +333,9 @@ int to_int(long long v, const char* what) {
     Handles& h = handles(s);                                                                        \
     int N = to_int(n, "n"), LDA = to_int(ld(lda), "lda"), lwork = 0;                                \
     KSPD_CUSOLVER_SAFE_CALL(cusolverDn##P##potri_bufferSize(h.solver, fill(uplo), N, A, LDA, &lwork)); \
-    DeviceScratch w(size_t(lwork) * sizeof(T), s);                                                  \
+    void* w = h.work(size_t(lwork) * sizeof(T), 0).d;                                               \
     KSPD_CUSOLVER_SAFE_CALL(                                                                        \
-        cusolverDn##P##potri(h.solver, fill(uplo), N, A, LDA, static_cast<T*>(w.p), lwork, info));  \
+        cusolverDn##P##potri(h.solver, fill(uplo), N, A, LDA, static_cast<T*>(w), lwork, info));    \
   }
 
 KSPD_CUDA_BLAS_DEF(float, S)
@@ -362,9 +390,9 @@ KSPD_CUDA_BLAS_DEF(double, D)
     int N = to_int(n, "n"), LDA = to_int(ld(lda), "lda"), lwork = 0;                                \
     KSPD_CUSOLVER_SAFE_CALL(                                                                        \
         cusolverDn##P##potri_bufferSize(h.solver, fill(uplo), N, cu(A), LDA, &lwork));              \
-    DeviceScratch w(size_t(lwork) * sizeof(T), s);                                                  \
+    void* w = h.work(size_t(lwork) * sizeof(T), 0).d;                                               \
     KSPD_CUSOLVER_SAFE_CALL(cusolverDn##P##potri(h.solver, fill(uplo), N, cu(A), LDA,               \
-                                                 cu(static_cast<T*>(w.p)), lwork, info));           \
+                                                 cu(static_cast<T*>(w)), lwork, info));             \
   }
 
 KSPD_CUDA_BLAS_CDEF(Kokkos::complex<float>, float, C)

@@ -6,7 +6,7 @@
 //   Host builds: no dense peer here (perf_rfp_cpu_pftrf times LAPACK's ?pftrf); ratios to
 //   Split.
 // Usage: perf_rfp_blocking [--n 4096,8192] [--prec s,d,z] [--variants NL,NU,TL,TU]
-//                          [--blocking split,blocked,lookahead,auto] [--nb 256,512,1024]
+//                          [--blocking split,blocked,lookahead,dense,auto] [--nb 256,512,1024]
 //                          [--ops pftrf,pftri] [--reps 3] [--k 256] [--algos auto,recursive]
 //                          [--upper auto,off,on] [--blas3 auto,off,on] [--smoke]
 // --algos: the core algorithm of the block calls (DenseOptions::algo), each blocking at each.
@@ -14,6 +14,7 @@
 // multiplied in 'L' on a transposed copy), each case at each. --blas3 (pftri only):
 // DenseOptions::blas3_inverse (trtri / lauum as one trsm / trmm on a workspace).
 // --ops parts: Split's four calls (potrf t1, trsm s, herk t2, potrf t2) timed one by one.
+// --ops calls: the first four calls of each case timed one by one (first-call costs).
 // Each blocking other than split and auto runs at every nb. One line per case: median time,
 // TFLOP/s, kspd/peer (time ratio: < 1 kspd faster), kspd/split, info, and the largest
 // relative difference of diag(L) from the peer's (or Split's) factor.
@@ -116,10 +117,31 @@ void run(const Config& c, const char* prec) {
           const kspd::Toggle up = parse_toggle(u);
           for (const auto& b : c.blockings) {
             const kspd::Blocking bk = parse_blocking(b);
-            if (bk == kspd::Blocking::Split || bk == kspd::Blocking::Auto) opts.push_back({al, 0, bk, 0, up});
+            if (bk == kspd::Blocking::Split || bk == kspd::Blocking::Auto || bk == kspd::Blocking::Dense)
+              opts.push_back({al, 0, bk, 0, up});
             else
               for (long nb : c.nbs) opts.push_back({al, 0, bk, nb, up});
           }
+        }
+      // the first calls of each case one by one (before any other pftrf of this variant):
+      // what a call costs once (handles, streams, workspaces) against the later ones
+      if (has(c.ops, "calls"))
+        for (const auto& o : opts) {
+          double t[4];
+          int ik = 0;
+          for (double& ti : t) {
+            Kokkos::deep_copy(exec, W.data(), A0.data());
+            exec.fence();
+            Kokkos::Timer timer;
+            ik = kspd::rfp::pftrf(exec, W, o);
+            exec.fence();
+            ti = timer.seconds();
+          }
+          std::printf("%s calls  n=%6ld %s %-9s nb=%5lld | 1st %8.3f ms | 2nd %8.3f ms | 3rd %8.3f ms | 4th %8.3f ms "
+                      "| 4th/peer %6.3f | info %d\n",
+                      prec, n, var.c_str(), blocking_name(o.blocking), o.block_size, t[0] * 1e3, t[1] * 1e3, t[2] * 1e3,
+                      t[3] * 1e3, tpf > 0 ? t[3] / tpf : 0.0, ik);
+          std::fflush(stdout);
         }
       double t_split = 0;
       if (has(c.ops, "pftrf"))
@@ -151,30 +173,36 @@ void run(const Config& c, const char* prec) {
         const double fs = (cplx ? 4.0 : 1.0) * double(b.n2) * b.n2 * b.n1;
         const double f2 = (cplx ? 4.0 : 1.0) * double(b.n2) * b.n2 * b.n2 / 3.0;
         Kokkos::View<int, Mem> info("info");
-        double t[4] = {0, 0, 0, 0};
+        // t: fenced time of each call; q: the host's time in the call itself (before the
+        // fence): q close to t means the call waited for the device (a hidden sync)
+        double t[4] = {0, 0, 0, 0}, q[4] = {0, 0, 0, 0};
         for (int r = 0; r <= c.reps; ++r) {
           Kokkos::deep_copy(exec, W.data(), A0.data());
           exec.fence();
-          double tt[4];
+          double tt[4], qq[4];
           Kokkos::Timer timer;
           kspd::potrf(exec, b.t1.uplo, b.t1.v, info, o);
+          qq[0] = timer.seconds();
           exec.fence();
           tt[0] = timer.seconds();
           timer.reset();
           kspd::rfp::Impl::tri_s(exec, true, kspd::Side::Right, true, kspd::Diag::NonUnit, T(1), b.t1, b.s, o);
+          qq[1] = timer.seconds();
           exec.fence();
           tt[1] = timer.seconds();
           timer.reset();
           kspd::herk(exec, b.t2.uplo, b.s.h ? kspd::Impl::herm_trans<T>() : kspd::Trans::NoTranspose, R(-1), b.s.v, R(1),
                      b.t2.v, o);
+          qq[2] = timer.seconds();
           exec.fence();
           tt[2] = timer.seconds();
           timer.reset();
           kspd::potrf(exec, b.t2.uplo, b.t2.v, info, o);
+          qq[3] = timer.seconds();
           exec.fence();
           tt[3] = timer.seconds();
           if (r > 0)  // r = 0 warms up; the sum of the others, then their mean
-            for (int i = 0; i < 4; ++i) t[i] += tt[i] / c.reps;
+            for (int i = 0; i < 4; ++i) t[i] += tt[i] / c.reps, q[i] += qq[i] / c.reps;
         }
         std::printf("%s parts  n=%6ld %s | potrf(t1 %c%s) %8.3f ms %6.2f TF | trsm(s%s) %8.3f ms %6.2f TF | "
                     "herk(t2 %c) %8.3f ms %6.2f TF | potrf(t2 %c%s) %8.3f ms %6.2f TF | sum %8.3f ms\n",
@@ -182,6 +210,8 @@ void run(const Config& c, const char* prec) {
                     b.s.h ? "h" : "", t[1] * 1e3, ft / t[1] * 1e-12, kspd::to_char(b.t2.uplo), t[2] * 1e3,
                     fs / t[2] * 1e-12, kspd::to_char(b.t2.uplo), b.t2.h ? "h" : "", t[3] * 1e3, f2 / t[3] * 1e-12,
                     (t[0] + t[1] + t[2] + t[3]) * 1e3);
+        std::printf("%s host   n=%6ld %s | in-call host time (before the fence) %8.3f %8.3f %8.3f %8.3f ms\n", prec, n,
+                    var.c_str(), q[0] * 1e3, q[1] * 1e3, q[2] * 1e3, q[3] * 1e3);
         std::fflush(stdout);
       }
       // pftri on the factor: Auto against the vendor leaves (the path before the Auto change)

@@ -114,8 +114,9 @@ inline kspd::Blocking parse_blocking(const std::string& w) {
   if (w == "split") return kspd::Blocking::Split;
   if (w == "blocked") return kspd::Blocking::Blocked;
   if (w == "lookahead") return kspd::Blocking::LookAhead;
+  if (w == "dense") return kspd::Blocking::Dense;
   if (w != "auto") {
-    std::fprintf(stderr, "unknown blocking %s (auto, split, blocked, lookahead)\n", w.c_str());
+    std::fprintf(stderr, "unknown blocking %s (auto, split, blocked, lookahead, dense)\n", w.c_str());
     std::exit(2);
   }
   return kspd::Blocking::Auto;
@@ -137,6 +138,7 @@ inline const char* blocking_name(kspd::Blocking b) {
     case kspd::Blocking::Split: return "split";
     case kspd::Blocking::Blocked: return "blocked";
     case kspd::Blocking::LookAhead: return "lookahead";
+    case kspd::Blocking::Dense: return "dense";
     default: return "auto";
   }
 }

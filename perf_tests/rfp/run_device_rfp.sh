@@ -15,7 +15,15 @@
 #          NL), even and odd n, fp64/fp32, complex double 8K/16K; Split's four calls timed
 #          one by one (fp64 8K/16K)
 #   full   every blocking x nb x core algorithm, pftri, fp32 64K, and dense.txt
-# Usage: perf_tests/rfp/run_device_rfp.sh BIN_DIR OUTDIR [sweep|auto|full]   (default sweep)
+#   overheads  (#14, fixed per-call costs; under 3 minutes) fp64 pftrf Split and Auto at
+#          n = 4096/6144/8192 (all 4 variants), 4095/8191 (NL) and 256-2048 (fixed cost alone):
+#          the first four calls one by one, the median, Split's four calls fenced one by one
+#          with their in-call host times (pftrf_d.txt); the Kokkos events per pftrf call
+#          at 4096 (kernels, fences, deep copies, allocations: libkspd_kokkos_event_log.so,
+#          events.txt); cudaMalloc/cudaFree/syncs per call where nsys exists (nsys.txt);
+#          BEFORE_BIN=DIR: the same (shorter) with another build, for before/after (before.txt);
+#          fp32 pftrf at 4K/8K (pftrf_d.txt too)
+# Usage: perf_tests/rfp/run_device_rfp.sh BIN_DIR OUTDIR [sweep|auto|full|overheads]   (default sweep)
 #   BIN_DIR: a CUDA build with kspd_test_rfp and perf_rfp_blocking (kspd_test_core, perf_dense
 #   are run when built). Environment, run() and DRY_RUN=1 (print the commands): ../device_common.sh.
 bin=${1:?BIN_DIR}; out=${2:?OUTDIR}; mode=${3:-sweep}
@@ -68,6 +76,42 @@ full)
     run dense 60 "$D" --prec d,s --n 4096,8192,16384 --ops gemm,syrk --reps 3
   fi
   ;;
-*) echo "unknown mode $mode (sweep, auto, full)"; exit 2 ;;
+overheads)
+  # (the unit tests above) the sweep and the events with BIN_DIR; with BEFORE_BIN=DIR (a build
+  # of the code before the change) a shorter sweep and events with it too (before.txt)
+  # (BLOCKINGS: the after-build's list; split,auto,dense by default, dense = Blocking::Dense)
+  sweep() {  # sweep FILE BIN full|short BLOCKINGS
+    local O="--prec d --blocking $4 --ops calls,pftrf,parts --reps 5"
+    run "$1" 60 "$2" $O --n 4096,6144,8192 --variants $V
+    run "$1" 30 "$2" $O --n 4095,8191 --variants NL
+    [ "$3" = full ] && run "$1" 30 "$2" $O --n 256,1024,2048 --variants NL,NU
+  }
+  events() {  # events FILE BIN_DIR VARIANTS: Kokkos events and CUDA runtime calls (preloaded)
+    # inside kspd::rfp::pftrf, one process per case (4 calls each: warm-up + 3)
+    local tool="$2/perf_tests/sparse/libkspd_kokkos_event_log.so" v bk
+    for v in $3; do
+      for bk in split auto; do
+        run "$1" 15 env LD_PRELOAD="$tool" KOKKOS_TOOLS_LIBS="$tool" KSPD_EVENT_LOG_REGION=kspd::rfp::pftrf \
+          "$2/perf_tests/rfp/perf_rfp_blocking" --prec d --n 4096 --variants "$v" --blocking $bk --ops pftrf --reps 3
+      done
+    done
+  }
+  sweep pftrf_d "$B" full "${BLOCKINGS:-split,auto,dense}"
+  # fp32 (into the same file): the fixed costs are per call, whatever the precision
+  run pftrf_d 30 "$B" --prec s --blocking "${BLOCKINGS:-split,auto,dense}" --ops pftrf --reps 5 --n 4096,8192 --variants $V
+  events events "$bin" "NL NU TL TU"
+  if [ -n "${BEFORE_BIN:-}" ]; then
+    sweep before "$BEFORE_BIN/perf_tests/rfp/perf_rfp_blocking" short split,auto
+    events before "$BEFORE_BIN" "NL NU"
+  fi
+  # CUDA API calls (cudaMalloc*, cudaFree*, synchronizations) where Nsight Systems exists
+  if command -v nsys >/dev/null && [ -z "${DRY_RUN:-}" ]; then
+    rep=$(mktemp -d)/rfp
+    run nsys 60 nsys profile -t cuda -f true -o "$rep" "$B" --prec d --n 4096 --variants NU --blocking split,auto \
+      --ops pftrf --reps 10
+    run nsys 30 nsys stats -q -r cuda_api_sum "$rep.nsys-rep"
+  else echo "nsys: not available" >>"$out/device.txt"; fi
+  ;;
+*) echo "unknown mode $mode (sweep, auto, full, overheads)"; exit 2 ;;
 esac
 finish

@@ -18,11 +18,13 @@
 /// Hermitian matrices and all 8 variants.
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "kspd_dense_streams.hpp"
 #include "kspd_dense_transposed.hpp"
+#include "kspd_stream_scratch.hpp"
 #include "kspd_rfp_herm_impl.hpp"
 
 namespace kspd::rfp::Impl {
@@ -54,13 +56,13 @@ class BlockedCholesky {
     // the block kernels themselves run their default algorithms, not the blocking override
     opt_.blocking = Blocking::Auto;
     // nb-column steps: an upper-stored diagonal panel is factored in 'L' on a transposed copy
-    // in ONE panel workspace kept for the whole run (core's per-call copy frees its workspace,
-    // a device-wide sync that would serialize the lanes); LAPACK's four calls (one step a
-    // half) keep core's own per-block choice
+    // in ONE panel workspace on the panel lane for the whole run (core's scratch slot
+    // RfpPanelCopy, kept across calls; core's own copy per potrf would take its slot once a
+    // step); LAPACK's four calls (one step a half) keep core's own per-block choice
     const size_type wmax = std::max(b.n1, b.n2);
     if (nb < wmax && (b.t1.uplo == Uplo::Upper || b.t2.uplo == Uplo::Upper) &&
         kspd::Impl::panel_upper_via_lower<ExecSpace, T>(opt)) {
-      work_ = kspd::Impl::square_workspace<ExecSpace, T>(std::min(nb, wmax));
+      work_.emplace(lanes_.side(), std::min(nb, wmax), kspd::Impl::ScratchSlot::RfpPanelCopy);
     }
     if (nb < wmax) opt_.upper_via_lower = Toggle::Off;
   }
@@ -93,6 +95,7 @@ class BlockedCholesky {
       factor_panel(P, k + 1, info);
     }
     lanes_.main_waits_side();  // the last panel, and info
+    if (work_) work_->release_after();
   }
 
  private:
@@ -105,7 +108,7 @@ class BlockedCholesky {
   StoredBlocks<T, Mem> b_;
   DenseOptions opt_;
   std::vector<Col> cols_;
-  Kokkos::View<T**, Kokkos::LayoutLeft, Mem> work_;  // the panel copy (empty: none)
+  std::optional<kspd::Impl::SquareWorkspace<ExecSpace, T>> work_;  // the panel copy (none: empty)
 
   size_type np(int p) const { return p == 1 ? b_.n1 : b_.n2; }
 
@@ -113,10 +116,10 @@ class BlockedCholesky {
   void factor_panel(const ExecSpace& x, size_type k, const InfoView& info) {
     const Col c = cols_[k];
     const auto d = part(b_, c.p, c.p, c.o, c.w, c.o, c.w);
-    if (d.uplo == Uplo::Upper && work_.extent(1) >= c.w) {
+    if (d.uplo == Uplo::Upper && work_ && work_->full().extent(1) >= size_t(c.w)) {
       // W = D^H in the workspace, POTRF 'L' on it, back into D's upper triangle
       const auto s = kspd::Impl::make_mat(d.v).t();
-      const auto w = Kokkos::subview(work_, Kokkos::make_pair(size_t(0), size_t(c.w)),
+      const auto w = Kokkos::subview(work_->full(), Kokkos::make_pair(size_t(0), size_t(c.w)),
                                      Kokkos::make_pair(size_t(0), size_t(c.w)));
       kspd::Impl::copy_lower<ExecSpace, T>(x, s, kspd::Impl::make_mat(w), true);
       potrf(x, Uplo::Lower, w, Kokkos::subview(info, k), opt_);
@@ -170,7 +173,9 @@ class BlockedCholesky {
   }
 };
 
-/// pftrf on the stored blocks, blocked as `choice` says. Returns info (fences exec).
+/// pftrf on the stored blocks, blocked as `choice` says. Returns info (fences exec once, at
+/// the end: the steps' infos stay on the device, in core's scratch, until then; every step
+/// writes its own, so the slot needs no reset).
 template <class ExecSpace, class T, class Mem>
 int pftrf_blocked(const ExecSpace& exec, const StoredBlocks<T, Mem>& b, kspd::Impl::BlockingChoice choice,
                   const DenseOptions& opt) {
@@ -178,13 +183,18 @@ int pftrf_blocked(const ExecSpace& exec, const StoredBlocks<T, Mem>& b, kspd::Im
   size_type nb = choice.nb;
   if (choice.kind == Blocking::Split) nb = n;  // one block a half: potrf, trsm, herk, potrf
   BlockedCholesky<ExecSpace, T, Mem> chol(exec, b, nb, choice.kind == Blocking::LookAhead, opt);
-  Kokkos::View<int*, Mem> info("kspd::rfp::pftrf::info", chol.steps());
+  const size_t K = size_t(chol.steps());
+  const kspd::Impl::Scratch<ExecSpace> slot(exec, K * sizeof(int), kspd::Impl::ScratchSlot::RfpInfo,
+                                            "kspd::rfp::pftrf::info");
+  const Kokkos::View<int*, typename ExecSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> info(
+      reinterpret_cast<int*>(slot.data()), K);
   chol.run(info);
-  auto h = Kokkos::create_mirror_view(info);
-  Kokkos::deep_copy(exec, h, info);
+  std::vector<int> h(K);
+  Kokkos::deep_copy(exec, Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), K),
+                    info);
   compat::fence(exec, "kspd::rfp::pftrf");
-  for (size_type k = 0; k < chol.steps(); ++k)
-    if (h(k) != 0) return h(k) > 0 ? int(chol.first_column(k)) + h(k) : h(k);
+  for (size_t k = 0; k < K; ++k)
+    if (h[k] != 0) return h[k] > 0 ? int(chol.first_column(size_type(k))) + h[k] : h[k];
   return 0;
 }
 

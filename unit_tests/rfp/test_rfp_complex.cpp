@@ -33,7 +33,9 @@ std::vector<kspd::DenseOptions> paths() {
           {Algo::Auto, 0, B::Split, 0, kspd::Toggle::On}, {Algo::Auto, 0, B::LookAhead, 8, kspd::Toggle::On},
           // pftri's trtri / lauum as one trsm / trmm on a workspace, with the copy and without
           {Algo::Auto, 0, B::Split, 0, kspd::Toggle::Off, kspd::Toggle::On},
-          {Algo::Auto, 0, B::Split, 0, kspd::Toggle::On, kspd::Toggle::On}};
+          {Algo::Auto, 0, B::Split, 0, kspd::Toggle::On, kspd::Toggle::On},
+          // Blocking::Dense: complex falls back to Split (real only for now)
+          {Algo::Auto, 0, B::Dense}, {Algo::Native, 8, B::Dense}};
 }
 const std::vector<int>& csizes() {
   static const std::vector<int> s = {0, 1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 32, 33, 64, 65, 129};

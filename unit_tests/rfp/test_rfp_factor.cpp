@@ -350,6 +350,9 @@ TYPED_TEST(RfpFactor, BlockedPftrfMatchesLapack) {
     for (long long nb : {1, 3, 8, 16, 1000})
       if (b != B::Split || nb == 1000) opts.push_back({kspd::Algo::Auto, 0, b, nb});
   opts.push_back({kspd::Algo::Native, 8, B::LookAhead, 8});
+  // the dense workspace: unpacked (upper ones transposed), one potrf 'L', packed back
+  opts.push_back({kspd::Algo::Auto, 0, B::Dense, 0});
+  opts.push_back({kspd::Algo::Native, 8, B::Dense, 0});
   // every diagonal block (and panel potrf) of an upper-stored half through the transposed copy
   opts.push_back({kspd::Algo::Auto, 0, B::Split, 0, kspd::Toggle::On});
   opts.push_back({kspd::Algo::Auto, 0, B::LookAhead, 16, kspd::Toggle::On});
