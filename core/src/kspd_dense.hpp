@@ -101,12 +101,10 @@ BlockingChoice resolve_blocking(const DenseOptions& opt, size_type n) {
       // dense workspace and ONE potrf of order n runs 1.03-1.13x cuSOLVER's dense potrf at
       // n = 256-4096 against Split's 1.5-2.4x: cuSOLVER's potrf is latency-bound there
       // (potrf(2048) 0.95 ms, half of potrf(4096)), so two half-size calls cost as much as the
-      // whole one before the trsm and syrk. Only while the workspace stays in core's kept
-      // scratch (kScratchKeepBytes: fp64 n <= ~5.7K); per-call allocation above it measured
-      // 1.16-1.31x at 6K-8K, no better than Split. Real scalars only (Blocking::Dense).
-      if (!is_complex_v<T> && std::is_same<T, double>::value && square_workspace_bytes<T>(n) <= kScratchKeepBytes)
-        c.kind = Blocking::Dense;
-      else if (n >= 49152) c.kind = Blocking::LookAhead;
+      // whole one before the trsm and syrk. It is NOT Auto's choice: the workspace (twice the
+      // RFP storage, kept per stream) undoes the format's point, half the memory; a caller who
+      // has the memory asks for it (Blocking::Dense), or factors the dense matrix.
+      if (n >= 49152) c.kind = Blocking::LookAhead;
       else if (!is_complex_v<T> && n >= 3072 && n < 6144) c.kind = Blocking::LookAhead;
       else if (std::is_same<T, Kokkos::complex<double>>::value && n >= 12288) c.kind = Blocking::LookAhead;
       else c.kind = Blocking::Split;
