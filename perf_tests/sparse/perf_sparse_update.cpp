@@ -239,6 +239,26 @@ int step_profile(ks::SupernodalCholesky<double>& chol, const Exec& exec, const k
     d.fence_steps = false;
     profiled(d, ks::Sign::Minus);
   }
+  {  // the wide panels' calls, each fenced (kspd_sparse_update_wide.hpp); then back to A
+    kpi::UpdateWideProfile w;
+    kpi::update_wide_profile() = &w;
+    kpi::UpdateProfile u;
+    u.fence_steps = false;
+    const double tu = profiled(u, ks::Sign::Plus);
+    kpi::update_wide_profile() = nullptr;
+    const double ru = residual(chol, Ap);
+    bad += !(ru < 1e-10);
+    double tot = 0;
+    for (double c : w.seconds) tot += c;
+    std::printf("  [wide calls] update %.2f ms (residual %.1e), %ld wide panels, each call fenced: total %.2f ms, mean %.1f us per panel:",
+                tu * 1e3, ru, w.panels, tot * 1e3, tot * 1e6 / double(std::max(1L, w.panels)));
+    for (int i = 0; i < kpi::UpdateWideProfile::kCalls; ++i)
+      std::printf(" %s %.1f;", kpi::UpdateWideProfile::names[i], w.seconds[i] * 1e6 / double(std::max(1L, w.panels)));
+    std::printf("\n");
+    kpi::UpdateProfile d;
+    d.fence_steps = false;
+    profiled(d, ks::Sign::Minus);
+  }
   for (auto part : {kpi::UpdateProfile::Part::Panels, kpi::UpdateProfile::Part::Rows}) {  // garbage factor after
     const char* name = part == kpi::UpdateProfile::Part::Panels ? "panel teams only" : "row teams only";
     kpi::UpdateProfile p;

@@ -17,6 +17,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -45,6 +46,22 @@ inline UpdateWide& update_wide_hook() {
 inline int update_wide_threshold() { return update_wide_hook().threshold > 0 ? update_wide_hook().threshold : kWideThreshold; }
 inline int update_wide_alone() { return update_wide_hook().alone > 0 ? update_wide_hook().alone : kWideAlone; }
 inline int update_wide_width() { return update_wide_hook().width > 0 ? update_wide_hook().width : kWideWidth; }
+
+/// Diagnostics (perf_sparse_update --step-profile): while update_wide_profile() points at one,
+/// update_wide_panel fences exec after each of its calls and adds the time (seconds, steady
+/// clock) since the previous mark to seconds[call]; nullptr in the library's use.
+struct UpdateWideProfile {
+  static constexpr int kCalls = 12;
+  static constexpr const char* names[kCalls] = {"trsm Z",     "I, I",       "syrk G",   "syrk R",
+                                                "potrf G",    "potrf R",    "copy W_B", "gemm W_B",
+                                                "trsm W_B",   "gemm L_B",   "trsm L_B", "trmm + copy D M"};
+  double seconds[kCalls] = {};
+  long panels = 0;
+};
+inline UpdateWideProfile*& update_wide_profile() {
+  static UpdateWideProfile* p = nullptr;
+  return p;
+}
 
 /// The launches of the path supernodes with panels of nbmax columns: a batched q has np[q]
 /// panels and takes the launches start[q] .. start[q] + np[q], the first after its children's
@@ -105,11 +122,23 @@ template <class Exec, class Mat, class Scalar>
 void update_wide_panel(const Exec& exec, const Mat& Lp, const Mat& Wp, Scalar s, const Mat& G, const Mat& R, const Mat& T,
                        int* info_g, int* info_r) {
   using Info = Kokkos::View<int, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  UpdateWideProfile* const prof = update_wide_profile();
+  const auto clock = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+  double t_mark = prof ? (exec.fence(), clock()) : 0;
+  const auto mark = [&](int call) {
+    if (!prof) return;
+    exec.fence();
+    const double t = clock();
+    prof->seconds[call] += t - t_mark;
+    t_mark = t;
+  };
+  if (prof) ++prof->panels;
   const size_t mr = Lp.extent(0), bw = Lp.extent(1), k = Wp.extent(1);
   const auto top = std::make_pair(size_t(0), bw), below = std::make_pair(bw, mr);
   const auto D = Kokkos::subview(Lp, top, Kokkos::ALL), LB = Kokkos::subview(Lp, below, Kokkos::ALL);
   const auto Z = Kokkos::subview(Wp, top, Kokkos::ALL), WB = Kokkos::subview(Wp, below, Kokkos::ALL);
   kspd::trsm(exec, Side::Left, Uplo::Lower, Trans::NoTranspose, Diag::NonUnit, Scalar(1), D, Z);
+  mark(0);
   {  // G = I, R = I (their upper triangles stay zero: syrk and potrf touch the lower ones)
     Scalar* const g = G.data();
     Scalar* const r = R.data();
@@ -124,16 +153,26 @@ void update_wide_panel(const Exec& exec, const Mat& Lp, const Mat& Wp, Scalar s,
                            }
                          });
   }
+  mark(1);
   kspd::syrk(exec, Uplo::Lower, Trans::NoTranspose, s, Z, Scalar(1), G);
+  mark(2);
   kspd::syrk(exec, Uplo::Lower, Trans::Transpose, s, Z, Scalar(1), R);
+  mark(3);
   kspd::potrf(exec, Uplo::Lower, G, Info(info_g));
+  mark(4);
   kspd::potrf(exec, Uplo::Lower, R, Info(info_r));
+  mark(5);
   if (mr > bw) {
     Kokkos::deep_copy(exec, T, WB);  // the old W_B, for L'(B, P)
+    mark(6);
     kspd::gemm(exec, Trans::NoTranspose, Trans::NoTranspose, Scalar(-1), LB, Z, Scalar(1), WB);
+    mark(7);
     kspd::trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1), R, WB);
+    mark(8);
     kspd::gemm(exec, Trans::NoTranspose, Trans::Transpose, s, T, Z, Scalar(1), LB);
+    mark(9);
     kspd::trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1), G, LB);
+    mark(10);
   }
   kspd::trmm(exec, Side::Left, Uplo::Lower, Trans::NoTranspose, Diag::NonUnit, Scalar(1), D, G);  // G = D M (lower)
   {
@@ -146,6 +185,7 @@ void update_wide_panel(const Exec& exec, const Mat& Lp, const Mat& Wp, Scalar s,
                            if (i >= j) d[i + j * ldd] = g[i + j * ldg];
                          });
   }
+  mark(11);
 }
 
 }  // namespace kspd::sparse::Impl
