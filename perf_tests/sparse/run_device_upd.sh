@@ -16,7 +16,7 @@ keep="perf_sparse_update|path:|critical chain|wide|analyse|update  |downdate|\[|
 source "$(dirname "$0")/device_env.sh"
 KSPD_DATA_DIR=$data run test_update 90 "$(find_bin kspd_test_sparse_update)"
 # T:A:BW = wide from T columns, at most A path supernodes in its launches, panels of BW
-sweep=100000:1:256,128:1:256,128:2:256,128:3:256,128:4:256,256:2:256,128:2:128,128:2:64,128:2:192
+sweep=100000:1:256,128:1:256,128:2:256,128:3:256,128:4:256,128:6:256,128:1000:256,256:2:256,128:2:128,64:2:256
 csv=-; [ -n "${UPD_CSV:-}" ] && csv=$out/u40_launches.csv
 both() {  # both PERF CSV [widths]
   for k in 16 64; do

@@ -227,32 +227,42 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
 }
 
 /// Wide supernode d (its rows r0.. of the row structure, active columns a0.., m x k) by
-/// panels of nb columns through core's dense API on exec (kspd_sparse_update_wide.hpp): its
-/// W rows gathered from W into ws (m x k, ld m), the panels in turn, the rows below its
-/// columns back to W. g, r, t: workspaces of nb * nb, k * k and m * k scalars; infos: two per
-/// panel from its first panel's number on.
+/// panels of nb columns through core's dense API (kspd_sparse_update_wide.hpp) on lanes: its
+/// W rows gathered from W into buf, each panel's W'_B into the next part of buf (panel i at
+/// p_i reads (m - p_i) x k, ld m - p_i, and writes the (m - p_i - bw_i) x k after it; the
+/// side lane reads a panel's part after main has moved on), the rows below its columns back
+/// to W (main). buf: update_wide_buffer(m, c, k, nb) scalars; g: the side lane's nb x nb, r:
+/// main's k x k; infos: two per panel from its first panel's number on.
 template <class Exec, class Scalar>
-void update_wide_snode(const Exec& exec, const UpdSnode& d, Scalar* vals, std::int64_t voff, const UpdW<Scalar>& W, Scalar s,
-                       std::int64_t nb, Scalar* ws, Scalar* g, Scalar* r, Scalar* t, int* infos) {
+void update_wide_snode(const kspd::Impl::Lanes<Exec>& lanes, const UpdSnode& d, Scalar* vals, std::int64_t voff,
+                       const UpdW<Scalar>& W, Scalar s, std::int64_t nb, Scalar* buf, Scalar* g, Scalar* r, int* infos) {
   using Mat = Kokkos::View<Scalar**, Kokkos::LayoutStride, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const Exec& exec = lanes.main();
   const std::int64_t m = d.m, k = d.k, c = d.c, r0 = d.r0, a0 = d.a0;
   const auto mat = [](Scalar* p, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
-    return Mat(p, Kokkos::LayoutStride(size_t(rows), 1, size_t(cols), size_t(ld)));
+    return Mat(p, Kokkos::LayoutStride(size_t(rows), 1, size_t(cols), size_t(ld > 0 ? ld : 1)));
   };
   Kokkos::parallel_for("kspd::sparse::update::wide::gather", Kokkos::RangePolicy<Exec>(exec, 0, m * k),
-                       KOKKOS_LAMBDA(const std::int64_t u) { ws[u] = W.at(r0, a0, u % m, u / m); });
+                       KOKKOS_LAMBDA(const std::int64_t u) { buf[u] = W.at(r0, a0, u % m, u / m); });
+  Scalar* in = buf;
   for (std::int64_t p = 0, i = 0; p < c; p += nb, ++i) {
     const std::int64_t bw = std::min(nb, c - p), mr = m - p;
-    update_wide_panel(exec, mat(vals + voff + p + p * m, mr, bw, m), mat(ws + p, mr, k, m), s, mat(g, bw, bw, bw),
-                      mat(r, k, k, k), mat(t, mr - bw, k, mr - bw > 0 ? mr - bw : 1), infos + 2 * i, infos + 2 * i + 1);
+    Scalar* const out = in + mr * k;
+    update_wide_panel(lanes, mat(vals + voff + p + p * m, mr, bw, m), mat(in, mr, k, mr), mat(out, mr - bw, k, mr - bw), s,
+                      mat(g, bw, bw, bw), mat(r, k, k, k), infos + 2 * i, infos + 2 * i + 1);
+    in = out;
   }
-  const std::int64_t below = m - c;  // W'_B below the supernode, for the ancestors
+  const std::int64_t below = m - c;  // W'_B below the supernode (ld below), for the ancestors
+  Scalar* const wb = in;
   if (below > 0)
     Kokkos::parallel_for("kspd::sparse::update::wide::scatter", Kokkos::RangePolicy<Exec>(exec, 0, below * k),
-                         KOKKOS_LAMBDA(const std::int64_t u) {
-                           const std::int64_t i = c + u % below, j = u / below;
-                           W.at(r0, a0, i, j) = ws[i + j * m];
-                         });
+                         KOKKOS_LAMBDA(const std::int64_t u) { W.at(r0, a0, c + u % below, u / below) = wb[u]; });
+}
+/// The scalars of update_wide_snode's buf: the W rows of each panel and those below the last.
+inline std::int64_t update_wide_buffer(std::int64_t m, std::int64_t c, std::int64_t k, std::int64_t nb) {
+  std::int64_t n = 0;
+  for (std::int64_t p = 0; p < c; p += nb) n += (m - p) * k;
+  return n + (m - c) * k;
 }
 
 /// The modification of the factor `vals` in Exec's memory (`rows`: Symbolic::rows there),
@@ -322,9 +332,13 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   const std::vector<char> wide = update_wide_choice<Exec>(S, P, nbmax);
   const std::int64_t nbw = update_wide_width();
   std::vector<size_type> nbs = panel_widths(P, true);
-  std::int64_t wide_m = 0;
-  for (size_t q = 0; q < npath; ++q)
-    if (wide[q]) nbs[q] = nbw, wide_m = std::max<std::int64_t>(wide_m, S.snodes[size_t(P.path[q])].nrows());
+  std::vector<std::int64_t> wide_off(npath + 1, 0);  // each wide supernode's part of the W-rows buffer
+  for (size_t q = 0; q < npath; ++q) {
+    const Supernode& sn = S.snodes[size_t(P.path[q])];
+    if (wide[q]) nbs[q] = nbw;
+    wide_off[q + 1] =
+        wide_off[q] + (wide[q] ? update_wide_buffer(sn.nrows(), sn.ncols, P.act_begin[q + 1] - P.act_begin[q], nbw) : 0);
+  }
   const std::vector<size_type> pnum = panel_numbering(S, P, nbs);
   std::vector<std::int64_t> np, start, height(npath, 0);
   const std::int64_t nlaunch = update_schedule(S, P, nbmax, np, start, wide);
@@ -418,13 +432,13 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   Kokkos::View<Scalar*, Mem> qb(noinit("kspd::sparse::update::Q"), size_t(std::max<std::int64_t>(2 * nslots * kbmax * kbmax, 1)));
   const UpdW<Scalar> Wd{wc.data(), std::int64_t(wc.stride_1()), rows, act.data()};
   Kokkos::View<std::uint64_t*, Mem> tics;
-  // the wide supernodes' workspaces: W rows, G, R, the old W_B
+  // the wide supernodes' W rows (every panel's own, read later by the side lane), G (side), R
+  // (main); the lanes (one, program order, while the profile times each call)
+  const kspd::Impl::Lanes<Exec> lanes(exec, !wl.empty() && !update_wide_profile());
   Kokkos::View<Scalar*, Mem> wbuf(noinit("kspd::sparse::update::wide"),
-                                  wl.empty() ? 1 : size_t(2 * wide_m * kmax + nbw * nbw + kmax * kmax));
-  Scalar* const w_ws = wbuf.data();
-  Scalar* const w_g = w_ws + wide_m * kmax;
+                                  wl.empty() ? 1 : size_t(wide_off[npath] + nbw * nbw + kmax * kmax));
+  Scalar* const w_g = wbuf.data() + wide_off[npath];
   Scalar* const w_r = w_g + nbw * nbw;
-  Scalar* const w_t = w_r + kmax * kmax;
   if (prof && prof->phases) tics = Kokkos::View<std::uint64_t*, Mem>("kspd::sparse::update::tics", std::max<size_t>(ph.size(), 1) * kPanelPhases);
   if (prof) phase(prof->t_alloc);
   const double t_loop = t_last;
@@ -437,9 +451,9 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
       const size_t q = wl[size_t(i)];
       const Supernode& sn = S.snodes[size_t(P.path[q])];
       const UpdSnode d{sn.row_begin, P.act_begin[q], sn.nrows(), sn.ncols, P.act_begin[q + 1] - P.act_begin[q], 0};
-      update_wide_snode(exec, d, vals, sn.value_offset, Wd, sg, nbw, w_ws, w_g, w_r, w_t, infos.data() + 2 * pnum[q]);
+      update_wide_snode(lanes, d, vals, sn.value_offset, Wd, sg, nbw, wbuf.data() + wide_off[q], w_g, w_r, infos.data() + 2 * pnum[q]);
     }
-    if (prof && prof->fence_steps && st.we > st.wb) exec.fence();
+    if (prof && prof->fence_steps && st.we > st.wb) exec.fence(), lanes.side().fence();
     const double t0 = prof ? clock() : 0;
     if (st.pe > st.pb || st.nrt > 0 || st.ge > st.gb)
       update_step(exec, pd, rd, sd, st.pb, st.pe, st.rb, st.re, st.nrt, st.gb, st.ge, vals, ws.data(), Wd, qb.data(), infos.data(),
@@ -452,6 +466,7 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
                                               int(st.we - st.wb), t0 - tw, tw - t_last, t1 - t0, t2 - t0});
     t_last = t2;
   }
+  lanes.main_waits_side();  // the side lane's panels, before the infos are read and the buffers freed
   if (prof) {
     exec.fence();
     t_last = clock();

@@ -9,10 +9,16 @@
 /// separators of a 3-D problem: nothing else of the path runs beside them), a panel of 256
 /// columns as a dozen vendor calls costs less. The method is kspd_sparse_update_impl.hpp's,
 /// for a panel P of bw columns, D = L(P, P), the rows B below it, W's rows W_P, W_B:
-///   Z = D^-1 W_P (trsm);  M M^T = I + s Z Z^T (syrk, potrf);  R R^T = I + s Z^T Z (syrk, potrf)
+///   Z = D^-1 W_P (trsm);  R R^T = I + s Z^T Z (one team: batched::TeamPotrf)
 ///   W'_B = (W_B - L(B, P) Z) R^-T (gemm, trsm; the old L(B, P))
-///   L'(B, P) = (L(B, P) + s W_B Z^T) M^-T (gemm, trsm; the old W_B, copied first)
+///   M M^T = I + s Z Z^T (syrk, potrf)
+///   L'(B, P) = (L(B, P) + s W_B Z^T) M^-T (gemm, trsm; the old W_B)
 ///   L'(P, P) = D M (trmm on M, then M's lower triangle into D)
+/// Only Z, R and W'_B are on the path to the next panel and the ancestors: the rest (M and
+/// the panel's new columns, ~2/3 of the time in the H100's run 1) goes on a second lane
+/// (kspd::Impl::Lanes: a second CUDA stream joined by events; one lane on host spaces), which
+/// reads its inputs from buffers that the main lane does not overwrite (a W-rows buffer per
+/// panel).
 
 #include <Kokkos_Core.hpp>
 
@@ -21,7 +27,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "kspd_batched_team.hpp"
 #include "kspd_core.hpp"
+#include "kspd_dense_streams.hpp"
 #include "kspd_lapack.hpp"
 #include "kspd_sparse_update_impl.hpp"
 
@@ -51,10 +59,10 @@ inline int update_wide_width() { return update_wide_hook().width > 0 ? update_wi
 /// update_wide_panel fences exec after each of its calls and adds the time (seconds, steady
 /// clock) since the previous mark to seconds[call]; nullptr in the library's use.
 struct UpdateWideProfile {
-  static constexpr int kCalls = 12;
-  static constexpr const char* names[kCalls] = {"trsm Z",     "I, I",       "syrk G",   "syrk R",
-                                                "potrf G",    "potrf R",    "copy W_B", "gemm W_B",
-                                                "trsm W_B",   "gemm L_B",   "trsm L_B", "trmm + copy D M"};
+  static constexpr int kCalls = 10;
+  static constexpr const char* names[kCalls] = {"trsm Z",   "R = chol(I + s Z^T Z), copy W_B", "gemm W_B", "trsm W_B",
+                                                "G = I",    "syrk G",  "potrf G",  "gemm L_B",  "trsm L_B",
+                                                "trmm + copy D M"};
   double seconds[kCalls] = {};
   long panels = 0;
 };
@@ -114,78 +122,111 @@ std::vector<char> update_wide_choice(const Symbolic& S, const UpdatePlan& P, std
   return wide;
 }
 
-/// One wide panel on exec: Lp = the panel's columns from its diagonal block down (mr x bw:
-/// D on top, L(B, P) below), Wp = W's rows of the same rows (mr x k; W_P becomes Z, W_B
-/// becomes W'_B). Workspaces: G (bw x bw), R (k x k), T ((mr - bw) x k). info_g / info_r
+/// R = chol(I + s Z^T Z) (k x k, k <= 64) by one team in its scratch (batched::TeamPotrf;
+/// cuSOLVER's potrf of a 16 x 16 matrix took 134 us on the H100, session 7 run 1), info into
+/// *info_r; the launch's other teams copy WB into Out (the old W_B, the start of W'_B).
+template <class Exec, class ZV, class RV, class WV, class OV, class Scalar>
+void update_wide_r(const Exec& exec, const ZV& Z, const RV& R, const WV& WB, const OV& Out, Scalar s, int* info_r) {
+  using Policy = Kokkos::TeamPolicy<Exec>;
+  using Member = typename Policy::member_type;
+  using Scratch = Kokkos::View<Scalar**, Kokkos::LayoutLeft, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const int bw = int(Z.extent(0)), k = int(Z.extent(1));
+  const std::int64_t rows = std::int64_t(WB.extent(0)), chunk = 256, ncopy = (rows + chunk - 1) / chunk;
+  const int team = compat::is_host_exec_v<Exec> ? 1 : 256;
+  Policy policy(exec, int(1 + ncopy), team);
+  policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(size_t(k), size_t(k))));
+  Kokkos::parallel_for("kspd::sparse::update::wide::R", policy, KOKKOS_LAMBDA(const Member& mb) {
+    if (mb.league_rank() > 0) {  // rows [i0, i1) of W_B into Out
+      const std::int64_t i0 = (mb.league_rank() - 1) * chunk, i1 = i0 + chunk < rows ? i0 + chunk : rows;
+      for (int j = 0; j < k; ++j)
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, i0, i1), [&](const std::int64_t i) { Out(i, j) = WB(i, j); });
+      return;
+    }
+    Scratch A(mb.team_scratch(0), size_t(k), size_t(k));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, k * k), [&](const int t) {
+      const int i = t % k, j = t / k;
+      Scalar g = i == j ? Scalar(1) : Scalar(0);
+      if (i >= j)
+        for (int l = 0; l < bw; ++l) g += s * Z(l, i) * Z(l, j);
+      A(i, j) = g;
+    });
+    mb.team_barrier();
+    const int info = kspd::batched::TeamPotrf<Uplo::Lower>::invoke(mb, A);
+    mb.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, k * k), [&](const int t) { R(t % k, t / k) = A(t % k, t / k); });
+    if (mb.team_rank() == 0) *info_r = info;
+  });
+}
+
+/// One wide panel: Lp = the panel's columns from its diagonal block down (mr x bw: D on top,
+/// L(B, P) below); In = W's rows of the same rows (mr x k; W_P becomes Z; W_B is read, not
+/// written); Out ((mr - bw) x k) gets W'_B. On lanes.main() the chain the next panel and the
+/// ancestors wait for: Z, R, W'_B. On lanes.side(), after a join, what nothing later in the
+/// update reads: M = chol(I + s Z Z^T), L'(B, P), L'(P, P) (it reads Z and the old W_B from
+/// In, the old L(B, P) after main's gemm; In must stay untouched until the lanes join at the
+/// end). Workspaces: G (bw x bw, the side lane's own), R (k x k, main's). info_g / info_r
 /// (device ints): potrf's info of I + s Z Z^T and of I + s Z^T Z. Non-blocking on a device.
 template <class Exec, class Mat, class Scalar>
-void update_wide_panel(const Exec& exec, const Mat& Lp, const Mat& Wp, Scalar s, const Mat& G, const Mat& R, const Mat& T,
-                       int* info_g, int* info_r) {
+void update_wide_panel(const kspd::Impl::Lanes<Exec>& lanes, const Mat& Lp, const Mat& In, const Mat& Out, Scalar s, const Mat& G,
+                       const Mat& R, int* info_g, int* info_r) {
   using Info = Kokkos::View<int, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   UpdateWideProfile* const prof = update_wide_profile();
+  const Exec& main = lanes.main();
+  const Exec& side = lanes.side();
   const auto clock = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
-  double t_mark = prof ? (exec.fence(), clock()) : 0;
-  const auto mark = [&](int call) {
+  double t_mark = prof ? (main.fence(), side.fence(), clock()) : 0;
+  const auto mark = [&](int call) {  // (the profile runs on one lane)
     if (!prof) return;
-    exec.fence();
+    main.fence();
     const double t = clock();
     prof->seconds[call] += t - t_mark;
     t_mark = t;
   };
   if (prof) ++prof->panels;
-  const size_t mr = Lp.extent(0), bw = Lp.extent(1), k = Wp.extent(1);
+  const size_t mr = Lp.extent(0), bw = Lp.extent(1), k = In.extent(1);
   const auto top = std::make_pair(size_t(0), bw), below = std::make_pair(bw, mr);
   const auto D = Kokkos::subview(Lp, top, Kokkos::ALL), LB = Kokkos::subview(Lp, below, Kokkos::ALL);
-  const auto Z = Kokkos::subview(Wp, top, Kokkos::ALL), WB = Kokkos::subview(Wp, below, Kokkos::ALL);
-  kspd::trsm(exec, Side::Left, Uplo::Lower, Trans::NoTranspose, Diag::NonUnit, Scalar(1), D, Z);
+  const auto Z = Kokkos::subview(In, top, Kokkos::ALL), WB = Kokkos::subview(In, below, Kokkos::ALL);
+  kspd::trsm(main, Side::Left, Uplo::Lower, Trans::NoTranspose, Diag::NonUnit, Scalar(1), D, Z);
   mark(0);
-  {  // G = I, R = I (their upper triangles stay zero: syrk and potrf touch the lower ones)
-    Scalar* const g = G.data();
-    Scalar* const r = R.data();
-    const std::int64_t ldg = std::int64_t(G.stride(1)), ldr = std::int64_t(R.stride(1)), nb = std::int64_t(bw),
-                       nk = std::int64_t(k);
-    Kokkos::parallel_for("kspd::sparse::update::wide::identity", Kokkos::RangePolicy<Exec>(exec, 0, nb * nb + nk * nk),
-                         KOKKOS_LAMBDA(const std::int64_t t) {
-                           if (t < nb * nb) g[t % nb + (t / nb) * ldg] = t % nb == t / nb ? Scalar(1) : Scalar(0);
-                           else {
-                             const std::int64_t u = t - nb * nb;
-                             r[u % nk + (u / nk) * ldr] = u % nk == u / nk ? Scalar(1) : Scalar(0);
-                           }
-                         });
-  }
+  update_wide_r(main, Z, R, WB, Out, s, info_r);
   mark(1);
-  kspd::syrk(exec, Uplo::Lower, Trans::NoTranspose, s, Z, Scalar(1), G);
-  mark(2);
-  kspd::syrk(exec, Uplo::Lower, Trans::Transpose, s, Z, Scalar(1), R);
-  mark(3);
-  kspd::potrf(exec, Uplo::Lower, G, Info(info_g));
-  mark(4);
-  kspd::potrf(exec, Uplo::Lower, R, Info(info_r));
-  mark(5);
   if (mr > bw) {
-    Kokkos::deep_copy(exec, T, WB);  // the old W_B, for L'(B, P)
-    mark(6);
-    kspd::gemm(exec, Trans::NoTranspose, Trans::NoTranspose, Scalar(-1), LB, Z, Scalar(1), WB);
-    mark(7);
-    kspd::trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1), R, WB);
-    mark(8);
-    kspd::gemm(exec, Trans::NoTranspose, Trans::Transpose, s, T, Z, Scalar(1), LB);
-    mark(9);
-    kspd::trsm(exec, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1), G, LB);
-    mark(10);
+    kspd::gemm(main, Trans::NoTranspose, Trans::NoTranspose, Scalar(-1), LB, Z, Scalar(1), Out);
+    mark(2);
+    kspd::trsm(main, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1), R, Out);
+    mark(3);
   }
-  kspd::trmm(exec, Side::Left, Uplo::Lower, Trans::NoTranspose, Diag::NonUnit, Scalar(1), D, G);  // G = D M (lower)
+  lanes.side_waits_main();
+  {  // G = I (its upper triangle stays zero: syrk and potrf touch the lower one)
+    Scalar* const g = G.data();
+    const std::int64_t ldg = std::int64_t(G.stride(1)), nb = std::int64_t(bw);
+    Kokkos::parallel_for("kspd::sparse::update::wide::identity", Kokkos::RangePolicy<Exec>(side, 0, nb * nb),
+                         KOKKOS_LAMBDA(const std::int64_t t) { g[t % nb + (t / nb) * ldg] = t % nb == t / nb ? Scalar(1) : Scalar(0); });
+  }
+  mark(4);
+  kspd::syrk(side, Uplo::Lower, Trans::NoTranspose, s, Z, Scalar(1), G);
+  mark(5);
+  kspd::potrf(side, Uplo::Lower, G, Info(info_g));
+  mark(6);
+  if (mr > bw) {
+    kspd::gemm(side, Trans::NoTranspose, Trans::Transpose, s, WB, Z, Scalar(1), LB);
+    mark(7);
+    kspd::trsm(side, Side::Right, Uplo::Lower, Trans::Transpose, Diag::NonUnit, Scalar(1), G, LB);
+    mark(8);
+  }
+  kspd::trmm(side, Side::Left, Uplo::Lower, Trans::NoTranspose, Diag::NonUnit, Scalar(1), D, G);  // G = D M (lower)
   {
     Scalar* const g = G.data();
     Scalar* const d = D.data();
     const std::int64_t ldg = std::int64_t(G.stride(1)), ldd = std::int64_t(D.stride(1)), nb = std::int64_t(bw);
-    Kokkos::parallel_for("kspd::sparse::update::wide::D", Kokkos::RangePolicy<Exec>(exec, 0, nb * nb),
+    Kokkos::parallel_for("kspd::sparse::update::wide::D", Kokkos::RangePolicy<Exec>(side, 0, nb * nb),
                          KOKKOS_LAMBDA(const std::int64_t t) {
                            const std::int64_t i = t % nb, j = t / nb;
                            if (i >= j) d[i + j * ldd] = g[i + j * ldg];
                          });
   }
-  mark(11);
+  mark(9);
 }
 
 }  // namespace kspd::sparse::Impl
