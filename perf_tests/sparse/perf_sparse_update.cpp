@@ -14,10 +14,10 @@
 // the device clock; and empty launches of the same league sizes (the launch cost alone). FILE ("-": none) gets one CSV line per launch.
 // --panel-width NB: panels of NB columns in the batched update (resident placement) instead
 // of update_panel_width's 32 (Impl::update_panel_width_hook()).
-// --wide T:A:BW: the resident update's wide panels (kspd_sparse_update_wide.hpp) for path
+// --wide T:A:BW[:L]: the resident update's wide panels (kspd_sparse_update_wide.hpp) for path
 // supernodes of at least T columns with at most A path supernodes in their launches, BW
-// columns a panel (Impl::update_wide_hook(); 0 keeps a default; T beyond every supernode:
-// none wide). --wide-sweep T:A:BW,..: after the timed runs, the update and downdate again with
+// columns a panel, L side lanes (Impl::update_wide_hook(); 0 keeps a default; T beyond every
+// supernode: none wide). --wide-sweep T:A:BW[:L],..: after the timed runs, the update and downdate again with
 // each of these (the same factor and refactorization; the residuals checked).
 // --update-threads T1,T2,..: then the update and downdate again with each of these host
 // thread counts (host placement; the factorizations keep --threads), against the same refactor.
@@ -288,11 +288,10 @@ int main(int argc, char** argv) {
   std::vector<int> update_threads;
   std::vector<kspd::sparse::Impl::UpdateWide> sweep;
   bool bad_wide = false;
-  const auto parse_wide = [&](const std::string& v) {  // T:A:BW
+  const auto parse_wide = [&](const std::string& v) {  // T:A:BW[:L]
     kspd::sparse::Impl::UpdateWide w;
-    if (std::sscanf(v.c_str(), "%d:%d:%d", &w.threshold, &w.alone, &w.width) != 3 || w.threshold < 0 || w.alone < 0 ||
-        w.width < 0)
-      bad_wide = true;
+    const int got = std::sscanf(v.c_str(), "%d:%d:%d:%d", &w.threshold, &w.alone, &w.width, &w.lanes);
+    if (got < 3 || w.threshold < 0 || w.alone < 0 || w.width < 0 || w.lanes < 0) bad_wide = true;
     return w;
   };
   std::string placement = "host";
@@ -503,9 +502,9 @@ int main(int argc, char** argv) {
       rd = std::max(rd, residual(chol, A));
     }
     sweep_bad += !(ru < 1e-10 && rd < 1e-10);
-    std::printf("  wide T %d A %d BW %d: update %.4f s (%.1fx), downdate %.4f s (%.1fx)  residuals %.1e %.1e\n",
+    std::printf("  wide T %d A %d BW %d L %d: update %.4f s (%.1fx), downdate %.4f s (%.1fx)  residuals %.1e %.1e\n",
                 kspd::sparse::Impl::update_wide_threshold(), kspd::sparse::Impl::update_wide_alone(),
-                kspd::sparse::Impl::update_wide_width(), median(u), median(t_refactor) / median(u), median(d),
+                kspd::sparse::Impl::update_wide_width(), kspd::sparse::Impl::update_wide_lanes(), median(u), median(t_refactor) / median(u), median(d),
                 median(t_refactor) / median(d), ru, rd);
   }
   kspd::sparse::Impl::update_wide_hook() = wide0;

@@ -15,8 +15,8 @@
 keep="perf_sparse_update|path:|critical chain|wide|analyse|update  |downdate|\[|step profile|empty launches|team size|panel width|PASSED|FAILED|rc="
 source "$(dirname "$0")/device_env.sh"
 KSPD_DATA_DIR=$data run test_update 90 "$(find_bin kspd_test_sparse_update)"
-# T:A:BW = wide from T columns, at most A path supernodes in its launches, panels of BW
-sweep=100000:1:256,128:1:256,128:2:256,128:3:256,128:4:256,128:6:256,128:1000:256,256:2:256,128:2:128,64:2:256
+# T:A:BW[:L] = wide from T columns, at most A path supernodes in its launches, panels of BW, L side lanes
+sweep=100000:1:256,128:1:256:1,128:2:256:1,128:1:256,128:2:256,128:3:256,128:4:256,128:6:256,128:1000:256,256:2:256,128:2:128,64:3:256,128:2:256:2
 csv=-; [ -n "${UPD_CSV:-}" ] && csv=$out/u40_launches.csv
 both() {  # both PERF CSV [widths]
   for k in 16 64; do

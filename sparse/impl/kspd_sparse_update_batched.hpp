@@ -231,13 +231,15 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
 /// W rows gathered from W into buf, each panel's W'_B into the next part of buf (panel i at
 /// p_i reads (m - p_i) x k, ld m - p_i, and writes the (m - p_i - bw_i) x k after it; the
 /// side lane reads a panel's part after main has moved on), the rows below its columns back
-/// to W (main). buf: update_wide_buffer(m, c, k, nb) scalars; g: the side lane's nb x nb, r:
-/// main's k x k; infos: two per panel from its first panel's number on.
+/// to W (main). The panels take the lanes in turn (lane: the next one's index, mod nlanes;
+/// all share main). buf: update_wide_buffer(m, c, k, nb) scalars; g: each lane's nb x nb in
+/// turn; r: main's k x k; infos: two per panel from its first panel's number on.
 template <class Exec, class Scalar>
-void update_wide_snode(const kspd::Impl::Lanes<Exec>& lanes, const UpdSnode& d, Scalar* vals, std::int64_t voff,
-                       const UpdW<Scalar>& W, Scalar s, std::int64_t nb, Scalar* buf, Scalar* g, Scalar* r, int* infos) {
+void update_wide_snode(const std::vector<kspd::Impl::Lanes<Exec>>& lanes, int& lane, const UpdSnode& d, Scalar* vals,
+                       std::int64_t voff, const UpdW<Scalar>& W, Scalar s, std::int64_t nb, Scalar* buf, Scalar* g, Scalar* r,
+                       int* infos) {
   using Mat = Kokkos::View<Scalar**, Kokkos::LayoutStride, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  const Exec& exec = lanes.main();
+  const Exec& exec = lanes[0].main();
   const std::int64_t m = d.m, k = d.k, c = d.c, r0 = d.r0, a0 = d.a0;
   const auto mat = [](Scalar* p, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
     return Mat(p, Kokkos::LayoutStride(size_t(rows), 1, size_t(cols), size_t(ld > 0 ? ld : 1)));
@@ -248,8 +250,11 @@ void update_wide_snode(const kspd::Impl::Lanes<Exec>& lanes, const UpdSnode& d, 
   for (std::int64_t p = 0, i = 0; p < c; p += nb, ++i) {
     const std::int64_t bw = std::min(nb, c - p), mr = m - p;
     Scalar* const out = in + mr * k;
-    update_wide_panel(lanes, mat(vals + voff + p + p * m, mr, bw, m), mat(in, mr, k, mr), mat(out, mr - bw, k, mr - bw), s,
-                      mat(g, bw, bw, bw), mat(r, k, k, k), infos + 2 * i, infos + 2 * i + 1);
+    const int l = lane;
+    lane = (lane + 1) % int(lanes.size());
+    update_wide_panel(lanes[size_t(l)], mat(vals + voff + p + p * m, mr, bw, m), mat(in, mr, k, mr),
+                      mat(out, mr - bw, k, mr - bw), s, mat(g + l * nb * nb, bw, bw, bw), mat(r, k, k, k), infos + 2 * i,
+                      infos + 2 * i + 1);
     in = out;
   }
   const std::int64_t below = m - c;  // W'_B below the supernode (ld below), for the ancestors
@@ -432,13 +437,17 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   Kokkos::View<Scalar*, Mem> qb(noinit("kspd::sparse::update::Q"), size_t(std::max<std::int64_t>(2 * nslots * kbmax * kbmax, 1)));
   const UpdW<Scalar> Wd{wc.data(), std::int64_t(wc.stride_1()), rows, act.data()};
   Kokkos::View<std::uint64_t*, Mem> tics;
-  // the wide supernodes' W rows (every panel's own, read later by the side lane), G (side), R
-  // (main); the lanes (one, program order, while the profile times each call)
-  const kspd::Impl::Lanes<Exec> lanes(exec, !wl.empty() && !update_wide_profile());
+  // the wide supernodes' W rows (every panel's own, read later by a side lane), G (each side
+  // lane's), R (main's); the lanes (one, program order, while the profile times each call)
+  const bool concurrent = !wl.empty() && !update_wide_profile();
+  const int nlanes = concurrent ? update_wide_lanes() : 1;
+  std::vector<kspd::Impl::Lanes<Exec>> lanes;
+  for (int l = 0; l < nlanes; ++l) lanes.emplace_back(exec, concurrent, kspd::Impl::SidePriority::Same, l);
+  int lane = 0;
   Kokkos::View<Scalar*, Mem> wbuf(noinit("kspd::sparse::update::wide"),
-                                  wl.empty() ? 1 : size_t(wide_off[npath] + nbw * nbw + kmax * kmax));
+                                  wl.empty() ? 1 : size_t(wide_off[npath] + nlanes * nbw * nbw + kmax * kmax));
   Scalar* const w_g = wbuf.data() + wide_off[npath];
-  Scalar* const w_r = w_g + nbw * nbw;
+  Scalar* const w_r = w_g + nlanes * nbw * nbw;
   if (prof && prof->phases) tics = Kokkos::View<std::uint64_t*, Mem>("kspd::sparse::update::tics", std::max<size_t>(ph.size(), 1) * kPanelPhases);
   if (prof) phase(prof->t_alloc);
   const double t_loop = t_last;
@@ -451,9 +460,10 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
       const size_t q = wl[size_t(i)];
       const Supernode& sn = S.snodes[size_t(P.path[q])];
       const UpdSnode d{sn.row_begin, P.act_begin[q], sn.nrows(), sn.ncols, P.act_begin[q + 1] - P.act_begin[q], 0};
-      update_wide_snode(lanes, d, vals, sn.value_offset, Wd, sg, nbw, wbuf.data() + wide_off[q], w_g, w_r, infos.data() + 2 * pnum[q]);
+      update_wide_snode(lanes, lane, d, vals, sn.value_offset, Wd, sg, nbw, wbuf.data() + wide_off[q], w_g, w_r, infos.data() + 2 * pnum[q]);
     }
-    if (prof && prof->fence_steps && st.we > st.wb) exec.fence(), lanes.side().fence();
+    if (prof && prof->fence_steps && st.we > st.wb)
+      for (const auto& l : lanes) l.main().fence(), l.side().fence();
     const double t0 = prof ? clock() : 0;
     if (st.pe > st.pb || st.nrt > 0 || st.ge > st.gb)
       update_step(exec, pd, rd, sd, st.pb, st.pe, st.rb, st.re, st.nrt, st.gb, st.ge, vals, ws.data(), Wd, qb.data(), infos.data(),
@@ -466,7 +476,7 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
                                               int(st.we - st.wb), t0 - tw, tw - t_last, t1 - t0, t2 - t0});
     t_last = t2;
   }
-  lanes.main_waits_side();  // the side lane's panels, before the infos are read and the buffers freed
+  for (const auto& l : lanes) l.main_waits_side();  // the side lanes' panels, before the infos are read, the buffers freed
   if (prof) {
     exec.fence();
     t_last = clock();

@@ -45,8 +45,9 @@ struct UpdateWide {
   int threshold = 0;  ///< columns; default kWideThreshold
   int alone = 0;      ///< default kWideAlone
   int width = 0;      ///< columns per wide panel; default kWideWidth
+  int lanes = 0;      ///< side lanes for the panels' off-path work, round robin; default kWideLanes
 };
-inline constexpr int kWideThreshold = 128, kWideAlone = 2, kWideWidth = 256;
+inline constexpr int kWideThreshold = 128, kWideAlone = 2, kWideWidth = 256, kWideLanes = 4;
 inline UpdateWide& update_wide_hook() {
   static UpdateWide w;
   return w;
@@ -54,6 +55,10 @@ inline UpdateWide& update_wide_hook() {
 inline int update_wide_threshold() { return update_wide_hook().threshold > 0 ? update_wide_hook().threshold : kWideThreshold; }
 inline int update_wide_alone() { return update_wide_hook().alone > 0 ? update_wide_hook().alone : kWideAlone; }
 inline int update_wide_width() { return update_wide_hook().width > 0 ? update_wide_hook().width : kWideWidth; }
+inline int update_wide_lanes() {
+  const int n = update_wide_hook().lanes > 0 ? update_wide_hook().lanes : kWideLanes;
+  return std::min(n, kspd::Impl::Lanes<Kokkos::DefaultExecutionSpace>::kSideLanes);
+}
 
 /// Diagnostics (perf_sparse_update --step-profile): while update_wide_profile() points at one,
 /// update_wide_panel fences exec after each of its calls and adds the time (seconds, steady
@@ -105,7 +110,7 @@ std::vector<char> update_wide_choice(const Symbolic& S, const UpdatePlan& P, std
   const size_t npath = P.path.size();
   std::vector<char> wide(npath, 0);
   const UpdateWide& h = update_wide_hook();
-  const bool hooked = h.threshold > 0 || h.alone > 0 || h.width > 0;
+  const bool hooked = h.threshold > 0 || h.alone > 0 || h.width > 0 || h.lanes > 0;
   if (compat::is_host_exec_v<Exec> && !hooked) return wide;
   std::vector<std::int64_t> np, start;
   const std::int64_t nslot = update_schedule(S, P, nbmax, np, start);
