@@ -14,7 +14,9 @@
 /// branches touch disjoint W columns), so the launches follow the longest chain of panels up
 /// the tree, and nothing waits until the end. (The panel's own rows are all its transform
 /// needs from panel t - 1: a look-ahead of one panel, which halves the launches of a
-/// transform launch followed by an apply launch.)
+/// transform launch followed by an apply launch.) The lone wide supernodes
+/// (update_wide_choice) take no launch: their wide panels (kspd_sparse_update_wide.hpp) go on
+/// exec and side lanes in their slot, before that slot's launch.
 
 #include <Kokkos_Core.hpp>
 

@@ -24,7 +24,8 @@
 /// (Z, M, R, Q, D M) are one team body (panel_transform), run by a host worker or a device
 /// block. This file: the plan, the panel body and the host rows; the two drivers are
 /// kspd_sparse_update_host.hpp (host workers, gemm) and kspd_sparse_update_batched.hpp
-/// (batched kernels on an execution space: the resident factor).
+/// (batched kernels on an execution space: the resident factor; its lone wide supernodes by
+/// wide panels through core's dense API, kspd_sparse_update_wide.hpp).
 
 #include <Kokkos_Core.hpp>
 #include <impl/Kokkos_ClockTic.hpp>
