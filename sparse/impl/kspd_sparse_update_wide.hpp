@@ -9,7 +9,7 @@
 /// separators of a 3-D problem: nothing else of the path runs beside them), a panel of 256
 /// columns as a dozen vendor calls costs less. The method is kspd_sparse_update_impl.hpp's,
 /// for a panel P of bw columns, D = L(P, P), the rows B below it, W's rows W_P, W_B:
-///   Z = D^-1 W_P (trsm);  R R^T = I + s Z^T Z (one team: batched::TeamPotrf)
+///   Z = D^-1 W_P (trsm);  R R^T = I + s Z^T Z (one team up to k = 32, else syrk, potrf)
 ///   W'_B = (W_B - L(B, P) Z) R^-T (gemm, trsm; the old L(B, P))
 ///   M M^T = I + s Z Z^T (syrk, potrf)
 ///   L'(B, P) = (L(B, P) + s W_B Z^T) M^-T (gemm, trsm; the old W_B)
@@ -127,22 +127,35 @@ std::vector<char> update_wide_choice(const Symbolic& S, const UpdatePlan& P, std
   return wide;
 }
 
-/// R = chol(I + s Z^T Z) (k x k, k <= 64) by one team in its scratch (batched::TeamPotrf;
-/// cuSOLVER's potrf of a 16 x 16 matrix took 134 us on the H100, session 7 run 1), info into
-/// *info_r; the launch's other teams copy WB into Out (the old W_B, the start of W'_B).
+/// R = chol(I + s Z^T Z) (k x k), info into *info_r, and Out = WB (the old W_B, the start of
+/// W'_B) in one launch: for k <= kWideTeamR by one team in its scratch (batched::TeamPotrf)
+/// beside the teams that copy; above, R by core's syrk and potrf (cuSOLVER) first. H100, session
+/// 7: cuSOLVER's potrf of a 16 x 16 matrix 134 us, the team's R 39 us; at 64 x 64 149 us
+/// against the team's 275 us.
+inline constexpr int kWideTeamR = 32;
 template <class Exec, class ZV, class RV, class WV, class OV, class Scalar>
 void update_wide_r(const Exec& exec, const ZV& Z, const RV& R, const WV& WB, const OV& Out, Scalar s, int* info_r) {
   using Policy = Kokkos::TeamPolicy<Exec>;
   using Member = typename Policy::member_type;
   using Scratch = Kokkos::View<Scalar**, Kokkos::LayoutLeft, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const int bw = int(Z.extent(0)), k = int(Z.extent(1));
-  const std::int64_t rows = std::int64_t(WB.extent(0)), chunk = 256, ncopy = (rows + chunk - 1) / chunk;
+  const bool team_r = k <= kWideTeamR;
+  if (!team_r) {
+    Scalar* const r = R.data();
+    const std::int64_t ldr = std::int64_t(R.stride(1)), nk = k;
+    Kokkos::parallel_for("kspd::sparse::update::wide::identity", Kokkos::RangePolicy<Exec>(exec, 0, nk * nk),
+                         KOKKOS_LAMBDA(const std::int64_t t) { r[t % nk + (t / nk) * ldr] = t % nk == t / nk ? Scalar(1) : Scalar(0); });
+    kspd::syrk(exec, Uplo::Lower, Trans::Transpose, s, Z, Scalar(1), R);
+    kspd::potrf(exec, Uplo::Lower, R, Kokkos::View<int, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(info_r));
+  }
+  const std::int64_t rows = std::int64_t(WB.extent(0)), chunk = 256, ncopy = (rows + chunk - 1) / chunk, first = team_r ? 1 : 0;
+  if (first + ncopy == 0) return;
   const int team = compat::is_host_exec_v<Exec> ? 1 : 256;
-  Policy policy(exec, int(1 + ncopy), team);
-  policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(size_t(k), size_t(k))));
+  Policy policy(exec, int(first + ncopy), team);
+  if (team_r) policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(size_t(k), size_t(k))));
   Kokkos::parallel_for("kspd::sparse::update::wide::R", policy, KOKKOS_LAMBDA(const Member& mb) {
-    if (mb.league_rank() > 0) {  // rows [i0, i1) of W_B into Out
-      const std::int64_t i0 = (mb.league_rank() - 1) * chunk, i1 = i0 + chunk < rows ? i0 + chunk : rows;
+    if (mb.league_rank() >= first) {  // rows [i0, i1) of W_B into Out
+      const std::int64_t i0 = (mb.league_rank() - first) * chunk, i1 = i0 + chunk < rows ? i0 + chunk : rows;
       for (int j = 0; j < k; ++j)
         Kokkos::parallel_for(Kokkos::TeamThreadRange(mb, i0, i1), [&](const std::int64_t i) { Out(i, j) = WB(i, j); });
       return;
