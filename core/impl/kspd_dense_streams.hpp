@@ -2,7 +2,8 @@
 #define KSPD_DENSE_STREAMS_HPP
 /// \file kspd_dense_streams.hpp
 /// Impl::Lanes: the caller's execution-space instance and a second one of the same backend
-/// for look-ahead (work that may overlap the caller's), with device-side joins between them.
+/// for look-ahead (work that may overlap the caller's), with device-side joins between them
+/// (stream_wait, also for other users of several instances: the sparse resident factor).
 /// On CUDA the second instance is one of kSideLanes from Kokkos::Experimental::partition_space,
 /// created once per process and freed by a Kokkos finalize hook (`side_index` picks one, so
 /// several Lanes can have side lanes that run beside each other: the sparse update's wide
@@ -25,6 +26,21 @@
 #include "kspd_cuda_bindings.hpp"
 
 namespace kspd::Impl {
+
+/// The waiter instance's later work waits for the signaler's work enqueued so far: on the
+/// device with a CUDA event (no host wait), else a host fence of the signaler (host
+/// backends, whose instances run in program order anyway; CUDA without the TPLs).
+template <class ExecSpace>
+void stream_wait(const ExecSpace& waiter, const ExecSpace& signaler) {
+#if defined(KSPD_ENABLE_CUDA_TPLS)
+  if constexpr (compat::is_cuda_exec_v<ExecSpace>) {
+    cuda::stream_wait(waiter.cuda_stream(), signaler.cuda_stream());
+    return;
+  }
+#endif
+  (void)waiter;
+  compat::fence(signaler, "kspd::stream_wait");
+}
 
 enum class SidePriority { Same, Urgent };
 
@@ -52,15 +68,7 @@ class Lanes {
   static constexpr bool has_second_instance = compat::is_cuda_exec_v<ExecSpace>;
 
   void wait(const ExecSpace& waiter, const ExecSpace& signaler) const {
-    if (!concurrent_) return;  // one lane: program order
-#if defined(KSPD_ENABLE_CUDA_TPLS)
-    if constexpr (compat::is_cuda_exec_v<ExecSpace>) {
-      cuda::stream_wait(waiter.cuda_stream(), signaler.cuda_stream());
-      return;
-    }
-#endif
-    (void)waiter;
-    compat::fence(signaler, "kspd::Lanes::wait");  // CUDA without the TPLs: a host fence
+    if (concurrent_) stream_wait(waiter, signaler);  // (one lane: program order)
   }
 
   // The cached side instances (CUDA), or exec itself.

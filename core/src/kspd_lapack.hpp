@@ -10,6 +10,7 @@
 
 #include "kspd_dense.hpp"
 #include "kspd_dense_blas3_inverse.hpp"
+#include "kspd_dense_nan_scan.hpp"
 #include "kspd_dense_transposed.hpp"
 
 namespace kspd {
@@ -37,6 +38,7 @@ int factor(const char* name, const ExecSpace& exec, FactorOp fop, Uplo uplo, Dia
     copy_lower<ExecSpace, T>(exec, s, make_mat(w), conj);
     DenseOptions inner = opt;
     inner.upper_via_lower = Toggle::Off;
+    const typename DeferredNanScan<ExecSpace, T>::Suspend now;  // W is gone before any flush
     const int info = factor(name, exec, fop, Uplo::Lower, diag, w, inner, vendor_info);
     copy_lower<ExecSpace, T>(exec, make_mat(w), s, conj);
     // W is freed on return (no stream-ordered free in every Kokkos): let the stream finish
@@ -67,7 +69,10 @@ int factor(const char* name, const ExecSpace& exec, FactorOp fop, Uplo uplo, Dia
   const Algo algo = resolve<ExecSpace, T>(opt.algo, dop, A.extent(0));
   if (algo == Algo::Vendor && vendor_info) {  // the caller's info: nothing to allocate or read
     if (vendor_factor(exec, fop, uplo, diag, a, vendor_info)) {
-      if (fop == FactorOp::Potrf && A.extent(0) > 0) native::nan_diagonal<ExecSpace, T>(exec, a, vendor_info);
+      if (fop == FactorOp::Potrf && A.extent(0) > 0) {
+        if (auto* later = DeferredNanScan<ExecSpace, T>::active()) later->record(a, vendor_info);  // kspd_dense_nan_scan.hpp
+        else native::nan_diagonal<ExecSpace, T>(exec, a, vendor_info);
+      }
       return 0;
     }
   }

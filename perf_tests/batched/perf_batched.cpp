@@ -406,6 +406,7 @@ void run(const std::vector<long>& ns, const std::vector<long>& batches, const st
     }
 }
 #include "perf_batched_complex.hpp"  // --prec z,c: run_complex
+#include "kspd_build_info.hpp"  // KSPD_GIT_HASH
 }  // namespace
 
 int main(int argc, char** argv) {

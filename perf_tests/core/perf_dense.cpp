@@ -20,6 +20,7 @@
 #include "kspd_dense_streams.hpp"
 #include "kspd_perf_utils.hpp"
 #include "kspd_perf_csv.hpp"
+#include "kspd_build_info.hpp"  // KSPD_GIT_HASH
 
 namespace {
 using Exec = Kokkos::DefaultExecutionSpace;

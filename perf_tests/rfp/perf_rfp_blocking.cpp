@@ -21,6 +21,7 @@
 
 #include "perf_rfp_peer.hpp"
 #include "kspd_perf_csv.hpp"
+#include "kspd_build_info.hpp"  // KSPD_GIT_HASH
 
 namespace {
 using namespace perf_rfp;

@@ -15,6 +15,7 @@
 
 #include "perf_rfp_common.hpp"
 #include "kspd_perf_csv.hpp"
+#include "kspd_build_info.hpp"  // KSPD_GIT_HASH
 
 extern "C" {
 void spftrf_(const char*, const char*, const int*, float*, int*, size_t, size_t);

@@ -17,6 +17,7 @@
 
 #include "perf_rfp_common.hpp"
 #include "kspd_perf_csv.hpp"
+#include "kspd_build_info.hpp"  // KSPD_GIT_HASH
 
 namespace {
 using namespace perf_rfp;

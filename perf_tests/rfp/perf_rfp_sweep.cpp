@@ -13,6 +13,7 @@
 // times, TFLOP/s, ratio = t_kspd / t_peer (< 1: kspd faster), memory in GiB.
 #include "perf_rfp_peer.hpp"
 #include "kspd_perf_csv.hpp"
+#include "kspd_build_info.hpp"  // KSPD_GIT_HASH
 
 namespace {
 using namespace perf_rfp;

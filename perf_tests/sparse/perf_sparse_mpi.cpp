@@ -38,6 +38,7 @@
 #include "kspd_sparse_io.hpp"
 #include "kspd_sparse_mpi_driver.hpp"
 #include "kspd_perf_csv.hpp"
+#include "kspd_build_info.hpp"  // KSPD_GIT_HASH
 #ifdef KSPD_HAVE_MUMPS
 #include <dmumps_c.h>
 #endif

@@ -28,6 +28,7 @@
 #include "kspd_sparse_supernodal_cholesky.hpp"
 #include "kspd_perf_csv.hpp"
 #include "perf_sparse_cases.hpp"
+#include "kspd_build_info.hpp"  // KSPD_GIT_HASH
 
 #ifdef KSPD_HAVE_CHOLMOD
 #include <cholmod.h>

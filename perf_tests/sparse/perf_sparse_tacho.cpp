@@ -45,6 +45,7 @@
 #include "kspd_sparse_supernodal_cholesky.hpp"
 #include "kspd_sparse_symbolic.hpp"
 #include "kspd_perf_csv.hpp"
+#include "kspd_build_info.hpp"  // KSPD_GIT_HASH
 
 extern "C" void openblas_set_num_threads(int) __attribute__((weak));
 

@@ -39,6 +39,7 @@ extern "C" void openblas_set_num_threads(int) __attribute__((weak));
 using kspd::sparse::Impl::offload_device_name;
 #ifdef KSPD_ENABLE_MPI
 #include "kspd_sparse_mpi_driver.hpp"  // mpiexec -n P kspd-solve: the distributed solver
+#include "kspd_build_info.hpp"  // KSPD_GIT_HASH
 #endif
 
 namespace {
@@ -291,7 +292,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     return ks::Impl::mpi_driver_main({a.input, a.generate, a.nx, a.ny, a.nz, a.nrhs, a.refactor, a.max_supernode_given,
-                                      a.memory_limit_given}, a.opt, a.precision == "float");
+                                      a.memory_limit_given, a.device_aware_mpi}, a.opt, a.precision == "float");
   }
 #endif
   Kokkos::ScopeGuard guard;  // not argv: Kokkos would claim --threads

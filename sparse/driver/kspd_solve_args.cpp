@@ -82,7 +82,7 @@ const char* usage_text() {
          "  [--relax on|off] [--nrelax a,b,c] [--zrelax x,y,z] [--max-supernode W] [--max-trsm-rows R]\n"
          "  [--gpu on|off|force] [--gpu-threshold-potrf W] [--gpu-threshold-trsm M*W] [--gpu-threshold-update M*N*K]\n"
          "  [--gpu-mem-limit MiB] [--fallback cpu|fail] [--gpu-placement resident|top] [--timeline]\n"
-         "  [--distributed] [--refactor K] [--quiet] [--analyse-only]\n"
+         "  [--distributed] [--mpi-device-aware auto|on|off] [--refactor K] [--quiet] [--analyse-only]\n"
          "FILE: a Matrix Market (.mtx, .mtx.gz) or Rutherford-Boeing (.rsa, .rb) file (the same as --input FILE).\n"
          "Default: --generate elasticity3d --size 22 (3 dof per node, n = 31944), --threads = all cores as\n"
          "task workers with single-threaded BLAS inside each (--threads 1: one worker, threaded BLAS).\n"
@@ -96,8 +96,10 @@ const char* usage_text() {
          "the top of the tree on the GPU (by the thresholds) and the rest on the host workers. --timeline: where the\n"
          "time went (resident factorization and solve: fenced per phase or launch; host workers: seconds per task kind).\n"
          "Under mpiexec (distributed): one rank per GPU (node-local rank % GPUs); --gpu on|off|force and the\n"
-         "thresholds pick the device supernodes, --gpu-mem-limit is per rank (blocks move between\n"
-         "ranks through host memory); --distributed runs the distributed solver with one rank too; --threads T is per rank (the main thread, which makes the MPI\n"
+         "thresholds pick the device supernodes, --gpu-mem-limit is per rank; resident factors on several GPUs\n"
+         "send their contributions GPU to GPU when MPI is device-aware (--mpi-device-aware auto: ask the library\n"
+         "at run time; on: assume it; off: through pinned host memory), host panels through host memory;\n"
+         "--distributed runs the distributed solver with one rank too; --threads T is per rank (the main thread, which makes the MPI\n"
          "calls and runs the device tasks, and T-1 host task workers; default: the node's cores / its ranks).\n"
          "Exit status: 0 solved (or --help), 1 error, 2 bad command line, 3 not positive definite, 4 residual too large.\n";
 }
@@ -184,6 +186,9 @@ ParseResult parse_args(int argc, const char* const* argv, Args& a) {
         a.memory_limit_given = true;
       } else if (f == "--distributed") {
         a.distributed = true;
+      } else if (f == "--mpi-device-aware") {
+        const std::string v = one_of(f, need(), {"auto", "on", "off"});
+        a.device_aware_mpi = v == "on" ? Toggle::On : v == "off" ? Toggle::Off : Toggle::Auto;
       } else if (f == "--fallback") {
         a.opt.offload.fallback = one_of(f, need(), {"cpu", "fail"}) == "fail" ? OffloadFallback::Fail : OffloadFallback::Cpu;
       } else if (!f.empty() && f[0] == '-') {

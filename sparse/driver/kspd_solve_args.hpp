@@ -20,6 +20,7 @@ struct Args {
   bool analyse_only = false;  // --analyse-only: stop after the order + analyse report
   int blas_threads = -1;    // -1: 1 when several task workers run, else the BLAS default
   bool distributed = false;  // --distributed: the distributed solver also with one rank
+  Toggle device_aware_mpi = Toggle::Auto;  // --mpi-device-aware (DistributedOptions::device_aware_mpi)
   bool max_supernode_given = false, memory_limit_given = false;
   Options opt;
   Args() { opt.threads = 0; }  // all cores

@@ -20,6 +20,7 @@
 
 #include "kspd_compat.hpp"
 #include "kspd_sparse_distributed.hpp"
+#include "kspd_sparse_mpi_device_aware.hpp"
 #include "kspd_sparse_mpi_error.hpp"
 #include "kspd_sparse_generate.hpp"
 #include "kspd_sparse_io.hpp"
@@ -77,8 +78,8 @@ inline void mpi_gpu_run_defaults(MPI_Comm comm, Options& opt, bool max_supernode
     opt.offload.device_memory_limit /= share;
 }
 
-/// Rank 0 prints the device of every rank (collective), with the MPI library's CUDA-aware
-/// support (reported only: blocks move through host memory).
+/// Rank 0 prints the device of every rank (collective), and whether its MPI library says
+/// it takes pointers to that device's memory (kspd_sparse_mpi_device_aware.hpp).
 inline void print_rank_devices(MPI_Comm comm, const char* prefix = "") {
   int rank = 0, P = 1;
   KSPD_MPI_SAFE_CALL(MPI_Comm_rank(comm, &rank));
@@ -88,7 +89,9 @@ inline void print_rank_devices(MPI_Comm comm, const char* prefix = "") {
 #ifdef KOKKOS_ENABLE_CUDA
   cudaGetDevice(&dev);
 #endif
-  std::snprintf(mine, sizeof mine, "node rank %d, device %d: %s", node_local_rank(comm), dev, offload_device_name().c_str());
+  const bool aware = mpi_library_takes_device_pointers<Kokkos::DefaultExecutionSpace>();
+  std::snprintf(mine, sizeof mine, "node rank %d, device %d: %s%s", node_local_rank(comm), dev, offload_device_name().c_str(),
+                compat::is_host_exec_v<Kokkos::DefaultExecutionSpace> ? "" : aware ? " (MPI: device-aware)" : " (MPI: host staging)");
   std::vector<char> all(size_t(160 * P));
   KSPD_MPI_SAFE_CALL(MPI_Gather(mine, 160, MPI_CHAR, all.data(), 160, MPI_CHAR, 0, comm));
   if (rank != 0) return;
@@ -162,6 +165,7 @@ struct MpiDriverProblem {
   size_type nx = 22, ny = -1, nz = -1, nrhs = 1;
   int refactor = 0;
   bool max_supernode_given = false, memory_limit_given = false;  ///< for gpu_run_defaults
+  Toggle device_aware_mpi = Toggle::Auto;                        ///< DistributedOptions::device_aware_mpi
 };
 
 template <class Scalar>
@@ -193,6 +197,7 @@ int mpi_driver_run(const MpiDriverProblem& pb, const Options& opt) {
   print_rank_devices(MPI_COMM_WORLD, "  ");
   DistributedOptions dopt;
   dopt.engine = opt;
+  dopt.device_aware_mpi = pb.device_aware_mpi;
   mpi_gpu_run_defaults(MPI_COMM_WORLD, dopt.engine, pb.max_supernode_given, pb.memory_limit_given);
   dopt.engine.progress = nullptr;
   DistributedCholesky<Scalar> chol(MPI_COMM_WORLD, dopt);

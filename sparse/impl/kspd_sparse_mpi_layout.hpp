@@ -45,6 +45,7 @@ struct DistributedStats {
   double local_seconds = 0;       ///< factorization: this rank's engine run (its tasks and the transport)
   double fanin_bytes = 0;         ///< factorization: contributions sent by this rank (payload bytes)
   size_type fanin_messages = 0;   ///< ... their number
+  bool fanin_in_place = false;    ///< the top-rank map sent its contributions in place, not through host staging (DistributedOptions::device_aware_mpi)
   size_type local_supernodes = 0; ///< supernodes of this rank's local subtrees
   size_type owned_separators = 0; ///< separator supernodes this rank owns
   bool local_resident = false;    ///< one rank: the engine factored resident on the device

@@ -8,16 +8,17 @@
 ///    subset = its subtrees; the separators' panels receive their updates on its device),
 ///    then packs its contributions to the separators (FanInPlan: the blocks of separator
 ///    panels its updates touched, for every target, in one order both sides compute) on
-///    the device, one gather kernel into a contiguous device buffer, copies it once to
-///    (pinned, on CUDA) host memory and sends it once to the top rank: a header {1, words}
-///    (kTagTop) and the payload in int-sized pieces (kTagTopData,
-///    kspd_sparse_mpi_chunked.hpp). A rank whose run failed (pivot or exception) sends
+///    the device, one gather kernel into a contiguous device buffer, and sends it once to
+///    the top rank: a header {1, words} (kTagTop) and the payload in int-sized pieces
+///    (kTagTopData, kspd_sparse_mpi_chunked.hpp), from the device buffer itself with a
+///    device-aware MPI, else through one copy to (pinned, on CUDA) host memory
+///    (kspd_sparse_mpi_device_aware.hpp: DistributedOptions::device_aware_mpi). A rank whose run failed (pivot or exception) sends
 ///    {-1, 0} instead, so the top rank never waits for a message that will not come.
 ///  - The top rank runs ONE resident factorization over its subtrees and every separator.
 ///    Its level hook (ResidentFactor::LevelHook), before the first level holding a
 ///    separator that a rank contributes to, receives that rank's message (blocking: the
-///    other ranks never wait for the top rank during the factorization), copies it to the
-///    device and adds it into the target panels with one kernel, all queued on the level
+///    other ranks never wait for the top rank during the factorization) into the device
+///    buffer (directly, or through the host staging buffer and a copy) and adds it into the target panels with one kernel, all queued on the level
 ///    loop's instance (stream-ordered, no host wait of the stream). An abort header stops
 ///    the top rank's run (RemoteAbort): the failure is the other rank's, agreed after.
 ///  - top_drain() receives every header not yet received (and drops the payload), after
@@ -42,6 +43,7 @@
 #include "kspd_sparse_device_factor.hpp"
 #include "kspd_sparse_device_plan.hpp"
 #include "kspd_sparse_mpi_chunked.hpp"
+#include "kspd_sparse_mpi_device_aware.hpp"
 #include "kspd_sparse_mpi_error.hpp"
 #include "kspd_sparse_mpi_factor.hpp"
 #include "kspd_sparse_mpi_layout.hpp"
@@ -115,9 +117,11 @@ class TopFanIn {
   using Staging = typename DeviceFactor<Scalar, Exec>::StagingSpace;  ///< pinned on CUDA
 
   /// The copy plan of this rank's contributions (another rank) or of every rank's (the top
-  /// rank), from the analysis; `schedule` (the top rank's resident run) gives the levels.
-  TopFanIn(const Symbolic& S, const MpiLayout& L, const FanInPlan& plan, MPI_Comm comm, const LevelSchedule& schedule)
-      : L_(L), comm_(comm) {
+  /// rank), from the analysis; `schedule` (the top rank's resident run) gives the levels;
+  /// device_aware: DistributedOptions::device_aware_mpi.
+  TopFanIn(const Symbolic& S, const MpiLayout& L, const FanInPlan& plan, MPI_Comm comm, const LevelSchedule& schedule,
+           Toggle device_aware)
+      : L_(L), comm_(comm), in_place_(mpi_sends_in_place<Exec>(device_aware)) {
     const int P = L.nranks;
     const size_type ns = size_type(S.snodes.size());
     std::vector<size_type> level(size_t(ns), std::numeric_limits<size_type>::max());
@@ -153,7 +157,8 @@ class TopFanIn {
       Kokkos::deep_copy(Kokkos::subview(blocks_, Kokkos::make_pair(size_t(0), h.size())),
                         Kokkos::View<const BlockCopy*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()));
     dbuf_ = Kokkos::View<Scalar*, Mem>(noinit("kspd::sparse::mpi_top::buffer"), size_t(std::max<std::int64_t>(w, 1)));
-    hbuf_ = Kokkos::View<Scalar*, Staging>(noinit("kspd::sparse::mpi_top::staging"), size_t(std::max<std::int64_t>(w, 1)));
+    if (!in_place_)
+      hbuf_ = Kokkos::View<Scalar*, Staging>(noinit("kspd::sparse::mpi_top::staging"), size_t(std::max<std::int64_t>(w, 1)));
     received_.assign(size_t(P), 0);
   }
   TopFanIn(const TopFanIn&) = delete;
@@ -185,13 +190,13 @@ class TopFanIn {
       copy_blocks<false>(exec, const_cast<Scalar*>(vals), dbuf_.data(), blocks_.data(), d_begin_[size_t(r)],
                          d_begin_[size_t(r + 1)], w0, w1);
       const auto range = Kokkos::make_pair(size_t(w0), size_t(w1));
-      Kokkos::deep_copy(exec, Kokkos::subview(hbuf_, range), Kokkos::subview(dbuf_, range));
-      exec.fence();
+      if (!in_place_) Kokkos::deep_copy(exec, Kokkos::subview(hbuf_, range), Kokkos::subview(dbuf_, range));
+      exec.fence();  // (in place: MPI reads the device buffer, so the gather must be done)
     }
     KSPD_MPI_SAFE_CALL(MPI_Send(hdr, 2, MPI_INT64_T, top, kTagTop, comm_));
     if (hdr[1] > 0) {
       std::vector<MPI_Request> reqs;
-      isend_n(hbuf_.data() + w0, hdr[1], top, kTagTopData, comm_, reqs);
+      isend_n(send_buffer() + w0, hdr[1], top, kTagTopData, comm_, reqs);
       wait_all(reqs);
       st.fanin_bytes += double(hdr[1]) * sizeof(Scalar);
       ++st.fanin_messages;
@@ -200,6 +205,8 @@ class TopFanIn {
 
   /// The top rank: per rank, whether its message was received in this run.
   const std::vector<char>& received() const { return received_; }
+  /// Whether the buffers go to MPI in place (device-aware MPI, or host memory).
+  bool in_place() const { return in_place_; }
 
  private:
   void receive(const Exec& exec, Scalar* vals, int r) {
@@ -212,14 +219,18 @@ class TopFanIn {
                  "kspd::sparse (MPI): internal error: rank " << r << " sent " << hdr[1] << " words to the top rank, expected "
                                                               << w1 - w0);
     if (hdr[1] == 0) return;
-    recv_n(hbuf_.data() + w0, hdr[1], r, kTagTopData, comm_);
+    recv_n(send_buffer() + w0, hdr[1], r, kTagTopData, comm_);  // (each range once per factorization)
     const auto range = Kokkos::make_pair(size_t(w0), size_t(w1));
-    Kokkos::deep_copy(exec, Kokkos::subview(dbuf_, range), Kokkos::subview(hbuf_, range));
+    if (!in_place_) Kokkos::deep_copy(exec, Kokkos::subview(dbuf_, range), Kokkos::subview(hbuf_, range));
     copy_blocks<true>(exec, vals, dbuf_.data(), blocks_.data(), d_begin_[size_t(r)], d_begin_[size_t(r + 1)], w0, w1);
   }
 
+  /// The buffer MPI reads and writes: the device buffer itself, or the host staging one.
+  Scalar* send_buffer() const { return in_place_ ? dbuf_.data() : hbuf_.data(); }
+
   const MpiLayout& L_;
   MPI_Comm comm_;
+  bool in_place_ = false;
   std::vector<std::int64_t> d_begin_, w_begin_;  ///< per source rank: its blocks and words
   std::vector<size_type> first_level_;           ///< top rank: per source rank, its first target's level
   std::vector<char> received_;

@@ -29,6 +29,7 @@
 
 #include "kspd_compat.hpp"
 #include "kspd_core.hpp"
+#include "kspd_dense_streams.hpp"  // stream_wait
 #include "kspd_sparse_analysis_threads.hpp"
 #include "kspd_sparse_device_plan.hpp"
 #include "kspd_sparse_options.hpp"
@@ -174,6 +175,9 @@ class ResidentFactor {
     }
     lap(tl_.assemble);
     prepare(exec);
+    // one NaN-pivot scan of every large supernode's diagonal after the levels, not a launch
+    // after each potrf (kspd_dense_nan_scan.hpp; the infos are read once anyway)
+    kspd::Impl::DeferredNanScan<Exec, Scalar> nan_scan(exec);
     for (size_type l = 0; l < sched_.levels(); ++l) {
       const size_type b = sched_.level_begin[size_t(l)], e = sched_.small_end[size_t(l)];
       const size_type nlarge = sched_.level_begin[size_t(l + 1)] - e;
@@ -184,8 +188,9 @@ class ResidentFactor {
         for (size_type q = e; q < e + nlarge; ++q) factor_large(exec, sched_.order[size_t(q)], 0);
       } else if (nlarge > 1) {
         // independent large supernodes on several streams: they wait for the level's small
-        // kernel (and everything before), and the next level waits for all of them
-        exec.fence();
+        // kernel (and everything before), and the next level waits for all of them; the
+        // waits are on the device (events), so the host queues the next levels meanwhile
+        for (size_t w = 1; w < streams_.size(); ++w) kspd::Impl::stream_wait(streams_[w], exec);
         size_t next = 1;
         for (size_type q = e; q < e + nlarge; ++q) {
           const size_type s = sched_.order[size_t(q)];
@@ -194,10 +199,11 @@ class ResidentFactor {
           if (!big) next = next % (streams_.size() - 1) + 1;
           factor_large(streams_[w], s, w);
         }
-        for (auto& st : streams_) st.fence();
+        for (size_t w = 1; w < streams_.size(); ++w) kspd::Impl::stream_wait(exec, streams_[w]);
       }
       lap(tl_.large);
     }
+    nan_scan.flush();  // on exec, which waited for the side streams
     const PivotFailure f = first_failure(exec);
     lap(tl_.info);
     return f;

@@ -466,7 +466,7 @@ class DistributedCholesky {
         engine_ = std::make_unique<Engine>(S, engine_opt_, layout_.single() ? Impl::SnodeSubset{} : layout_.subset_of(rank_));
         if (top)
           top_ = std::make_unique<Impl::TopFanIn<Scalar, DevExec>>(S, layout_, plan_, comm_,
-                                                                    engine_->resident_factor().schedule());
+                                                                    engine_->resident_factor().schedule(), opt_.device_aware_mpi);
       }
       if (transport) {
         transport->attach(*engine_);
@@ -479,6 +479,7 @@ class DistributedCholesky {
       KSPD_REQUIRE(engine_->resident(), Error, "kspd::sparse (MPI): internal error: the top-rank map needs the resident placement");
       Scalar* dvals = engine_->resident_factor().values().data();
       engine_->set_level_hook([this, dvals](const DevExec& ex, size_type l) { top_->before_level(ex, dvals, l); });
+      stats_.fanin_in_place = top_->in_place();
       try {
         f = engine_->factorize(exec, avalues);
       } catch (const Impl::RemoteAbort&) {  // the failure is the other rank's (agreed below)

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kspd_tags.hpp"
 #include "kspd_types.hpp"
 
 namespace kspd::sparse {
@@ -111,6 +112,12 @@ struct DistributedOptions {
   bool local_subtrees = true;
   /// The owners of the separator supernodes; default: cyclic over each separator's ranks.
   SupernodeMap map;
+  /// Device-resident factors on several devices send their contributions to the
+  /// separators' device: Auto (default) hands MPI the device buffers when the MPI library
+  /// says at run time that it takes device pointers (CUDA-/ROCm-aware), else stages them
+  /// through pinned host memory; On assumes a device-aware library (one that cannot be
+  /// asked); Off always stages. Each rank decides for itself.
+  Toggle device_aware_mpi = Toggle::Auto;
 };
 
 /// What the numeric factorization did.

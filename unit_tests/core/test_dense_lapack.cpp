@@ -103,6 +103,58 @@ TYPED_TEST(DenseLapack, PotrfInfoViewOverload) {
   EXPECT_EQ(h(), 23);
 }
 
+// potrf into device infos with the NaN-pivot scan deferred to one flush
+// (kspd_dense_nan_scan.hpp, the sparse engine's resident factorization): the same infos as
+// the scan after each potrf, for NaN and negative pivots, both triangles, odd/even n, two
+// layouts; the vendor calls are recorded, not scanned, until the flush.
+TYPED_TEST(DenseLapack, PotrfNanScanDeferredToOneFlushGivesTheSameInfos) {
+  using T = TypeParam;
+  struct Case {
+    int n;
+    Uplo uplo;
+    int i, j;  // the entry spoiled (i < 0: none)
+    double v;
+  };
+  const Case cases[] = {{20, Uplo::Lower, 4, 4, std::nan("")},  {33, Uplo::Lower, 20, 3, std::nan("")},
+                        {64, Uplo::Lower, 40, 40, -1.0},          {7, Uplo::Lower, -1, -1, 0.0},
+                        {65, Uplo::Upper, 9, 30, std::nan("")},   {16, Uplo::Upper, 15, 15, std::nan("")},
+                        {31, Uplo::Lower, 30, 30, std::nan("")},  {1, Uplo::Lower, 0, 0, std::nan("")}};
+  const int nc = int(std::size(cases));
+  kspd::DenseOptions vendor;
+  vendor.algo = Algo::Vendor;
+  for (Layout layout : {Layout::Left, Layout::Padded}) {
+    std::vector<DevMat<T>> now, later;
+    for (const Case& c : cases) {
+      HostMat A = random_spd(c.n, 40 + c.n);
+      if (c.i >= 0) A(c.i, c.j) = A(c.j, c.i) = c.v;
+      now.emplace_back(triangle_only(A, c.uplo), layout);
+      later.emplace_back(triangle_only(A, c.uplo), layout);
+    }
+    Kokkos::View<int*, Mem> info_now("info_now", size_t(nc)), info_later("info_later", size_t(nc));
+    for (int q = 0; q < nc; ++q) kspd::potrf(Exec(), cases[q].uplo, now[size_t(q)].view, Kokkos::subview(info_now, q), vendor);
+    {
+      kspd::Impl::DeferredNanScan<Exec, T> scan{Exec()};
+      for (int q = 0; q < nc; ++q)
+        kspd::potrf(Exec(), cases[q].uplo, later[size_t(q)].view, Kokkos::subview(info_later, q), vendor);
+      int lower = 0;
+      for (const Case& c : cases) lower += c.uplo == Uplo::Lower;
+      EXPECT_GE(int(scan.pending()), lower) << "every lower vendor potrf recorded, not scanned";
+      scan.flush();
+      EXPECT_EQ(scan.pending(), 0u);
+    }
+    auto hn = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), info_now);
+    auto hl = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), info_later);
+    for (int q = 0; q < nc; ++q) {
+      const Case& c = cases[q];
+      EXPECT_EQ(hl(q), hn(q)) << "case " << q << " n=" << c.n << " uplo=" << kspd::to_char(c.uplo);
+      if (c.i < 0) EXPECT_EQ(hn(q), 0) << "case " << q;
+      else EXPECT_GT(hn(q), 0) << "case " << q << ": a NaN or negative pivot is reported";
+      if (c.i >= 0 && c.i == c.j) EXPECT_LE(hn(q), c.i + 1) << "case " << q << ": at or before the spoiled pivot";
+    }
+  }
+  EXPECT_EQ((kspd::Impl::DeferredNanScan<Exec, T>::active()), nullptr) << "the scan closes with its scope";
+}
+
 TYPED_TEST(DenseLapack, PotrsSolvesManyRightHandSides) {
   using T = TypeParam;
   unsigned seed = 500;

@@ -137,6 +137,11 @@ TEST(SolveArgs, NamesComeFromTheirLists) {
   EXPECT_FALSE(ok({}).distributed);
   refused({"--gpu-placement", "middle"}, {"--gpu-placement 'middle'", "expected resident|top"});
   EXPECT_EQ(ok({"--gpu-placement", "top", "--timeline"}).opt.offload.placement, kspd::sparse::Offload::Placement::TopOfTree);
+  refused({"--mpi-device-aware", "yes"}, {"--mpi-device-aware 'yes'", "expected auto|on|off"});
+  EXPECT_EQ(ok({}).device_aware_mpi, kspd::Toggle::Auto);
+  EXPECT_EQ(ok({"--mpi-device-aware", "on"}).device_aware_mpi, kspd::Toggle::On);
+  EXPECT_EQ(ok({"--mpi-device-aware", "off"}).device_aware_mpi, kspd::Toggle::Off);
+  EXPECT_EQ(ok({"--mpi-device-aware", "off", "--mpi-device-aware", "auto"}).device_aware_mpi, kspd::Toggle::Auto);
   refused({"--ordering", "amd"}, {"--ordering 'amd'", "expected metis|natural"});
   refused({"--generate", "poisson"}, {"--generate 'poisson'", "expected laplace2d|laplace3d|elasticity3d"});
   refused({"--bogus"}, {"--bogus", "unknown flag"});

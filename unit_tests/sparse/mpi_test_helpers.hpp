@@ -142,6 +142,7 @@ struct Check {
   double device_tasks = 0, host_tasks = 0, fallbacks = 0;  // all ranks
   double fanin = 0, messages = 0;  // fan-in contributions sent (bytes, count), all ranks
   size_type separators = 0;  // separator supernodes (above the local subtrees)
+  double in_place = 0;       // ranks whose top-rank fan-in went to MPI in place (no host staging)
 };
 
 /// Distributed solve vs the one-process solve and the residual; returns the numbers (on
@@ -187,6 +188,7 @@ Check run_case(const ks::CscMatrix<Scalar>& A, size_type nrhs, const ks::Distrib
   ck.device_tasks = sum_all(double(dist.stats().device_tasks()));
   ck.host_tasks = sum_all(double(dist.stats().host_tasks()));
   ck.fallbacks = sum_all(double(dist.stats().device_fallback));
+  ck.in_place = sum_all(double(dist.stats().fanin_in_place));
   if (world_rank() == 0)
     std::printf("  [np=%d] %s n=%lld nrhs=%lld %s: residual %.2e, vs one rank %.2e, fan-in %.0f messages (%.0f bytes), "
                 "device/host tasks %.0f/%.0f\n",

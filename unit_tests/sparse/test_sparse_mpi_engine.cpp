@@ -247,9 +247,23 @@ TEST(SparseMpiEngine, ResidentOffloadFactorsEverySeparatorOnRankZero) {
     expect_same_failing_column(Ad, c, Placement::Resident, "resident, top-rank map");
     expect_same_failing_column(ks::cast_values<float>(Ad), c, Placement::Resident, "resident, top-rank map (float)");
   }
-  // the solution, also with the input distributed by columns (run_case: vs the host solver)
+  // the solution, also with the input distributed by columns (run_case: vs the host solver),
+  // the contributions staged through host memory (Off) and handed to MPI in place (On: a
+  // device-aware MPI on a device build; host memory here). Auto: in place exactly when the
+  // memory is the host's or the MPI library says it takes device pointers.
+  using kspd::Toggle;
+  using Exec = Kokkos::DefaultExecutionSpace;
+  constexpr bool host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Exec::memory_space>::accessible;
+  const bool auto_in_place = ks::Impl::mpi_sends_in_place<Exec>(Toggle::Auto);
+  EXPECT_EQ(auto_in_place, host_memory || ks::Impl::mpi_library_takes_device_pointers<Exec>());
+  EXPECT_FALSE(ks::Impl::mpi_sends_in_place<Exec>(Toggle::Off));
+  EXPECT_TRUE(ks::Impl::mpi_sends_in_place<Exec>(Toggle::On));
+  for (Toggle t : {Toggle::Off, Toggle::Auto, host_memory ? Toggle::On : Toggle::Auto})
   for (bool by_columns : {false, true}) {
+    opt.device_aware_mpi = t;
     const auto ck = kspd::test::mpi::run_case(Ad, 2, opt, by_columns);
+    EXPECT_EQ(ck.in_place, P > 1 && t != Toggle::Off && (t == Toggle::On || auto_in_place) ? double(P) : 0.0)
+        << "ranks that sent or received in place";
     EXPECT_LE(ck.max_resid, 1e-10);
     EXPECT_LE(ck.max_diff, 1e-11);
     EXPECT_EQ(ck.host_tasks, 0) << "no host worker";
