@@ -4,7 +4,8 @@
 //
 //   perf_sparse_update [--smoke] [--size N] [--rank K] [--threads T] [--reps R]
 //                      [--placement host|resident] [--cpu-time] [--plan-only]
-// --plan-only: analyse, print the path's shape and stop (no factorization).
+// --plan-only: analyse, print the path's shape (its launches, the critical chain by supernode
+// width, the wide supernodes of the current settings) and stop (no factorization).
 // --step-profile FILE: after the timed runs, where each time goes in one update of the
 // resident factor (update_batched's diagnostic hook, Impl::update_profile()): the phases
 // (host plan, W, descriptors, allocations, step launches, tail), each fenced; per launch
