@@ -4,8 +4,10 @@
 /// Impl::Lanes: the caller's execution-space instance and a second one of the same backend
 /// for look-ahead (work that may overlap the caller's), with device-side joins between them
 /// (stream_wait, also for other users of several instances: the sparse resident factor).
-/// On CUDA the second instance comes from Kokkos::Experimental::partition_space, created once
-/// per process and freed by a Kokkos finalize hook; the joins are CUDA events (no host
+/// On CUDA the second instance is one of kSideLanes from Kokkos::Experimental::partition_space,
+/// created once per process and freed by a Kokkos finalize hook (`side_index` picks one, so
+/// several Lanes can have side lanes that run beside each other: the sparse update's wide
+/// panels); the joins are CUDA events (no host
 /// fence). Host backends have one lane: the second instance is the caller's, so the same
 /// algorithm runs in program order.
 ///
@@ -45,10 +47,12 @@ enum class SidePriority { Same, Urgent };
 template <class ExecSpace>
 class Lanes {
  public:
-  /// concurrent = false: both lanes are `exec` (no second instance is created).
-  Lanes(const ExecSpace& exec, bool concurrent, SidePriority priority = SidePriority::Same)
+  static constexpr int kSideLanes = 4;
+  /// concurrent = false: both lanes are `exec` (no second instance is created). side_index
+  /// (mod kSideLanes): which of the cached side instances (SidePriority::Same).
+  Lanes(const ExecSpace& exec, bool concurrent, SidePriority priority = SidePriority::Same, int side_index = 0)
       : main_(exec), side_(exec), concurrent_(concurrent && has_second_instance) {
-    if (concurrent_) side_ = priority == SidePriority::Urgent ? urgent_instance(exec) : side_instance(exec);
+    if (concurrent_) side_ = priority == SidePriority::Urgent ? urgent_instance(exec) : side_instance(exec, side_index);
   }
   const ExecSpace& main() const { return main_; }
   const ExecSpace& side() const { return side_; }
@@ -67,24 +71,26 @@ class Lanes {
     if (concurrent_) stream_wait(waiter, signaler);  // (one lane: program order)
   }
 
-  // The cached second instance (CUDA), or exec itself.
-  static ExecSpace side_instance(const ExecSpace& exec) {
+  // The cached side instances (CUDA), or exec itself.
+  static ExecSpace side_instance(const ExecSpace& exec, int index) {
 #if defined(KOKKOS_ENABLE_CUDA)
     if constexpr (compat::is_cuda_exec_v<ExecSpace>) {
       static std::mutex m;
       static std::vector<ExecSpace>* cache = nullptr;
       std::lock_guard<std::mutex> lock(m);
       if (!cache) {
-        cache = new std::vector<ExecSpace>(Kokkos::Experimental::partition_space(exec, 1));
+        cache = new std::vector<ExecSpace>(Kokkos::Experimental::partition_space(exec, 1, 1, 1, 1));
+        static_assert(kSideLanes == 4, "kspd::Impl::Lanes: one partition weight per side lane");
         Kokkos::push_finalize_hook([] {
           std::lock_guard<std::mutex> l(m);
           delete cache;
           cache = nullptr;
         });
       }
-      return (*cache)[0];
+      return (*cache)[size_t(index % kSideLanes)];
     }
 #endif
+    (void)index;
     return exec;
   }
 
@@ -111,7 +117,7 @@ class Lanes {
       return *cache;
     }
 #endif
-    return side_instance(exec);
+    return side_instance(exec, 0);
   }
 };
 

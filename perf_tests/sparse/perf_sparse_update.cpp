@@ -4,7 +4,8 @@
 //
 //   perf_sparse_update [--smoke] [--size N] [--rank K] [--threads T] [--reps R]
 //                      [--placement host|resident] [--cpu-time] [--plan-only]
-// --plan-only: analyse, print the path's shape and stop (no factorization).
+// --plan-only: analyse, print the path's shape (its launches, the critical chain by supernode
+// width, the wide supernodes of the current settings) and stop (no factorization).
 // --step-profile FILE: after the timed runs, where each time goes in one update of the
 // resident factor (update_batched's diagnostic hook, Impl::update_profile()): the phases
 // (host plan, W, descriptors, allocations, step launches, tail), each fenced; per launch
@@ -14,6 +15,11 @@
 // the device clock; and empty launches of the same league sizes (the launch cost alone). FILE ("-": none) gets one CSV line per launch.
 // --panel-width NB: panels of NB columns in the batched update (resident placement) instead
 // of update_panel_width's 32 (Impl::update_panel_width_hook()).
+// --wide T:A:BW[:L]: the resident update's wide panels (kspd_sparse_update_wide.hpp) for path
+// supernodes of at least T columns with at most A path supernodes in their launches, BW
+// columns a panel, L side lanes (Impl::update_wide_hook(); 0 keeps a default; T beyond every
+// supernode: none wide). --wide-sweep T:A:BW[:L],..: after the timed runs, the update and downdate again with
+// each of these (the same factor and refactorization; the residuals checked).
 // --update-threads T1,T2,..: then the update and downdate again with each of these host
 // thread counts (host placement; the factorizations keep --threads), against the same refactor.
 // --cpu-time: the process's CPU time (all its threads) instead of wall-clock time: on a
@@ -40,6 +46,7 @@
 
 #include "kspd_sparse_generate.hpp"
 #include "kspd_sparse_update_batched.hpp"
+#include "kspd_sparse_update_wide.hpp"
 #include "kspd_sparse_supernodal_cholesky.hpp"
 #include "kspd_perf_csv.hpp"
 
@@ -107,6 +114,7 @@ double empty_launches(const Exec& exec, const std::vector<int>& leagues, int tea
 namespace kpi = kspd::sparse::Impl;
 
 const char* launch_kind(const kpi::UpdateProfile::Step& s) {
+  if (s.panels + s.rows + s.gathers == 0) return "wide supernodes alone (no launch)";
   if (s.gathers > 0) return "level start: W gather + first panels";
   if (s.panels > 0 && s.rows > 0) return "panels + rows below previous panel";
   if (s.panels > 0) return "panels alone";
@@ -115,13 +123,18 @@ const char* launch_kind(const kpi::UpdateProfile::Step& s) {
 
 /// The profile's summary; its launches as CSV lines (variant = name) to csv if any.
 void print_profile(const char* name, const kpi::UpdateProfile& p, double wall_s, std::FILE* csv, long long rank) {
-  double enq = 0, gap = 0, done = 0;
+  double enq = 0, gap = 0, done = 0, wide = 0;
+  long wides = 0;
   std::map<std::string, std::vector<const kpi::UpdateProfile::Step*>> kinds;
-  for (const auto& s : p.steps) enq += s.enqueue, gap += s.gap, done += s.done, kinds[launch_kind(s)].push_back(&s);
+  for (const auto& s : p.steps)
+    enq += s.enqueue, gap += s.gap, done += s.done, wide += s.wide, wides += s.wides, kinds[launch_kind(s)].push_back(&s);
   std::printf("  [%s] update wall %.2f ms: W %.2f, descriptors %.2f, allocations+uploads %.2f, launches %.2f, tail %.2f ms; "
               "%zu launches: sum of launch calls %.2f ms, of host gaps %.2f ms%s\n",
               name, wall_s * 1e3, p.t_w * 1e3, p.t_desc * 1e3, p.t_alloc * 1e3, p.t_steps * 1e3, p.t_tail * 1e3,
               p.steps.size(), enq * 1e3, gap * 1e3, p.fence_steps ? "" : " (launches unfenced)");
+  if (wides > 0)
+    std::printf("  [%s] %ld wide supernodes: %s %.2f ms (mean %.1f us)\n", name, wides,
+                p.fence_steps ? "fenced after each slot's" : "host time of their calls", wide * 1e3, wide * 1e6 / double(wides));
   if (p.fence_steps) {
     std::printf("  [%s] sum of fenced launches %.2f ms (mean %.1f us)\n", name, done * 1e3, done * 1e6 / double(std::max<size_t>(1, p.steps.size())));
     for (const auto& [kind, v] : kinds) {
@@ -136,8 +149,8 @@ void print_profile(const char* name, const kpi::UpdateProfile& p, double wall_s,
   if (csv)
     for (size_t i = 0; i < p.steps.size(); ++i) {
       const auto& s = p.steps[i];
-      std::fprintf(csv, "%lld,%s,%zu,%d,%d,%d,%d,%.2f,%.2f,%.2f\n", rank, name, i, s.level, s.panels, s.rows, s.gathers, s.gap * 1e6,
-                   s.enqueue * 1e6, s.done * 1e6);
+      std::fprintf(csv, "%lld,%s,%zu,%d,%d,%d,%d,%d,%.2f,%.2f,%.2f,%.2f\n", rank, name, i, s.level, s.panels, s.rows, s.gathers,
+                   s.wides, s.wide * 1e6, s.gap * 1e6, s.enqueue * 1e6, s.done * 1e6);
     }
 }
 
@@ -150,7 +163,7 @@ int step_profile(ks::SupernodalCholesky<double>& chol, const Exec& exec, const k
   }
   std::FILE* csv = file == "-" ? nullptr : std::fopen(file.c_str(), "a");  // appended: several runs, one file
   if (csv && std::ftell(csv) == 0)
-    std::fprintf(csv, "rank,variant,launch,level,panel_teams,row_teams,gather_teams,gap_us,launch_call_us,fenced_us\n");
+    std::fprintf(csv, "rank,variant,launch,level,panel_teams,row_teams,gather_teams,wides,wide_us,gap_us,launch_call_us,fenced_us\n");
   auto& hook = kpi::update_profile();
   double t0 = wall();
   const auto plan = kpi::plan_update(chol.symbolic(), W, "perf_sparse_update", false);  // as update() on a resident factor
@@ -227,6 +240,26 @@ int step_profile(ks::SupernodalCholesky<double>& chol, const Exec& exec, const k
     d.fence_steps = false;
     profiled(d, ks::Sign::Minus);
   }
+  {  // the wide panels' calls, each fenced (kspd_sparse_update_wide.hpp); then back to A
+    kpi::UpdateWideProfile w;
+    kpi::update_wide_profile() = &w;
+    kpi::UpdateProfile u;
+    u.fence_steps = false;
+    const double tu = profiled(u, ks::Sign::Plus);
+    kpi::update_wide_profile() = nullptr;
+    const double ru = residual(chol, Ap);
+    bad += !(ru < 1e-10);
+    double tot = 0;
+    for (double c : w.seconds) tot += c;
+    std::printf("  [wide calls] update %.2f ms (residual %.1e), %ld wide panels, each call fenced: total %.2f ms, mean %.1f us per panel:",
+                tu * 1e3, ru, w.panels, tot * 1e3, tot * 1e6 / double(std::max(1L, w.panels)));
+    for (int i = 0; i < kpi::UpdateWideProfile::kCalls; ++i)
+      std::printf(" %s %.1f;", kpi::UpdateWideProfile::names[i], w.seconds[i] * 1e6 / double(std::max(1L, w.panels)));
+    std::printf("\n");
+    kpi::UpdateProfile d;
+    d.fence_steps = false;
+    profiled(d, ks::Sign::Minus);
+  }
   for (auto part : {kpi::UpdateProfile::Part::Panels, kpi::UpdateProfile::Part::Rows}) {  // garbage factor after
     const char* name = part == kpi::UpdateProfile::Part::Panels ? "panel teams only" : "row teams only";
     kpi::UpdateProfile p;
@@ -254,6 +287,14 @@ int main(int argc, char** argv) {
   bool plan_only = false;
   std::string profile_file;
   std::vector<int> update_threads;
+  std::vector<kspd::sparse::Impl::UpdateWide> sweep;
+  bool bad_wide = false;
+  const auto parse_wide = [&](const std::string& v) {  // T:A:BW[:L]
+    kspd::sparse::Impl::UpdateWide w;
+    const int got = std::sscanf(v.c_str(), "%d:%d:%d:%d", &w.threshold, &w.alone, &w.width, &w.lanes);
+    if (got < 3 || w.threshold < 0 || w.alone < 0 || w.width < 0 || w.lanes < 0) bad_wide = true;
+    return w;
+  };
   std::string placement = "host";
   for (int a = 1; a < argc; ++a) {
     const std::string s = argv[a];
@@ -274,6 +315,15 @@ int main(int argc, char** argv) {
     else if (s == "--plan-only") plan_only = true;
     else if (s == "--step-profile") profile_file = next();
     else if (s == "--panel-width") kspd::sparse::Impl::update_panel_width_hook() = std::atoi(next().c_str());
+    else if (s == "--wide") kspd::sparse::Impl::update_wide_hook() = parse_wide(next());
+    else if (s == "--wide-sweep") {
+      const std::string v = next();
+      for (size_t b = 0; b < v.size();) {
+        const size_t e = std::min(v.find(',', b), v.size());
+        sweep.push_back(parse_wide(v.substr(b, e - b)));
+        b = e + 1;
+      }
+    }
     else if (s == "--update-threads") {
       const std::string v = next();
       for (size_t b = 0; b < v.size();) {
@@ -285,7 +335,7 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr, "usage: perf_sparse_update [--smoke] [--size N] [--rank K] [--threads T] [--reps R] "
                            "[--placement host|resident] [--cpu-time] [--plan-only] [--update-threads T1,T2,..] "
-                           "[--step-profile FILE|-] [--panel-width NB]\n");
+                           "[--step-profile FILE|-] [--panel-width NB] [--wide T:A:BW] [--wide-sweep T:A:BW,..]\n");
       return s == "--help" ? 0 : 2;
     }
   }
@@ -293,7 +343,7 @@ int main(int argc, char** argv) {
   const int pw = kspd::sparse::Impl::update_panel_width_hook();
   if (size < 2 || rank < 1 || rank > 64 || threads < 1 || reps < 1 || (placement != "host" && placement != "resident") ||
       pw < 0 || pw > 64 ||
-      bad_ut || (!update_threads.empty() && placement != "host")) {
+      bad_ut || (!update_threads.empty() && placement != "host") || bad_wide) {
     std::fprintf(stderr, "perf_sparse_update: bad arguments\n");
     return 2;
   }
@@ -341,10 +391,51 @@ int main(int argc, char** argv) {
     }
     std::vector<std::int64_t> snp, sstart;
     const long long launches = ks::Impl::update_schedule(S, plan, ks::Impl::update_panel_width(plan.k, true), snp, sstart);
+    if (wide) {  // the wide supernodes this run's settings choose, and the slots then
+      const auto w = ks::Impl::update_wide_choice<Exec>(S, plan, ks::Impl::update_panel_width(plan.k, true));
+      std::vector<std::int64_t> wnp, wstart;
+      const long long slots = ks::Impl::update_schedule(S, plan, ks::Impl::update_panel_width(plan.k, true), wnp, wstart, w);
+      long long nw = 0, cw = 0;
+      for (size_t q = 0; q < w.size(); ++q) nw += w[q], cw += w[q] ? S.snodes[plan.path[q]].ncols : 0;
+      std::printf("  wide: T %d, A %d, BW %d: %lld wide supernodes (%lld columns), %lld slots\n", ks::Impl::update_wide_threshold(),
+                  ks::Impl::update_wide_alone(), ks::Impl::update_wide_width(), nw, cw, slots);
+    }
     std::printf("  path: %zu of %zu supernodes, %lld levels, %lld panels, %lld panel steps level by level, %lld batched "
                 "launches, %.1f%% of L's entries\n",
                 plan.path.size(), S.snodes.size(), (long long)plan.levels(), panels, steps, launches,
                 100.0 * double(entries) / double(chol.analysis_stats().nnz_l_stored));
+    {  // the longest chain of launches (the update's critical path on a device), by supernode width
+      std::vector<std::int64_t> pos(S.snodes.size(), -1);
+      for (size_t q = 0; q < plan.path.size(); ++q) pos[size_t(plan.path[q])] = std::int64_t(q);
+      size_t q = 0;
+      for (size_t i = 0; i < plan.path.size(); ++i)
+        if (sstart[i] + snp[i] > sstart[q] + snp[q]) q = i;
+      long long total = 0, cols = 0, l256 = 0, c256 = 0, l512 = 0, c512 = 0;
+      std::string widths;
+      for (;;) {
+        const long long c = S.snodes[size_t(plan.path[q])].ncols, l = snp[q] + 1;
+        total += l, cols += c;
+        if (c >= 256) l256 += l, c256 += c;
+        if (c >= 512) l512 += l, c512 += c;
+        widths = std::to_string(c) + (widths.empty() ? "" : " ") + widths;
+        std::int64_t next = -1;  // the child whose last launch comes right before q's first
+        for (size_t i = 0; i < plan.path.size(); ++i) {
+          const size_type par = S.snodes[size_t(plan.path[i])].parent;
+          if (par >= 0 && pos[size_t(par)] == std::int64_t(q) && sstart[i] + snp[i] + 1 == sstart[q]) next = std::int64_t(i);
+        }
+        if (next < 0) break;
+        q = size_t(next);
+      }
+      std::printf("  critical chain: %lld launches, %lld columns; supernodes >= 256 columns %lld launches (%lld columns), "
+                  ">= 512 columns %lld launches (%lld columns); widths leaf to root: %s\n",
+                  total, cols, l256, c256, l512, c512, widths.c_str());
+      long long n128 = 0, n256 = 0, n512 = 0;  // on the whole path (wide supernodes share one stream)
+      for (size_t i = 0; i < plan.path.size(); ++i) {
+        const long long c = S.snodes[size_t(plan.path[i])].ncols;
+        n128 += c >= 128, n256 += c >= 256, n512 += c >= 512;
+      }
+      std::printf("  path supernodes >= 128 columns %lld, >= 256 %lld, >= 512 %lld\n", n128, n256, n512);
+    }
     if (plan_only) return 0;
   }
   std::vector<double> t_factor, t_refactor, t_up, t_down;
@@ -394,6 +485,30 @@ int main(int argc, char** argv) {
                 median(u), median(t_refactor) / median(u), median(d), median(t_refactor) / median(d), res_up, res_down);
   }
   chol.options().threads = threads;
+  int sweep_bad = 0;
+  const kspd::sparse::Impl::UpdateWide wide0 = kspd::sparse::Impl::update_wide_hook();
+  for (const auto& w : sweep) {  // the factor is A's again (the downdate)
+    kspd::sparse::Impl::update_wide_hook() = w;
+    std::vector<double> u, d;
+    double ru = 0, rd = 0;
+    for (int r = 0; r < reps; ++r) {
+      Exec().fence();
+      t0 = now();
+      if (chol.update(exec, W, ks::Sign::Plus) != 0) return 1;
+      u.push_back(now() - t0);
+      ru = std::max(ru, residual(chol, Ap));
+      t0 = now();
+      if (chol.update(exec, W, ks::Sign::Minus) != 0) return 1;
+      d.push_back(now() - t0);
+      rd = std::max(rd, residual(chol, A));
+    }
+    sweep_bad += !(ru < 1e-10 && rd < 1e-10);
+    std::printf("  wide T %d A %d BW %d L %d: update %.4f s (%.1fx), downdate %.4f s (%.1fx)  residuals %.1e %.1e\n",
+                kspd::sparse::Impl::update_wide_threshold(), kspd::sparse::Impl::update_wide_alone(),
+                kspd::sparse::Impl::update_wide_width(), kspd::sparse::Impl::update_wide_lanes(), median(u), median(t_refactor) / median(u), median(d),
+                median(t_refactor) / median(d), ru, rd);
+  }
+  kspd::sparse::Impl::update_wide_hook() = wide0;
   const int profile_bad = profile_file.empty() ? 0 : step_profile(chol, exec, A, Ap, W, profile_file);
   {
     namespace kp = kspd::perf;
@@ -402,5 +517,5 @@ int main(int argc, char** argv) {
     kp::csv_row("d", "update", v, long(A.n), long(rank), -1, "kspd", median(t_up) * 1e3);
     kp::csv_row("d", "downdate", v, long(A.n), long(rank), -1, "kspd", median(t_down) * 1e3);
   }
-  return res_up < 1e-10 && res_down < 1e-10 && profile_bad == 0 ? 0 : 1;
+  return res_up < 1e-10 && res_down < 1e-10 && profile_bad == 0 && sweep_bad == 0 ? 0 : 1;
 }

@@ -14,7 +14,9 @@
 /// branches touch disjoint W columns), so the launches follow the longest chain of panels up
 /// the tree, and nothing waits until the end. (The panel's own rows are all its transform
 /// needs from panel t - 1: a look-ahead of one panel, which halves the launches of a
-/// transform launch followed by an apply launch.)
+/// transform launch followed by an apply launch.) The lone wide supernodes
+/// (update_wide_choice) take no launch: their wide panels (kspd_sparse_update_wide.hpp) go on
+/// exec and side lanes in their slot, before that slot's launch.
 
 #include <Kokkos_Core.hpp>
 
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "kspd_sparse_update_impl.hpp"
+#include "kspd_sparse_update_wide.hpp"
 
 namespace kspd::sparse::Impl {
 
@@ -83,6 +86,8 @@ struct UpdateProfile {
   struct Step {
     int level;  ///< the highest tree level (height in the path) among the launch's supernodes
     int panels, rows, gathers;  ///< its teams of each kind
+    int wides;       ///< wide supernodes run before the launch (kspd_sparse_update_wide.hpp)
+    double wide;     ///< their host time to the fence after them (fence_steps only)
     double gap;      ///< host time from the previous step's end (its fence) to this launch call
     double enqueue;  ///< the launch call's host time
     double done;     ///< launch call + kernel, to the fence's return (fence_steps only)
@@ -223,29 +228,48 @@ void update_step(const Exec& exec, const PanelView& pd, const RowsView& rd, cons
   Kokkos::parallel_for("kspd::sparse::update::step", policy_of(team), step);
 }
 
-/// The launches of the path supernodes with panels of nbmax columns: q has np[q] panels and
-/// takes the launches start[q] .. start[q] + np[q], the first after its children's last
-/// ones. Returns the number of launches.
-inline std::int64_t update_schedule(const Symbolic& S, const UpdatePlan& P, std::int64_t nbmax, std::vector<std::int64_t>& np,
-                                    std::vector<std::int64_t>& start) {
-  const size_t npath = P.path.size();
-  np.assign(npath, 0);
-  start.assign(npath, 0);
-  std::vector<std::int64_t> pos(S.snodes.size(), -1);
-  for (size_t q = 0; q < npath; ++q) pos[size_t(P.path[q])] = std::int64_t(q);
-  std::int64_t nlaunch = 0;
-  for (size_t q = 0; q < npath; ++q) {  // postorder: the children first
-    const Supernode& sn = S.snodes[size_t(P.path[q])];
-    np[q] = (sn.ncols + nbmax - 1) / nbmax;
-    const std::int64_t end = start[q] + np[q];  // its last launch: the rows below its last panel
-    nlaunch = std::max(nlaunch, end + 1);
-    if (sn.parent >= 0) {
-      const std::int64_t pq = pos[size_t(sn.parent)];
-      KSPD_REQUIRE(pq > std::int64_t(q), Error, "kspd::sparse::update: a path supernode's parent is off the path (internal)");
-      start[size_t(pq)] = std::max(start[size_t(pq)], end + 1);
-    }
+/// Wide supernode d (its rows r0.. of the row structure, active columns a0.., m x k) by
+/// panels of nb columns through core's dense API (kspd_sparse_update_wide.hpp) on lanes: its
+/// W rows gathered from W into buf, each panel's W'_B into the next part of buf (panel i at
+/// p_i reads (m - p_i) x k, ld m - p_i, and writes the (m - p_i - bw_i) x k after it; the
+/// side lane reads a panel's part after main has moved on), the rows below its columns back
+/// to W (main). The panels take the lanes in turn (lane: the next one's index, mod nlanes;
+/// all share main). buf: update_wide_buffer(m, c, k, nb) scalars; g: each lane's nb x nb in
+/// turn; r: main's k x k; infos: two per panel from its first panel's number on.
+template <class Exec, class Scalar>
+void update_wide_snode(const std::vector<kspd::Impl::Lanes<Exec>>& lanes, int& lane, const UpdSnode& d, Scalar* vals,
+                       std::int64_t voff, const UpdW<Scalar>& W, Scalar s, std::int64_t nb, Scalar* buf, Scalar* g, Scalar* r,
+                       int* infos) {
+  using Mat = Kokkos::View<Scalar**, Kokkos::LayoutStride, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const Exec& exec = lanes[0].main();
+  const std::int64_t m = d.m, k = d.k, c = d.c, r0 = d.r0, a0 = d.a0;
+  const auto mat = [](Scalar* p, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+    return Mat(p, Kokkos::LayoutStride(size_t(rows), 1, size_t(cols), size_t(ld > 0 ? ld : 1)));
+  };
+  Kokkos::parallel_for("kspd::sparse::update::wide::gather", Kokkos::RangePolicy<Exec>(exec, 0, m * k),
+                       KOKKOS_LAMBDA(const std::int64_t u) { buf[u] = W.at(r0, a0, u % m, u / m); });
+  Scalar* in = buf;
+  for (std::int64_t p = 0, i = 0; p < c; p += nb, ++i) {
+    const std::int64_t bw = std::min(nb, c - p), mr = m - p;
+    Scalar* const out = in + mr * k;
+    const int l = lane;
+    lane = (lane + 1) % int(lanes.size());
+    update_wide_panel(lanes[size_t(l)], mat(vals + voff + p + p * m, mr, bw, m), mat(in, mr, k, mr),
+                      mat(out, mr - bw, k, mr - bw), s, mat(g + l * nb * nb, bw, bw, bw), mat(r, k, k, k), infos + 2 * i,
+                      infos + 2 * i + 1);
+    in = out;
   }
-  return nlaunch;
+  const std::int64_t below = m - c;  // W'_B below the supernode (ld below), for the ancestors
+  Scalar* const wb = in;
+  if (below > 0)
+    Kokkos::parallel_for("kspd::sparse::update::wide::scatter", Kokkos::RangePolicy<Exec>(exec, 0, below * k),
+                         KOKKOS_LAMBDA(const std::int64_t u) { W.at(r0, a0, c + u % below, u / below) = wb[u]; });
+}
+/// The scalars of update_wide_snode's buf: the W rows of each panel and those below the last.
+inline std::int64_t update_wide_buffer(std::int64_t m, std::int64_t c, std::int64_t k, std::int64_t nb) {
+  std::int64_t n = 0;
+  for (std::int64_t p = 0; p < c; p += nb) n += (m - p) * k;
+  return n + (m - c) * k;
 }
 
 /// The modification of the factor `vals` in Exec's memory (`rows`: Symbolic::rows there),
@@ -308,21 +332,36 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   // the tree, not the sum over levels of each level's widest supernode. Supernodes on
   // different branches touch disjoint W columns, so any of them may share a launch; a
   // supernode's W rows and its two Q slots (by panel parity) are taken at its first launch
-  // and given back after its last.
-  const std::vector<size_type> pnum = panel_numbering(S, P, true);
+  // and given back after its last. A wide supernode (update_wide_choice) takes no launch:
+  // its calls go on exec in its slot, before that slot's launch, with workspaces of its own
+  // (the wide supernodes run one after the other on exec).
   const size_t npath = P.path.size();
+  const std::vector<char> wide = update_wide_choice<Exec>(S, P, nbmax);
+  const std::int64_t nbw = update_wide_width();
+  std::vector<size_type> nbs = panel_widths(P, true);
+  std::vector<std::int64_t> wide_off(npath + 1, 0);  // each wide supernode's part of the W-rows buffer
+  for (size_t q = 0; q < npath; ++q) {
+    const Supernode& sn = S.snodes[size_t(P.path[q])];
+    if (wide[q]) nbs[q] = nbw;
+    wide_off[q + 1] =
+        wide_off[q] + (wide[q] ? update_wide_buffer(sn.nrows(), sn.ncols, P.act_begin[q + 1] - P.act_begin[q], nbw) : 0);
+  }
+  const std::vector<size_type> pnum = panel_numbering(S, P, nbs);
   std::vector<std::int64_t> np, start, height(npath, 0);
-  const std::int64_t nlaunch = update_schedule(S, P, nbmax, np, start);
+  const std::int64_t nlaunch = update_schedule(S, P, nbmax, np, start, wide);
   for (size_type l = 0; l < P.levels(); ++l)
     for (size_type i = P.level_begin[size_t(l)]; i < P.level_begin[size_t(l + 1)]; ++i) height[size_t(P.level_order[size_t(i)])] = l;
-  std::vector<std::vector<size_t>> at(static_cast<size_t>(nlaunch));  // the supernodes of each launch
-  for (size_t q = 0; q < npath; ++q)
-    for (std::int64_t t = 0; t <= np[q]; ++t) at[size_t(start[q] + t)].push_back(q);
+  std::vector<std::vector<size_t>> at(static_cast<size_t>(nlaunch)), wide_at(static_cast<size_t>(nlaunch));
+  for (size_t q = 0; q < npath; ++q)  // the supernodes of each launch, the wide ones of each slot
+    if (wide[q]) wide_at[size_t(start[q])].push_back(q);
+    else
+      for (std::int64_t t = 0; t <= np[q]; ++t) at[size_t(start[q] + t)].push_back(q);
+  std::vector<size_t> wl;  // the wide supernodes, slot by slot
   std::vector<UpdSnode> sh;
   std::vector<UpdPanel> ph;
   std::vector<UpdRows> rh;
   struct Step {
-    size_type pb, pe, rb, re, nrt, gb, ge, level;
+    size_type pb, pe, rb, re, nrt, gb, ge, level, wb, we;
   };
   std::vector<Step> steps;
   std::vector<std::pair<std::int64_t, std::int64_t>> ws_free;  // first fit: (offset, size), sorted
@@ -344,7 +383,9 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
           ws_free.resize(o + 1);
           q_free.push_back(slot[q]);
         }
-    Step st{size_type(ph.size()), 0, size_type(rh.size()), 0, 0, size_type(sh.size()), 0, 0};
+    Step st{size_type(ph.size()), 0, size_type(rh.size()), 0, 0, size_type(sh.size()), 0, 0, size_type(wl.size()), 0};
+    for (size_t q : wide_at[size_t(L)]) wl.push_back(q), st.level = std::max<size_type>(st.level, size_type(height[q]));
+    st.we = size_type(wl.size());
     for (size_t q : at[size_t(L)]) {
       st.level = std::max<size_type>(st.level, size_type(height[q]));
       if (start[q] != L) continue;
@@ -386,7 +427,7 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
     }
     st.pe = size_type(ph.size());
     st.re = size_type(rh.size());
-    if (st.pe > st.pb || st.nrt > 0 || st.ge > st.gb) steps.push_back(st);
+    if (st.pe > st.pb || st.nrt > 0 || st.ge > st.gb || st.we > st.wb) steps.push_back(st);
   }
   if (prof) phase(prof->t_desc);
   const auto sd = upload("kspd::sparse::update::snodes", sh);
@@ -398,24 +439,46 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   Kokkos::View<Scalar*, Mem> qb(noinit("kspd::sparse::update::Q"), size_t(std::max<std::int64_t>(2 * nslots * kbmax * kbmax, 1)));
   const UpdW<Scalar> Wd{wc.data(), std::int64_t(wc.stride_1()), rows, act.data()};
   Kokkos::View<std::uint64_t*, Mem> tics;
+  // the wide supernodes' W rows (every panel's own, read later by a side lane), G (each side
+  // lane's), R (main's); the lanes (one, program order, while the profile times each call)
+  const bool concurrent = !wl.empty() && !update_wide_profile();
+  const int nlanes = concurrent ? update_wide_lanes() : 1;
+  std::vector<kspd::Impl::Lanes<Exec>> lanes;
+  for (int l = 0; l < nlanes; ++l) lanes.emplace_back(exec, concurrent, kspd::Impl::SidePriority::Same, l);
+  int lane = 0;
+  Kokkos::View<Scalar*, Mem> wbuf(noinit("kspd::sparse::update::wide"),
+                                  wl.empty() ? 1 : size_t(wide_off[npath] + nlanes * nbw * nbw + kmax * kmax));
+  Scalar* const w_g = wbuf.data() + wide_off[npath];
+  Scalar* const w_r = w_g + nlanes * nbw * nbw;
   if (prof && prof->phases) tics = Kokkos::View<std::uint64_t*, Mem>("kspd::sparse::update::tics", std::max<size_t>(ph.size(), 1) * kPanelPhases);
   if (prof) phase(prof->t_alloc);
   const double t_loop = t_last;
   for (Step st : steps) {
     if (prof && prof->part == UpdateProfile::Part::Panels) st.re = st.rb, st.nrt = 0, st.ge = st.gb;
-    if (prof && prof->part == UpdateProfile::Part::Rows) st.pe = st.pb;
-    if (st.pe == st.pb && st.nrt == 0 && st.ge == st.gb) continue;
+    if (prof && prof->part == UpdateProfile::Part::Rows) st.pe = st.pb, st.we = st.wb;
+    if (st.pe == st.pb && st.nrt == 0 && st.ge == st.gb && st.we == st.wb) continue;
+    const double tw = prof ? clock() : 0;
+    for (size_type i = st.wb; i < st.we; ++i) {
+      const size_t q = wl[size_t(i)];
+      const Supernode& sn = S.snodes[size_t(P.path[q])];
+      const UpdSnode d{sn.row_begin, P.act_begin[q], sn.nrows(), sn.ncols, P.act_begin[q + 1] - P.act_begin[q], 0};
+      update_wide_snode(lanes, lane, d, vals, sn.value_offset, Wd, sg, nbw, wbuf.data() + wide_off[q], w_g, w_r, infos.data() + 2 * pnum[q]);
+    }
+    if (prof && prof->fence_steps && st.we > st.wb)
+      for (const auto& l : lanes) l.main().fence(), l.side().fence();
     const double t0 = prof ? clock() : 0;
-    update_step(exec, pd, rd, sd, st.pb, st.pe, st.rb, st.re, st.nrt, st.gb, st.ge, vals, ws.data(), Wd, qb.data(), infos.data(), sg,
-                nbmax, kmax, tics.data());
+    if (st.pe > st.pb || st.nrt > 0 || st.ge > st.gb)
+      update_step(exec, pd, rd, sd, st.pb, st.pe, st.rb, st.re, st.nrt, st.gb, st.ge, vals, ws.data(), Wd, qb.data(), infos.data(),
+                  sg, nbmax, kmax, tics.data());
     if (!prof) continue;
     const double t1 = clock();
     if (prof->fence_steps) exec.fence();
     const double t2 = prof->fence_steps ? clock() : t1;
     prof->steps.push_back(UpdateProfile::Step{int(st.level), int(st.pe - st.pb), int(st.nrt), int(st.ge - st.gb),
-                                              t0 - t_last, t1 - t0, t2 - t0});
+                                              int(st.we - st.wb), t0 - tw, tw - t_last, t1 - t0, t2 - t0});
     t_last = t2;
   }
+  for (const auto& l : lanes) l.main_waits_side();  // the side lanes' panels, before the infos are read, the buffers freed
   if (prof) {
     exec.fence();
     t_last = clock();
@@ -434,7 +497,7 @@ PivotFailure update_batched(const Exec& exec, const Symbolic& S, Scalar* vals, c
   }
   exec.fence();
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), infos);
-  const PivotFailure f = first_failure(S, P, true, [&](size_t i) { return h(i); });
+  const PivotFailure f = first_failure(S, P, nbs, [&](size_t i) { return h(i); });
   if (prof) phase(prof->t_tail);
   return f;
 }

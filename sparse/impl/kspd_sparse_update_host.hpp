@@ -189,7 +189,7 @@ PivotFailure update_host(const Symbolic& S, Scalar* vals, const UpdatePlan& P, c
   for (size_type j = 0; j < P.k; ++j)
     for (size_type p = W.colptr[size_t(j)]; p < W.colptr[size_t(j + 1)]; ++p)
       wc[size_t(P.w_row[size_t(p)] + j * P.ncompact)] = W.values[size_t(p)];
-  const std::vector<size_type> pnum = panel_numbering(S, P, false);
+  const std::vector<size_type> nbs = panel_widths(P, false), pnum = panel_numbering(S, P, nbs);
   std::vector<int> infos(size_t(2 * pnum.back()), 0);
   UpdatePool pool(threads);
   std::vector<UpdateHostWork<Scalar>> work(size_t(pool.size()));
@@ -199,7 +199,7 @@ PivotFailure update_host(const Symbolic& S, Scalar* vals, const UpdatePlan& P, c
       update_snode_host(S, vals, P, size_t(P.level_order[size_t(b + i)]), wc.data(), sg, pool, id, pnum, infos.data(), work);
     });
   }
-  return first_failure(S, P, false, [&](size_t i) { return infos[i]; });
+  return first_failure(S, P, nbs, [&](size_t i) { return infos[i]; });
 }
 
 }  // namespace kspd::sparse::Impl

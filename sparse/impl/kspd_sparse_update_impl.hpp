@@ -24,7 +24,8 @@
 /// (Z, M, R, Q, D M) are one team body (panel_transform), run by a host worker or a device
 /// block. This file: the plan, the panel body and the host rows; the two drivers are
 /// kspd_sparse_update_host.hpp (host workers, gemm) and kspd_sparse_update_batched.hpp
-/// (batched kernels on an execution space: the resident factor).
+/// (batched kernels on an execution space: the resident factor; its lone wide supernodes by
+/// wide panels through core's dense API, kspd_sparse_update_wide.hpp).
 
 #include <Kokkos_Core.hpp>
 #include <impl/Kokkos_ClockTic.hpp>
@@ -446,14 +447,21 @@ void below_rows(Scalar* panel, Scalar* wsp, size_type m, size_type k, const std:
   }
 }
 
-/// The first failure of a downdate among the panels' infos (two per panel, panels numbered
-/// in postorder: path index, then column), or none.
+/// Columns per panel of each path supernode for `wide` (update_panel_width): the batched
+/// driver then widens its wide supernodes' (kspd_sparse_update_wide.hpp).
+inline std::vector<size_type> panel_widths(const UpdatePlan& P, bool wide) {
+  std::vector<size_type> nb(P.path.size());
+  for (size_t q = 0; q < P.path.size(); ++q) nb[q] = update_panel_width(P.act_begin[q + 1] - P.act_begin[q], wide);
+  return nb;
+}
+
+/// The first failure of a downdate among the panels' infos (two per panel, panels of nb[q]
+/// columns numbered in postorder: path index, then column), or none.
 template <class InfoAt>
-PivotFailure first_failure(const Symbolic& S, const UpdatePlan& P, bool wide, const InfoAt& info) {
+PivotFailure first_failure(const Symbolic& S, const UpdatePlan& P, const std::vector<size_type>& nbs, const InfoAt& info) {
   size_t i = 0;
   for (size_t q = 0; q < P.path.size(); ++q) {
-    const size_type s = P.path[q], c = S.snodes[size_t(s)].ncols;
-    const size_type nb = update_panel_width(P.act_begin[q + 1] - P.act_begin[q], wide);
+    const size_type s = P.path[q], c = S.snodes[size_t(s)].ncols, nb = nbs[q];
     for (size_type p = 0; p < c; p += nb, ++i) {
       if (info(2 * i) > 0) return PivotFailure{s, p + info(2 * i) - 1, std::nan("")};
       if (info(2 * i + 1) > 0) return PivotFailure{s, p + std::min(nb, c - p) - 1, std::nan("")};  // rounding
@@ -462,12 +470,12 @@ PivotFailure first_failure(const Symbolic& S, const UpdatePlan& P, bool wide, co
   return {};
 }
 
-/// The panels of each path supernode for width `wide`: panel_begin[q] .. panel_begin[q + 1]
+/// The panels of each path supernode (nb[q] columns each): panel_begin[q] .. panel_begin[q + 1]
 /// in the postorder numbering of first_failure.
-inline std::vector<size_type> panel_numbering(const Symbolic& S, const UpdatePlan& P, bool wide) {
+inline std::vector<size_type> panel_numbering(const Symbolic& S, const UpdatePlan& P, const std::vector<size_type>& nbs) {
   std::vector<size_type> b{0};
   for (size_t q = 0; q < P.path.size(); ++q) {
-    const size_type c = S.snodes[size_t(P.path[q])].ncols, nb = update_panel_width(P.act_begin[q + 1] - P.act_begin[q], wide);
+    const size_type c = S.snodes[size_t(P.path[q])].ncols, nb = nbs[q];
     b.push_back(b.back() + (c + nb - 1) / nb);
   }
   return b;

@@ -2,7 +2,8 @@
 // modified factor against a fresh factorization of A +/- W W^T on the same analysis (every
 // entry of L), the solve's residual against A +/- W W^T, every placement (host workers,
 // device-resident, top of tree), k = 1, 5, 16, 33, 63, 64, odd and even n, float and double,
-// generated problems and matrices of ../shared/data; a downdate that is not positive
+// generated problems and matrices of ../shared/data, the resident update's wide panels
+// (kspd_sparse_update_wide.hpp) through a test hook; a downdate that is not positive
 // definite against factorize's info; W outside L's pattern and bad W named.
 
 #include <gtest/gtest.h>
@@ -189,6 +190,48 @@ TYPED_TEST(SparseUpdate, BatchedPanelWidths) {
     }
 }
 
+/// Sets update_wide_hook (the resident update's wide panels) for a scope.
+struct WideHook {
+  explicit WideHook(int threshold, int alone, int width) { ks::Impl::update_wide_hook() = {threshold, alone, width}; }
+  ~WideHook() { ks::Impl::update_wide_hook() = {}; }
+};
+
+TYPED_TEST(SparseUpdate, WidePanelsEveryWidthAndRank) {
+  // the resident update with every path supernode of at least 1 or 24 columns on wide panels
+  // (core's trsm / syrk / potrf / gemm / trmm, kspd_sparse_update_wide.hpp), panels of one
+  // column, odd and even widths, one panel or several per supernode, wider than any supernode;
+  // k = 1 .. 64; the others (below 24 columns) on the batched launches in the same update
+  const auto A = ks::laplacian_3d<TypeParam>(10, 9, 8);  // n = 720, supernodes up to 90 columns
+  unsigned seed = 501;
+  for (int threshold : {1, 24})
+    for (int width : {1, 7, 16, 33, 128})
+      for (size_type k : {1, 16, 33, 64}) {
+        if (width == 1 && k > 16) continue;  // (720 one-column panels: slow on one host thread)
+        SCOPED_TRACE("wide from " + std::to_string(threshold) + " columns, width " + std::to_string(width));
+        WideHook hook(threshold, 1000, width);
+        check_update(A, k, 3, 1, seed++);
+      }
+}
+
+TYPED_TEST(SparseUpdate, WideAndBatchedSupernodesInOneUpdate) {
+  // 3-D elasticity 14^3: 256-column supernodes; the default choice (at least 128 columns, at
+  // most 2 path supernodes in their launches, panels of 256) takes some, not all, of the path
+  const auto A0 = ks::elasticity_3d<TypeParam>(14, 14, 14);  // n = 8232
+  for (int width : {0, 100}) {
+    SCOPED_TRACE("width " + std::to_string(width));
+    WideHook hook(0, 2, width);  // the hook set: host spaces take the wide path too
+    const auto W = random_w<TypeParam>(A0.n, 16, 3, 1.0, 611);
+    ks::SupernodalCholesky<TypeParam> probe(placement(1));
+    probe.analyze(modified(A0, W, 0));
+    const auto plan = ks::Impl::plan_update(probe.symbolic(), W, "test", false);
+    const auto wide = ks::Impl::update_wide_choice<Exec>(probe.symbolic(), plan, ks::Impl::update_panel_width(plan.k, true));
+    const auto nwide = std::count(wide.begin(), wide.end(), 1);
+    EXPECT_GT(nwide, 0);
+    EXPECT_LT(size_t(nwide), wide.size());
+    check_update(A0, 16, 3, 1, 611);
+  }
+}
+
 TYPED_TEST(SparseUpdate, RowsBelowLargeSupernodesOnSeveralThreads) {
   // 256-column supernodes with 300+ rows below: those rows are split among host threads
   const auto A = ks::elasticity_3d<TypeParam>(14, 14, 14);  // n = 8232
@@ -289,6 +332,35 @@ TYPED_TEST(SparseUpdate, DowndateLosingDefinitenessReportsTheColumn) {
       EXPECT_THROW((void)chol.update(Exec(), W, ks::Sign::Plus), kspd::InvalidArgument);
       ASSERT_EQ(chol.factorize(Exec(), A), 0);  // usable again after factorize
     }
+  }
+}
+
+TYPED_TEST(SparseUpdate, DowndateFailingInsideAWidePanel) {
+  // the downdate breaks at column j of the root supernode (90 columns), on wide panels of 16
+  // columns: j inside a panel (not its first column), at a panel's first column, the last
+  // column; info is the column factorize(A - W W^T) reports
+  const auto A0 = ks::laplacian_3d<TypeParam>(10, 9, 8);  // diagonal 6, n = 720
+  WideHook hook(1, 1000, 16);
+  ks::SupernodalCholesky<TypeParam> probe(placement(1));
+  probe.analyze(A0);
+  const auto& S = probe.symbolic();
+  const auto& root = S.snodes.back();
+  ASSERT_GE(root.ncols, 48);
+  for (size_type j : {size_type(5), size_type(16), size_type(37), root.ncols - 1}) {
+    SCOPED_TRACE("column " + std::to_string(j) + " of the root supernode");
+    auto W = random_w<TypeParam>(A0.n, 3, 1, 0.5, 700 + unsigned(j));  // one entry a column: A's pattern, its analysis
+    const size_type r = S.perm[size_t(root.first_col + j)];  // that column's row of A
+    W.rowind.push_back(r);  // a fourth column: 3 e_r (9 > 6, the diagonal)
+    W.values.push_back(TypeParam(3));
+    W.colptr.push_back(size_type(W.rowind.size()));
+    const auto A = modified(A0, W, 0), Am = modified(A0, W, -1);
+    ks::SupernodalCholesky<TypeParam> chol(placement(1));
+    chol.analyze(A);
+    const int expect = chol.factorize(Exec(), Am);
+    ASSERT_GT(expect, 0) << "the test's A - W W^T should be indefinite";
+    ASSERT_EQ(chol.factorize(Exec(), A), 0);
+    EXPECT_EQ(chol.update(Exec(), W, ks::Sign::Minus), expect);
+    EXPECT_THROW(chol.require_spd(), kspd::NotPositiveDefinite);
   }
 }
 
