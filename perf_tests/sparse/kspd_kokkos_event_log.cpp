@@ -15,6 +15,7 @@
 
 #include <chrono>
 
+#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <algorithm>
@@ -75,6 +76,30 @@ const char* rank_env() {
   return "-";
 }
 
+/// One output line, written with one write(2) call: the ranks of an MPI run print at the same
+/// time into pipes, and a line written piece by piece (stderr is unbuffered) comes out
+/// interleaved with another rank's (up to PIPE_BUF bytes a write stays whole).
+struct Line {
+  std::string s;
+  void add(const char* fmt, ...) __attribute__((format(printf, 2, 3))) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n > 0) s.append(buf, size_t(std::min<int>(n, int(sizeof buf) - 1)));
+  }
+  void put(std::string text) { s += std::move(text); }
+  ~Line() {
+    s += '\n';
+    for (size_t done = 0; done < s.size();) {
+      const ssize_t w = ::write(2, s.data() + done, s.size() - done);
+      if (w <= 0) break;
+      done += size_t(w);
+    }
+  }
+};
+
 }  // namespace
 
 extern "C" {
@@ -85,28 +110,27 @@ void kokkosp_finalize_library() {
   std::string first;
   for (const auto& f : l.first) first += (first.empty() ? "" : "; ") + f;
   for (int in : {1, 0}) {
-    std::fprintf(stderr, "kspd-event-log: rank %s pid %d, %s%s:", rank_env(), int(getpid()),
-                 in ? "inside " : "elsewhere", in ? region_label() : "");
-    if (in) std::fprintf(stderr, " (%ld calls)", l.windows);
-    for (int k = 0; k < Kinds; ++k) std::fprintf(stderr, " %ld %s%s", l.count[in][k], kNames[k], k + 1 < Kinds ? "," : "");
+    Line out;
+    out.add("kspd-event-log: rank %s pid %d, %s%s:", rank_env(), int(getpid()), in ? "inside " : "elsewhere",
+            in ? region_label() : "");
+    if (in) out.add(" (%ld calls)", l.windows);
+    for (int k = 0; k < Kinds; ++k) out.add(" %ld %s%s", l.count[in][k], kNames[k], k + 1 < Kinds ? "," : "");
     if (in && l.windows > 0) {
-      std::fprintf(stderr, "; per call:");
-      for (int k = 0; k < Kinds; ++k) std::fprintf(stderr, " %.2f %s", double(l.count[1][k]) / l.windows, kNames[k]);
-      std::fprintf(stderr, "; host ms per call in:");
-      for (int k = kFirstCuda; k < Kinds; ++k)
-        std::fprintf(stderr, " %s %.3f", kNames[k], l.secs[1][k] * 1e3 / l.windows);
+      out.add("; per call:");
+      for (int k = 0; k < Kinds; ++k) out.add(" %.2f %s", double(l.count[1][k]) / l.windows, kNames[k]);
+      out.add("; host ms per call in:");
+      for (int k = kFirstCuda; k < Kinds; ++k) out.add(" %s %.3f", kNames[k], l.secs[1][k] * 1e3 / l.windows);
     }
-    if (in) std::fprintf(stderr, "; first inside: [%s]", first.c_str());
-    std::fprintf(stderr, "\n");
+    if (in) out.put("; first inside: [" + first + "]");
   }
   for (int k = 0; k < Kinds; ++k) {  // the 8 most frequent names per kind inside
     std::vector<std::pair<long, std::string>> top;
     for (const auto& [n, c] : l.names[k]) top.push_back({c, n});
     std::sort(top.rbegin(), top.rend());
     if (top.empty()) continue;
-    std::fprintf(stderr, "kspd-event-log: rank %s pid %d, inside, most frequent %s:", rank_env(), int(getpid()), kNames[k]);
-    for (size_t i = 0; i < top.size() && i < 8; ++i) std::fprintf(stderr, " %ld x [%s]", top[i].first, top[i].second.c_str());
-    std::fprintf(stderr, "\n");
+    Line out;
+    out.add("kspd-event-log: rank %s pid %d, inside, most frequent %s:", rank_env(), int(getpid()), kNames[k]);
+    for (size_t i = 0; i < top.size() && i < 8; ++i) out.put(" " + std::to_string(top[i].first) + " x [" + top[i].second + "]");
   }
 }
 void kokkosp_push_profile_region(const char* name) {
