@@ -2,12 +2,12 @@
 #define KSPD_SPARSE_MPI_LAYOUT_HPP
 /// \file kspd_sparse_mpi_layout.hpp
 /// The map of the distributed supernodal Cholesky: one owner rank per supernode, in one
-/// place (MpiLayout::build). Local subtrees by proportional mapping (subtree_map), whole on
-/// their rank; each separator supernode on a rank of the range the proportional mapping gave
-/// it, cyclically along the range's separators in postorder, so the column chunks of a big
-/// separator (a chain of supernodes of at most Options::max_supernode columns) go to
-/// consecutive ranks: a 1D block-cyclic distributed dense Cholesky over the top chain, whose
-/// look-ahead is the scheduler's priority order. Every rank runs the same analysis, so every
+/// place (MpiLayout::build). Local subtrees by Geist and Ng's layer (subtree_map), whole on
+/// their rank and balanced to within 5 %; the separator supernodes above them by list
+/// scheduling on a flop model (separator_owners), so ranks with lighter subtrees take more
+/// separator work and the column chunks of a big separator go to different ranks: a
+/// pipelined 1D distributed dense Cholesky over the top chain, whose look-ahead is the
+/// scheduler's priority order. Every rank runs the same analysis, so every
 /// rank knows every owner and no map travels. The factor lives in each rank's engine
 /// storage (the owner's panel of each supernode).
 /// The top-rank map (device offload with several ranks, kspd_sparse_mpi_top.hpp): the
@@ -23,8 +23,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <functional>
-#include <map>
+#include <limits>
+#include <queue>
 #include <utility>
 #include <type_traits>
 #include <vector>
@@ -76,21 +76,23 @@ inline MPI_Datatype mpi_type() {
 }
 
 /// The subtree-to-rank map: per supernode, the rank whose local subtree holds it, or -1 for
-/// a separator supernode. Proportional mapping (Pothen and Sun) on the supernodal
-/// elimination tree with the subtrees' flops as weights: a tree node given one rank is a
-/// local subtree of that rank, whole; a node given several ranks is a separator, and its
-/// children are split into two groups of about equal weight whose rank counts are
-/// proportional to the weights (recursively, so any number of children and ranks works).
-/// One rank: the whole forest is one local subtree. Deterministic (ties by supernode).
-/// range (optional): per separator, the first rank and the number of ranks it was given.
-inline std::vector<int> subtree_map(const Symbolic& S, int P, std::vector<std::pair<int, int>>* range = nullptr) {
+/// a separator supernode (Geist and Ng's layer of subtrees, as MUMPS' layer L0): starting
+/// from the roots, the whole subtrees of a frontier are dealt to the ranks largest first,
+/// each to the least loaded rank (weights: the subtrees' flops), and while the most loaded
+/// rank carries more than kBalance over the mean, the heaviest frontier subtree that has
+/// children is made a separator and replaced by its children (at most kMaxFrontier per
+/// rank). A rank may hold several local subtrees; every supernode above the frontier is a
+/// separator of all ranks (separator_owners places it). One rank: the whole forest is one
+/// local subtree. Deterministic (ties by supernode).
+inline std::vector<int> subtree_map(const Symbolic& S, int P) {
+  constexpr double kBalance = 0.05;
+  constexpr size_t kMaxFrontier = 64;
   const size_type ns = size_type(S.snodes.size());
   std::vector<int> home(size_t(ns), 0);
-  if (range) range->assign(size_t(ns), {0, 1});
   if (P <= 1) return home;
   std::vector<double> W(size_t(ns), 0.0);
   std::vector<std::vector<size_type>> kids(static_cast<size_t>(ns));
-  std::vector<size_type> roots;
+  std::vector<size_type> frontier;
   auto sq = [](double x) { return x * (x + 1) * (2 * x + 1) / 6; };  // sum of i^2, i = 1..x
   for (size_type s = 0; s < ns; ++s) {  // postorder: children before parents
     const Supernode& sn = S.snodes[size_t(s)];
@@ -102,39 +104,106 @@ inline std::vector<int> subtree_map(const Symbolic& S, int P, std::vector<std::p
       W[size_t(p)] += W[size_t(s)];
       kids[size_t(p)].push_back(s);
     } else {
-      roots.push_back(s);
+      frontier.push_back(s);
     }
   }
-  auto whole = [&](size_type s, int r) {  // s and its descendants: consecutive in postorder
-    size_type first = s;
+  std::vector<char> separator(size_t(ns), 0);
+  std::vector<int> rank_of;  // per frontier entry (sorted), its rank
+  for (;;) {
+    std::sort(frontier.begin(), frontier.end(), [&](size_type a, size_type b) {
+      return W[size_t(a)] > W[size_t(b)] || (W[size_t(a)] == W[size_t(b)] && a < b);
+    });
+    std::vector<double> load(size_t(P), 0.0);
+    rank_of.assign(frontier.size(), 0);
+    double total = 0;
+    for (size_t q = 0; q < frontier.size(); ++q) {
+      const int r = int(std::min_element(load.begin(), load.end()) - load.begin());
+      load[size_t(r)] += W[size_t(frontier[q])];
+      rank_of[q] = r;
+      total += W[size_t(frontier[q])];
+    }
+    const double most = *std::max_element(load.begin(), load.end());
+    const bool balanced = frontier.size() >= size_t(P) && most <= (1 + kBalance) * total / P;
+    if (balanced || frontier.size() >= kMaxFrontier * size_t(P)) break;
+    const auto heavy = std::find_if(frontier.begin(), frontier.end(), [&](size_type s) { return !kids[size_t(s)].empty(); });
+    if (heavy == frontier.end()) break;  // only leaves left: as even as they come
+    const size_type s = *heavy;
+    frontier.erase(heavy);
+    separator[size_t(s)] = 1;
+    frontier.insert(frontier.end(), kids[size_t(s)].begin(), kids[size_t(s)].end());
+  }
+  for (size_t q = 0; q < frontier.size(); ++q) {  // a subtree and its descendants: consecutive in postorder
+    size_type first = frontier[q];
     while (!kids[size_t(first)].empty()) first = kids[size_t(first)].front();
-    for (size_type t = first; t <= s; ++t) home[size_t(t)] = r;
-  };
-  // Ranks [r0, r0 + p) for the subtrees of `set` (a list of tree nodes).
-  std::function<void(std::vector<size_type>, int, int)> assign = [&](std::vector<size_type> set, int r0, int p) {
-    if (p == 1) {
-      for (size_type s : set) whole(s, r0);
-      return;
-    }
-    if (set.size() == 1) {
-      const size_type s = set.front();
-      if (kids[size_t(s)].empty()) return whole(s, r0);  // a leaf cannot be split
-      home[size_t(s)] = -1;
-      if (range) (*range)[size_t(s)] = {r0, p};
-      return assign(kids[size_t(s)], r0, p);
-    }
-    std::sort(set.begin(), set.end(), [&](size_type a, size_type b) { return W[size_t(a)] > W[size_t(b)] || (W[size_t(a)] == W[size_t(b)] && a < b); });
-    std::vector<size_type> A, B;
-    double wa = 0, wb = 0;
-    for (size_type s : set) (wa <= wb ? (wa += W[size_t(s)], A) : (wb += W[size_t(s)], B)).push_back(s);
-    const double tot = wa + wb;
-    int pa = tot > 0 ? int(std::lround(double(p) * wa / tot)) : p / 2;
-    pa = std::min(std::max(pa, 1), p - 1);
-    assign(std::move(A), r0, pa);
-    assign(std::move(B), r0 + pa, p - pa);
-  };
-  if (!roots.empty()) assign(roots, 0, P);
+    for (size_type t = first; t <= frontier[q]; ++t) home[size_t(t)] = rank_of[q];
+  }
+  for (size_type s = 0; s < ns; ++s)
+    if (separator[size_t(s)]) home[size_t(s)] = -1;
   return home;
+}
+
+/// The owners of the separator supernodes (home[s] < 0), by list scheduling on a flop
+/// model: every rank (or group) is one processor that first runs its local subtrees, and a
+/// separator supernode's work is its column elimination (sum of its column counts squared:
+/// potrf, trsm and every update from it). A separator is ready when its children are: a
+/// local child when its rank's local work is done, a separator child when that child's
+/// potrf, trsm and update into it are done (the rest of the child's updates overlap, as
+/// the engine's look-ahead runs them). Ready supernodes are taken in order of their ready
+/// time, each to the rank where it would finish first (ties: the rank idle longest, then
+/// the lowest). So ranks whose subtrees are lighter take more of the separators, and
+/// consecutive chunks of a separator's chain (supernodes of at most Options::max_supernode
+/// columns) go to different ranks: a pipelined 1D distribution of the top chain over every
+/// rank. Deterministic: the same on every rank.
+inline std::vector<int> separator_owners(const Symbolic& S, const std::vector<int>& home, int P) {
+  const size_type ns = size_type(S.snodes.size());
+  std::vector<int> owner(home);
+  auto sq = [](double x) { return x * (x + 1) * (2 * x + 1) / 6; };
+  std::vector<double> w(static_cast<size_t>(ns)), crit(static_cast<size_t>(ns)), local(static_cast<size_t>(P), 0.0),
+      ready(static_cast<size_t>(ns), 0.0);
+  std::vector<int> pending(size_t(ns), 0);
+  for (size_type s = 0; s < ns; ++s) {
+    const Supernode& sn = S.snodes[size_t(s)];
+    const double m = double(sn.nrows()), k = double(sn.ncols);
+    w[size_t(s)] = sq(m) - sq(m - k);
+    // potrf + trsm + the update into the parent (its rows of s: the block that targets it)
+    double rp = 0;
+    for (size_type b = sn.block_begin + 1; b < sn.block_end; ++b)
+      if (S.blocks[size_t(b)].target == sn.parent) rp = double(S.blocks[size_t(b)].nrows);
+    crit[size_t(s)] = std::min(w[size_t(s)], k * k * k / 3 + k * k * (m - k) + k * rp * (m - k));
+    if (home[size_t(s)] >= 0) local[size_t(home[size_t(s)])] += w[size_t(s)];
+  }
+  for (size_type s = 0; s < ns; ++s) {
+    const size_type p = S.snodes[size_t(s)].parent;
+    if (p < 0 || home[size_t(p)] >= 0) continue;
+    if (home[size_t(s)] >= 0) ready[size_t(p)] = std::max(ready[size_t(p)], local[size_t(home[size_t(s)])]);
+    else ++pending[size_t(p)];
+  }
+  using Item = std::pair<double, size_type>;  // (ready time, supernode)
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> q;
+  for (size_type s = 0; s < ns; ++s)
+    if (home[size_t(s)] < 0 && pending[size_t(s)] == 0) q.emplace(ready[size_t(s)], s);
+  std::vector<double> avail(local);
+  while (!q.empty()) {
+    const auto [t0, s] = q.top();
+    q.pop();
+    int best = 0;
+    double best_end = std::numeric_limits<double>::infinity();
+    for (int r = 0; r < P; ++r) {
+      const double end = std::max(avail[size_t(r)], t0) + w[size_t(s)];
+      if (end < best_end || (end == best_end && avail[size_t(r)] < avail[size_t(best)])) {
+        best = r;
+        best_end = end;
+      }
+    }
+    owner[size_t(s)] = best;
+    avail[size_t(best)] = best_end;
+    const size_type p = S.snodes[size_t(s)].parent;
+    if (p >= 0 && home[size_t(p)] < 0) {
+      ready[size_t(p)] = std::max(ready[size_t(p)], best_end - w[size_t(s)] + crit[size_t(s)]);
+      if (--pending[size_t(p)] == 0) q.emplace(ready[size_t(p)], p);
+    }
+  }
+  return owner;
 }
 
 /// The owner of every supernode, the same on every rank.
@@ -148,10 +217,11 @@ struct MpiLayout {
   static constexpr int kTopRank = 0;
 
   /// Local subtrees (DistributedOptions::local_subtrees) whole on their rank; each
-  /// separator on kTopRank (top_rank), else by DistributedOptions::map, or cyclically over
-  /// the separators of its rank range in postorder (file comment). With groups (device
-  /// groups; null: every rank its own) the map is over the groups (the proportional
-  /// mapping's and a given map's "ranks" are groups) and each group's part goes to its leader.
+  /// separator on kTopRank (top_rank), else by DistributedOptions::map, or by
+  /// separator_owners (file comment); without local subtrees every supernode cyclic over
+  /// the ranks. With groups (device groups; null: every rank its own) the map is over the
+  /// groups (subtree_map's and a given map's "ranks" are groups) and each group's part goes
+  /// to its leader.
   void build(const Symbolic& S, const DistributedOptions& opt, int me, int P, bool top_rank = false,
              const DeviceGroups* groups = nullptr) {
     rank = me;
@@ -162,15 +232,11 @@ struct MpiLayout {
     const int G = int(leaders.size());
     top = top_rank && G > 1;
     const size_type ns = size_type(S.snodes.size());
-    std::vector<std::pair<int, int>> range;  // (in groups)
-    if (opt.local_subtrees) home = subtree_map(S, G, &range);
-    else {
-      home.assign(size_t(ns), -1);
-      range.assign(size_t(ns), {0, G});
-    }
+    if (opt.local_subtrees) home = subtree_map(S, G);
+    else home.assign(size_t(ns), -1);
     owner.assign(size_t(ns), 0);
     map_hash = 0;
-    std::map<std::pair<int, int>, int> next;  // per group range: the next separator's offset
+    const std::vector<int> scheduled = top || opt.map || !opt.local_subtrees ? home : separator_owners(S, home, G);
     for (size_type s = 0; s < ns; ++s) {
       const int h = home[size_t(s)];
       int r = h;
@@ -187,8 +253,8 @@ struct MpiLayout {
       if (top && h < 0) {
         r = 0;  // (group 0: kTopRank leads it)
       } else if (!opt.map && h < 0) {
-        const auto rg = range[size_t(s)];
-        r = rg.first + next[rg]++ % rg.second;
+        // no local subtrees (tests of the fan-in): every supernode cyclic over the ranks
+        r = opt.local_subtrees ? scheduled[size_t(s)] : int(s % size_type(G));
       }
       owner[size_t(s)] = leaders[size_t(r)];
       if (h >= 0) home[size_t(s)] = leaders[size_t(h)];

@@ -13,11 +13,13 @@
 ///   chol.solve_local(Xloc, nrhs); // or rows distributed: local_rows() says which
 /// \endcode
 /// Every rank runs the same analysis (rank 0 computes the ordering and broadcasts it) and
-/// the same map (Impl::MpiLayout, one place): proportional mapping (Impl::subtree_map,
+/// the same map (Impl::MpiLayout, one place): Geist and Ng's layer (Impl::subtree_map,
 /// weights = the subtrees' flops) cuts the assembly tree into whole subtrees per rank, its
-/// "local subtrees"; each "separator" supernode above them gets one owner, consecutive
-/// column chunks of a big separator (supernodes of at most Options::max_supernode columns)
-/// on consecutive ranks of its rank range (1D block-cyclic over the top chain).
+/// "local subtrees", balanced to within 5 %; each "separator" supernode above them gets one
+/// owner by list scheduling on a flop model (Impl::separator_owners): ranks with lighter
+/// subtrees take more separator work, and the column chunks of a big separator (supernodes
+/// of at most Options::max_supernode columns) go to different ranks (a pipelined 1D
+/// distribution of the top chain).
 /// factorize runs the one engine (Impl::Numeric: the Scheduler's dependency counters,
 /// ready queue and workers, Numeric's task bodies: kspd::potrf with its NaN-pivot guard,
 /// trsm, the one update + scatter) on every rank, on the supernodes the rank owns, with an

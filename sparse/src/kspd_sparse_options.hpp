@@ -87,11 +87,11 @@ struct Options {
 using SupernodeMap = std::function<int(size_type snode, int nranks)>;
 
 /// Options of the distributed solver (DistributedCholesky): the engine's options, composed,
-/// plus what only the MPI path uses. The assembly tree is cut by proportional mapping
-/// (weights: the subtrees' flops): each rank gets whole subtrees, its "local subtrees";
-/// the supernodes above them, the "separators", get one owner each (consecutive supernodes
-/// of a chain, the column chunks of a big separator split by engine.max_supernode, on
-/// consecutive ranks of the separator's rank range). Every rank runs the one engine on the
+/// plus what only the MPI path uses. The assembly tree is cut into whole subtrees per rank,
+/// its "local subtrees", balanced by their flops (Geist and Ng's layer); the supernodes
+/// above them, the "separators", get one owner each by list scheduling on a flop model
+/// (the column chunks of a big separator, split by engine.max_supernode, on different
+/// ranks; ranks with lighter subtrees take more of them). Every rank runs the one engine on the
 /// supernodes it owns; updates into another rank's supernode are summed locally and travel
 /// once (fan-in).
 struct DistributedOptions {
@@ -110,7 +110,7 @@ struct DistributedOptions {
   /// false: no local subtrees, every supernode is a separator placed by the map (tests of
   /// the transport: almost every update crosses ranks).
   bool local_subtrees = true;
-  /// The owners of the separator supernodes; default: cyclic over each separator's ranks.
+  /// The owners of the separator supernodes; default: list-scheduled on a flop model.
   SupernodeMap map;
   /// Device-resident factors on several devices send their contributions to the
   /// separators' device: Auto (default) hands MPI the device buffers when the MPI library
