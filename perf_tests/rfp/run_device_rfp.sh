@@ -119,14 +119,18 @@ panels)
   # (#14, s8; under 3 minutes) the nb-column Cholesky across the RFP blocks whose diagonal
   # panels (<= 128 fp64, <= 256 fp32) are factored by one thread block in shared memory,
   # with look-ahead, against Split and Auto and the dense cuSOLVER peer in the same run:
-  # fp64 n = 4096/6144/8192 (all 4 variants), 4095/8191 (NL); nb 256 keeps cuSOLVER's leaf;
+  # fp64 n = 4096/6144/8192 (all 4 variants), 4095/8191 (NL); nb >= 256 keeps cuSOLVER's leaf;
   # the pieces of one step (--ops steps); blocked without look-ahead; fp32 4K/8K (pftrf_s.txt)
+  # (Auto before s8: look-ahead nb = n/2 at 4K (the 2048 row), Split at 6K and 8K)
   P="--ops pftrf --reps 5 --blocking split,auto,lookahead"
-  run pftrf_d 60 "$B" --prec d --n 4096,6144,8192 --variants $V $P --nb ${NBS:-64,96,128,256}
-  run pftrf_d 30 "$B" --prec d --n 4095,8191 --variants NL $P --nb ${NBS:-64,96,128,256}
+  run pftrf_d 80 "$B" --prec d --n 4096,6144,8192 --variants $V $P --nb ${NBS:-64,96,128,256,512,2048}
+  run pftrf_d 30 "$B" --prec d --n 4095,8191 --variants NL $P --nb ${NBS:-64,96,128,256,2048}
+  # blocked without look-ahead; Split with core's recursive potrf/trsm/herk (GEMM-based
+  # halves and off-diagonal TRSM, vendor leaves of 512)
   run pftrf_d 20 "$B" --prec d --n 4096,8192 --variants NL --blocking blocked --nb 128 --ops pftrf --reps 5
+  run pftrf_d 20 "$B" --prec d --n 4096,6144,8192 --variants NL,TU --blocking split --algos recursive --ops pftrf --reps 5
   run pftrf_d 25 "$B" --prec d --n 4096,8192 --variants NL,TU --ops steps --nb 64,128,256,512 --reps 15
-  run pftrf_s 30 "$B" --prec s --n 4096,8192 --variants $V $P --nb 128,256
+  run pftrf_s 30 "$B" --prec s --n 4096,8192 --variants $V $P --nb 128,256,2048
   ;;
 *) echo "unknown mode $mode (sweep, auto, full, overheads, panels)"; exit 2 ;;
 esac
