@@ -81,18 +81,6 @@ struct BlockingChoice {
   size_type nb = 0;
 };
 
-/// GPUs, real scalars: the panel width of pftrf's look-ahead whose diagonal panels are factored
-/// in shared memory (the widest the leaf takes: fp64 128, fp32 256), and the order below which
-/// Auto takes it.
-template <class T>
-constexpr size_type small_panel_nb() {
-  return sizeof(real_t<T>) == 8 ? 128 : 256;
-}
-template <class T>
-constexpr size_type small_panel_max_n() {
-  return sizeof(real_t<T>) == 8 ? 12288 : 8192;
-}
-
 /// The blocking `Auto` stands for (pftrf over RFP blocks of order n), per backend; an
 /// explicit choice passes through with the default block size filled in.
 template <class ExecSpace, class T>
@@ -116,19 +104,18 @@ BlockingChoice resolve_blocking(const DenseOptions& opt, size_type n) {
       // whole one before the trsm and syrk. It is NOT Auto's choice: the workspace (twice the
       // RFP storage, kept per stream) undoes the format's point, half the memory; a caller who
       // has the memory asks for it (Blocking::Dense), or factors the dense matrix.
-      // s8 (h100-rfp-pftrf-2026-11-25-s8.md): look-ahead with nb = 128 (fp64) / 256 (fp32)
-      // columns a step, every diagonal panel factored by one thread block in shared memory
-      // (rfp's panel leaf, kspd_rfp_panel_potrf_impl.hpp) instead of cuSOLVER's latency-bound
-      // potrf, for real scalars at n = 3072 to below small_panel_max_n
+      // s8 (h100-rfp-pftrf-2026-11-25-s8.md): NOT the nb = 64-128 look-ahead with diagonal
+      // panels factored in shared memory either: 2.1-2.6x cuSOLVER at 4K, 1.8-2.4x at 6K-8K
+      // (Split 1.07-1.62x in the same run): a step's chain (panel potrf 57-67 us, panel trsm
+      // 55-98 us, next-panel update 32-56 us) times n / nb steps is 4.5-5.7 ms at 4K alone.
       if (n >= 49152) c.kind = Blocking::LookAhead;
-      else if (!is_complex_v<T> && n >= 3072 && n < small_panel_max_n<T>()) c.kind = Blocking::LookAhead;
+      else if (!is_complex_v<T> && n >= 3072 && n < 6144) c.kind = Blocking::LookAhead;
       else if (std::is_same<T, Kokkos::complex<double>>::value && n >= 12288) c.kind = Blocking::LookAhead;
       else c.kind = Blocking::Split;
     }
   }
   if (opt.block_size > 0) c.nb = size_type(opt.block_size);
   else if constexpr (compat::is_host_exec_v<ExecSpace>) c.nb = 256;
-  else if (!is_complex_v<T> && n >= 3072 && n < small_panel_max_n<T>()) c.nb = small_panel_nb<T>();
   // below 6144: one step a half (ceil(n/2)); nb 2048 at n = 4097 left a 1-column step, 1.17-1.26x
   // of Split in NL/TU (run 2, h100-rfp-auto-2026-11-24-s4.md)
   else c.nb = n < 6144 ? (n + 1) / 2 : n >= 49152 ? 2048 : 1024;

@@ -418,15 +418,15 @@ TYPED_TEST(RfpFactor, BlockedPftrfAtPanelBoundaries) {
 }
 
 // The panel leaf of the nb-column steps (kspd_rfp_panel_potrf_impl.hpp): on CUDA a real
-// panel of order <= 128 (fp64) / 256 (fp32) is factored by one thread block in shared memory,
-// wider ones by core's potrf. nb at that limit and one past it (the widest panels of each
+// panel of order <= 128 is factored by one thread block in shared memory, wider ones by
+// core's potrf. nb at that limit and one past it (the widest panels of each
 // leaf), n odd and even with halves of one or two panels (a short last one), all 4
 // RFP variants, blocked and with look-ahead; a non-SPD minor in each RFP block (A11, A22 and
 // the last column): info is the first failing column, 1-based, in RFP's logical numbering.
 TYPED_TEST(RfpFactor, BlockedPftrfSharedMemoryPanels) {
   using T = TypeParam;
   using B = kspd::Blocking;
-  const int lim = sizeof(T) == 8 ? 128 : 256;  // batched's smem::max_n<T>()
+  const int lim = 128;  // rfp::Impl::panel_smem_max on CUDA
   unsigned seed = 12000;
   for (int nb : {lim, lim + 1})
     for (B b : {B::Blocked, B::LookAhead}) {
