@@ -104,6 +104,10 @@ BlockingChoice resolve_blocking(const DenseOptions& opt, size_type n) {
       // whole one before the trsm and syrk. It is NOT Auto's choice: the workspace (twice the
       // RFP storage, kept per stream) undoes the format's point, half the memory; a caller who
       // has the memory asks for it (Blocking::Dense), or factors the dense matrix.
+      // s8 (h100-rfp-pftrf-2026-11-25-s8.md): NOT the nb = 64-128 look-ahead with diagonal
+      // panels factored in shared memory either: 2.1-2.6x cuSOLVER at 4K, 1.8-2.4x at 6K-8K
+      // (Split 1.07-1.62x in the same run): a step's chain (panel potrf 57-67 us, panel trsm
+      // 55-98 us, next-panel update 32-56 us) times n / nb steps is 4.5-7 ms at 4K alone.
       if (n >= 49152) c.kind = Blocking::LookAhead;
       else if (!is_complex_v<T> && n >= 3072 && n < 6144) c.kind = Blocking::LookAhead;
       else if (std::is_same<T, Kokkos::complex<double>>::value && n >= 12288) c.kind = Blocking::LookAhead;

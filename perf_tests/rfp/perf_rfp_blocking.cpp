@@ -15,6 +15,8 @@
 // DenseOptions::blas3_inverse (trtri / lauum as one trsm / trmm on a workspace).
 // --ops parts: Split's four calls (potrf t1, trsm s, herk t2, potrf t2) timed one by one.
 // --ops calls: the first four calls of each case timed one by one (first-call costs).
+// --ops steps: the pieces of one nb-column step (panel potrf: the leaf and cuSOLVER; trsm;
+// the next panel's update), each fenced alone, at each --nb.
 // Each blocking other than split and auto runs at every nb. One line per case: median time,
 // TFLOP/s, kspd/peer (time ratio: < 1 kspd faster), kspd/split, info, and the largest
 // relative difference of diag(L) from the peer's (or Split's) factor.
@@ -213,6 +215,55 @@ void run(const Config& c, const char* prec) {
         std::printf("%s host   n=%6ld %s | in-call host time (before the fence) %8.3f %8.3f %8.3f %8.3f ms\n", prec, n,
                     var.c_str(), q[0] * 1e3, q[1] * 1e3, q[2] * 1e3, q[3] * 1e3);
         std::fflush(stdout);
+      }
+      // the pieces of ONE nb-column step (--ops steps, at each --nb), each fenced alone: the
+      // first diagonal panel's POTRF as pftrf's leaf runs it (kspd_rfp_panel_potrf_impl.hpp:
+      // shared memory where it fits) and as core's potrf (cuSOLVER), the panel's TRSMs (the
+      // rest of the first half, and A21) and the look-ahead update of the next panel (herk +
+      // gemms); with the steps' count, what bounds the chain of panels from below
+      if (has(c.ops, "steps")) {
+        namespace RI = kspd::rfp::Impl;
+        const auto b = RI::stored_blocks(W);
+        const kspd::DenseOptions o{};
+        Kokkos::View<int, Mem> info("info");
+        const int reps = std::max(c.reps, 15);
+        auto reset = [&] { Kokkos::deep_copy(exec, W.data(), A0.data()); };
+        for (long nb : c.nbs) {
+          if (nb <= 0 || 2 * nb > long(b.n1)) continue;
+          const auto d = RI::part(b, 1, 1, 0, nb, 0, nb);
+          const auto below = RI::part(b, 1, 1, nb, b.n1 - nb, 0, nb);
+          const auto s21 = RI::part(b, 2, 1, 0, b.n2, 0, nb);
+          const double tl = median_time(reps, reset, [&] { RI::panel_potrf(exec, d, info.data(), o); });
+          const double tv = median_time(reps, reset, [&] { kspd::potrf(exec, d.uplo, d.v, info, o); });
+          auto solve = [&](const RI::Stored<T, Mem>& B) {
+            RI::tri_s(exec, true, kspd::Side::Right, true, kspd::Diag::NonUnit, T(1), d, B, o);
+          };
+          const auto joined = RI::join_rows(below, s21);  // one call where the storage joins (NL, TU)
+          const double tt = median_time(reps, reset, [&] {
+            if (joined) solve(*joined);
+            else solve(below), solve(s21);
+          });
+          // the next panel's update by this one: its diagonal block (herk), the rows below it
+          // in the first half and in A21 (gemm), as update_cols runs them
+          const auto d2 = RI::part(b, 1, 1, nb, nb, nb, nb);
+          const auto p2 = RI::part(b, 1, 1, nb, nb, 0, nb);
+          const auto c3 = RI::part(b, 1, 1, 2 * nb, b.n1 - 2 * nb, nb, nb);
+          const auto a3 = RI::part(b, 1, 1, 2 * nb, b.n1 - 2 * nb, 0, nb);
+          const auto cs = RI::part(b, 2, 1, 0, b.n2, nb, nb);
+          const double tu = median_time(reps, reset, [&] {
+            kspd::herk(exec, d2.uplo, p2.h ? kspd::Impl::herm_trans<T>() : kspd::Trans::NoTranspose, R(-1), p2.v, R(1),
+                       d2.v, o);
+            const auto jc = RI::join_rows(c3, cs), ja = RI::join_rows(a3, s21);
+            if (jc && ja) RI::gemm_logical(exec, *jc, *ja, p2);
+            else RI::gemm_logical(exec, c3, a3, p2), RI::gemm_logical(exec, cs, s21, p2);
+          });
+          const long steps = (long(b.n1) + nb - 1) / nb + (long(b.n2) + nb - 1) / nb;
+          std::printf("%s steps  n=%6ld %s nb=%5ld | panel potrf: leaf %8.4f ms, cuSOLVER %8.4f ms | trsm %8.4f ms | "
+                      "next-panel update %8.4f ms | chain (leaf+trsm+update) x %ld steps %8.3f ms | rows joined %d\n",
+                      prec, n, var.c_str(), nb, tl * 1e3, tv * 1e3, tt * 1e3, tu * 1e3, steps,
+                      (tl + tt + tu) * steps * 1e3, int(bool(joined)));
+          std::fflush(stdout);
+        }
       }
       // pftri on the factor: Auto against the vendor leaves (the path before the Auto change)
       if (has(c.ops, "pftri")) {

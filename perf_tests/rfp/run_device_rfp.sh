@@ -23,7 +23,10 @@
 #          events.txt); cudaMalloc/cudaFree/syncs per call where nsys exists (nsys.txt);
 #          BEFORE_BIN=DIR: the same (shorter) with another build, for before/after (before.txt);
 #          fp32 pftrf at 4K/8K (pftrf_d.txt too)
-# Usage: perf_tests/rfp/run_device_rfp.sh BIN_DIR OUTDIR [sweep|auto|full|overheads]   (default sweep)
+#   panels (#14, s8; under 3 minutes) fp64 pftrf with look-ahead nb 64-256 (shared-memory
+#          panel leaves up to 128) against Split, Auto and cuSOLVER at n = 4095-8192, one
+#          step's pieces, fp32 4K/8K (pftrf_d.txt, pftrf_s.txt)
+# Usage: perf_tests/rfp/run_device_rfp.sh BIN_DIR OUTDIR [sweep|auto|full|overheads|panels]   (default sweep)
 #   BIN_DIR: a CUDA build with kspd_test_rfp and perf_rfp_blocking (kspd_test_core, perf_dense
 #   are run when built). Environment, run() and DRY_RUN=1 (print the commands): ../device_common.sh.
 bin=${1:?BIN_DIR}; out=${2:?OUTDIR}; mode=${3:-sweep}
@@ -112,6 +115,23 @@ overheads)
     run nsys 30 nsys stats -q -r cuda_api_sum "$rep.nsys-rep"
   else echo "nsys: not available" >>"$out/device.txt"; fi
   ;;
-*) echo "unknown mode $mode (sweep, auto, full, overheads)"; exit 2 ;;
+panels)
+  # (#14, s8; under 3 minutes) the nb-column Cholesky across the RFP blocks whose diagonal
+  # panels (<= 128 fp64, <= 256 fp32) are factored by one thread block in shared memory,
+  # with look-ahead, against Split and Auto and the dense cuSOLVER peer in the same run:
+  # fp64 n = 4096/6144/8192 (all 4 variants), 4095/8191 (NL); nb >= 256 keeps cuSOLVER's leaf;
+  # the pieces of one step (--ops steps); blocked without look-ahead; fp32 4K/8K (pftrf_s.txt)
+  # (Auto before s8: look-ahead nb = n/2 at 4K (the 2048 row), Split at 6K and 8K)
+  P="--ops pftrf --reps 5 --blocking split,auto,lookahead"
+  run pftrf_d 80 "$B" --prec d --n 4096,6144,8192 --variants $V $P --nb ${NBS:-64,96,128,256,512,2048}
+  run pftrf_d 30 "$B" --prec d --n 4095,8191 --variants NL $P --nb ${NBS:-64,96,128,256,2048}
+  # blocked without look-ahead; Split with core's recursive potrf/trsm/herk (GEMM-based
+  # halves and off-diagonal TRSM, vendor leaves of 512)
+  run pftrf_d 20 "$B" --prec d --n 4096,8192 --variants NL --blocking blocked --nb 128 --ops pftrf --reps 5
+  run pftrf_d 20 "$B" --prec d --n 4096,6144,8192 --variants NL,TU --blocking split --algos recursive --ops pftrf --reps 5
+  run pftrf_d 25 "$B" --prec d --n 4096,8192 --variants NL,TU --ops steps --nb 64,128,256,512 --reps 15
+  run pftrf_s 30 "$B" --prec s --n 4096,8192 --variants $V $P --nb 128,256,2048
+  ;;
+*) echo "unknown mode $mode (sweep, auto, full, overheads, panels)"; exit 2 ;;
 esac
 finish

@@ -26,6 +26,7 @@
 #include "kspd_dense_transposed.hpp"
 #include "kspd_stream_scratch.hpp"
 #include "kspd_rfp_herm_impl.hpp"
+#include "kspd_rfp_panel_potrf_impl.hpp"
 
 namespace kspd::rfp::Impl {
 
@@ -44,6 +45,30 @@ Stored<T, Mem> part(const StoredBlocks<T, Mem>& b, int pi, int pj, size_type r0,
   return {BlockView<T, Mem>(p, Kokkos::LayoutStride(size_t(m), v.stride(0), size_t(n), v.stride(1))), s.uplo, s.h};
 }
 
+/// X's logical rows followed by Y's (the same logical columns) as ONE block, where the storage
+/// runs on from X into Y (NL and TU: A11's stored columns / rows continue into A21's / A12's),
+/// so a panel's TRSM and a step's GEMM take one vendor call instead of two; none elsewhere.
+template <class T, class Mem>
+std::optional<Stored<T, Mem>> join_rows(const Stored<T, Mem>& X, const Stored<T, Mem>& Y) {
+  const auto &x = X.v, &y = Y.v;
+  if (X.h != Y.h || x.size() == 0 || y.size() == 0 || x.stride(0) != y.stride(0) || x.stride(1) != y.stride(1))
+    return std::nullopt;
+  const int r = X.h ? 1 : 0;  // the stored dimension of the logical rows
+  if (x.extent(1 - r) != y.extent(1 - r) || y.data() != x.data() + x.extent(r) * x.stride(r)) return std::nullopt;
+  const size_t e0 = x.extent(0) + (r == 0 ? y.extent(0) : 0), e1 = x.extent(1) + (r == 1 ? y.extent(1) : 0);
+  return Stored<T, Mem>{BlockView<T, Mem>(x.data(), Kokkos::LayoutStride(e0, x.stride(0), e1, x.stride(1))), X.uplo,
+                        X.h};
+}
+
+/// C -= A B^H on logical blocks (a step's update of the columns right of its panel).
+template <class ExecSpace, class T, class Mem>
+void gemm_logical(const ExecSpace& x, const Stored<T, Mem>& C, Stored<T, Mem> A, Stored<T, Mem> B) {
+  if (C.v.extent(0) == 0 || C.v.extent(1) == 0) return;
+  if (C.h) std::swap(A, B);  // C^H -= B A^H
+  const Trans H = kspd::Impl::herm_trans<T>();
+  gemm(x, A.h ? H : Trans::NoTranspose, B.h ? Trans::NoTranspose : H, T(-1), A.v, B.v, T(1), C.v);
+}
+
 template <class ExecSpace, class T, class Mem>
 class BlockedCholesky {
  public:
@@ -59,8 +84,10 @@ class BlockedCholesky {
     // in ONE panel workspace on the panel lane for the whole run (core's scratch slot
     // RfpPanelCopy, kept across calls; core's own copy per potrf would take its slot once a
     // step); LAPACK's four calls (one step a half) keep core's own per-block choice
+    // (panels factored in shared memory read an upper triangle in place: no copy)
     const size_type wmax = std::max(b.n1, b.n2);
-    if (nb < wmax && (b.t1.uplo == Uplo::Upper || b.t2.uplo == Uplo::Upper) &&
+    if (nb < wmax && std::min(nb, wmax) > panel_smem_max<ExecSpace, T>() &&
+        (b.t1.uplo == Uplo::Upper || b.t2.uplo == Uplo::Upper) &&
         kspd::Impl::panel_upper_via_lower<ExecSpace, T>(opt)) {
       work_.emplace(lanes_.side(), std::min(nb, wmax), kspd::Impl::ScratchSlot::RfpPanelCopy);
     }
@@ -125,22 +152,16 @@ class BlockedCholesky {
       potrf(x, Uplo::Lower, w, Kokkos::subview(info, k), opt_);
       kspd::Impl::copy_lower<ExecSpace, T>(x, kspd::Impl::make_mat(w), s, true);
     } else {
-      potrf(x, d.uplo, d.v, Kokkos::subview(info, k), opt_);
+      panel_potrf(x, d, Kokkos::subview(info, k).data(), opt_);  // shared memory where it fits
     }
     // L(below, k) = A(below, k) L(k,k)^{-H}
     const size_type r = c.o + c.w;
-    if (r < np(c.p))
-      tri_s(x, true, Side::Right, true, Diag::NonUnit, T(1), d, part(b_, c.p, c.p, r, np(c.p) - r, c.o, c.w), opt_);
-    if (c.p == 1 && b_.n2 > 0)
-      tri_s(x, true, Side::Right, true, Diag::NonUnit, T(1), d, part(b_, 2, 1, 0, b_.n2, c.o, c.w), opt_);
-  }
-
-  /// C -= A B^H on logical blocks.
-  void gemm_update(const ExecSpace& x, const Stored<T, Mem>& C, Stored<T, Mem> A, Stored<T, Mem> B) {
-    if (C.v.extent(0) == 0 || C.v.extent(1) == 0) return;
-    if (C.h) std::swap(A, B);  // C^H -= B A^H
-    const Trans H = kspd::Impl::herm_trans<T>();
-    gemm(x, A.h ? H : Trans::NoTranspose, B.h ? Trans::NoTranspose : H, T(-1), A.v, B.v, T(1), C.v);
+    auto solve = [&](const Stored<T, Mem>& B) { tri_s(x, true, Side::Right, true, Diag::NonUnit, T(1), d, B, opt_); };
+    const auto below = part(b_, c.p, c.p, r, np(c.p) - r, c.o, c.w);
+    const auto s21 = part(b_, 2, 1, 0, c.p == 1 ? b_.n2 : 0, c.o, c.w);
+    if (const auto j = join_rows(below, s21)) return solve(*j);
+    if (r < np(c.p)) solve(below);
+    if (c.p == 1 && b_.n2 > 0) solve(s21);
   }
 
   /// Columns [q0, q1) of part pj minus L(., k) L(cols, k)^H.
@@ -152,8 +173,14 @@ class BlockedCholesky {
     const auto A = part(b_, pj, c.p, q0, w, c.o, c.w);
     herk(x, C.uplo, A.h ? kspd::Impl::herm_trans<T>() : Trans::NoTranspose, real_t<T>(-1), A.v, real_t<T>(1), C.v,
          opt_);
-    if (q1 < n) gemm_update(x, part(b_, pj, pj, q1, n - q1, q0, w), part(b_, pj, c.p, q1, n - q1, c.o, c.w), A);
-    if (pj == 1 && b_.n2 > 0) gemm_update(x, part(b_, 2, 1, 0, b_.n2, q0, w), part(b_, 2, 1, 0, b_.n2, c.o, c.w), A);
+    // the rows below in part pj, then (part 1) A21's: one GEMM where their storage joins
+    const auto Cb = part(b_, pj, pj, q1, n - q1, q0, w), Ab = part(b_, pj, c.p, q1, n - q1, c.o, c.w);
+    const size_type m2 = pj == 1 ? b_.n2 : 0;
+    const auto Cs = part(b_, 2, 1, 0, m2, q0, w), As = part(b_, 2, 1, 0, m2, c.o, c.w);
+    const auto jc = join_rows(Cb, Cs), ja = join_rows(Ab, As);
+    if (jc && ja) return gemm_logical(x, *jc, *ja, A);
+    if (q1 < n) gemm_logical(x, Cb, Ab, A);
+    if (m2 > 0) gemm_logical(x, Cs, As, A);
   }
 
   /// The update by panel k of the columns of blocks [j0, j1) (j1 < 0: to the end).

@@ -417,6 +417,33 @@ TYPED_TEST(RfpFactor, BlockedPftrfAtPanelBoundaries) {
     }
 }
 
+// The panel leaf of the nb-column steps (kspd_rfp_panel_potrf_impl.hpp): on CUDA a real
+// panel of order <= 128 is factored by one thread block in shared memory, wider ones by
+// core's potrf. nb at that limit and one past it (the widest panels of each
+// leaf), n odd and even with halves of one or two panels (a short last one), all 4
+// RFP variants, blocked and with look-ahead; a non-SPD minor in each RFP block (A11, A22 and
+// the last column): info is the first failing column, 1-based, in RFP's logical numbering.
+TYPED_TEST(RfpFactor, BlockedPftrfSharedMemoryPanels) {
+  using T = TypeParam;
+  using B = kspd::Blocking;
+  const int lim = 128;  // rfp::Impl::panel_smem_max on CUDA
+  unsigned seed = 12000;
+  for (int nb : {lim, lim + 1})
+    for (B b : {B::Blocked, B::LookAhead}) {
+      const kspd::DenseOptions opt{kspd::Algo::Auto, 0, b, nb};
+      for (int n : {nb + 3, 2 * nb, 3 * nb + 1}) {
+        for (const auto& v : all_variants()) {
+          const std::string where = name(v, n) + (b == B::Blocked ? " blocked" : " lookahead") + " nb=" + std::to_string(nb);
+          const HostMat A = random_spd(n, ++seed);
+          check_pftrf<T>(A, n, v, opt, where);
+          const auto lay = kspd::rfp::make_layout(n, v.transr, v.uplo);
+          for (int k : {1, nb, int(lay.n1), int(lay.n1) + 1, int(lay.n1) + nb + 1, n})
+            if (k >= 1 && k <= n) check_pftrf_fails_at<T>(A, n, v, opt, k, where);
+        }
+      }
+    }
+}
+
 TYPED_TEST(RfpFactor, BadArgumentsNameTheArgument) {
   using T = TypeParam;
   kspd::rfp::Matrix<T, Mem> R("R", 6, kspd::Trans::NoTranspose, Uplo::Lower);
