@@ -258,6 +258,7 @@ class Numeric {
       if (gathered_[size_t(s)]) shared_[size_t(s)] = std::make_unique<Gathered>();
     sched.gather_updates(gathered_);
     sched.set_transport(transport_);
+    const auto r0 = std::chrono::steady_clock::now();
     try {
       stats_.threads = sched.run(  // fewer when the system refused a thread
           nthreads, [&](size_type t, int w) { run_task(t, work_[size_t(w)], w); },
@@ -274,6 +275,7 @@ class Numeric {
       panels_.finish();
       throw;
     }
+    const double run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count();
     panels_.finish();
     stopped_by_remote_ = sched.stopped_by_remote();
     dev_.finish(panels_.data(), subset_);
@@ -295,6 +297,14 @@ class Numeric {
       }
       tl.assemble = assembled;
       tl.process_cpu = process_cpu_seconds() - cpu0;
+      const auto& idle = sched.idle_stats();
+      tl.sleeps = idle.sleeps;
+      tl.sleep_seconds = idle.sleep_seconds;
+      tl.wake_latency = idle.wake_latency;
+      tl.worker_start = idle.start_seconds;
+      tl.between_tasks = idle.between_seconds;
+      tl.worker_end = idle.end_seconds;
+      tl.outside_run = stats_.seconds - run_seconds;
       if (subset_.empty()) {  // the tasks' CPU seconds replayed on dedicated cores
         const ScheduleSim sim = simulate_schedule(S_, task_cpu_, stats_.threads);
         tl.replay_seconds = sim.makespan;
