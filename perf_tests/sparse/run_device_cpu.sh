@@ -6,8 +6,9 @@
 #    threads) on its default cases: 3-D Laplacian 30^3, elasticity 16^3 and 22^3, and the 2-D
 #    bodyy4/bodyy5 when DATA_DIR has them; KLU2 skipped (minutes).
 #  - ab: base and new kspd-solve --threads 2 --refactor 4 on elasticity 22^3, alternated
-#    5 times, then --threads 1 3 times; then one --timeline run of each at 2 threads (where
-#    the workers' time went: task CPU, idle, the replay on 2 dedicated cores).
+#    5 times (and new with --max-supernode 512, for information), then --threads 1 3 times;
+#    after each, one --timeline run of base and new (where the workers' time went: task CPU
+#    per kind, time outside the tasks, the replay on dedicated cores).
 # Under 3 minutes; 4 files in OUT_DIR (tacho_t2.txt, tacho_t1.txt, ab.txt, device.txt). Usage:
 #   perf_tests/sparse/run_device_cpu.sh BIN_DIR BASE_DIR OUT_DIR
 # BIN_DIR holds kspd-solve and perf_sparse_tacho (this branch) and data/ (the 2-D matrices;
@@ -24,7 +25,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/../device_common.sh"
 # CPUs 2 and 3, unless they are two hyperthreads of one core: then 2 and the next CPU on
 # another core (the 2-vCPU VM's vCPUs are whole cores as far as it can tell).
 expand() { local r a b; for r in ${1//,/ }; do a=${r%-*}; b=${r#*-}; seq "$a" "$b"; done; }
-# CPUS=a,b overrides (a test run elsewhere).
+# Test hooks (a check elsewhere): CPUS=a,b the two CPUs; ONLY="tacho_t2 ab" the stages run;
+# ROUNDS="5 3" the A/B's rounds at 2 and 1 threads.
+only() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
+read -r r2 r1 <<<"${ROUNDS:-5 3}"
 sib2=$(cat /sys/devices/system/cpu/cpu2/topology/thread_siblings_list 2>/dev/null || echo 2)
 second=3
 if expand "$sib2" | grep -qx 3; then
@@ -46,25 +50,28 @@ cases=(--laplace3d 30 --elasticity 16 --elasticity 22 "${files[@]}")
 # perf_sparse_tacho initializes MPI (Tpetra); where a singleton start fails, under mpiexec -n 1
 # (not bound: the taskset mask stays).
 pre=()
-if [ -z "${DRY_RUN:-}" ]; then
+if [ -z "${DRY_RUN:-}" ] && { only tacho_t2 || only tacho_t1; }; then
   if ! timeout 30 "${cores[@]}" "$tacho" --smoke >"$out/tacho_t2.txt" 2>&1; then
     pre=(mpiexec -n 1 --allow-run-as-root --oversubscribe --bind-to none)
     echo "(a singleton start failed: $(tail -1 "$out/tacho_t2.txt"); under ${pre[*]})" >>"$out/device.txt"
   fi
   : >"$out/tacho_t2.txt"
 fi
-run tacho_t2 80 "${cores[@]}" "${pre[@]}" "$tacho" --workers 2 --reps 5 --no-klu "${cases[@]}"
-run tacho_t1 50 "${cores[@]}" "${pre[@]}" "$tacho" --workers 1 --reps 2 --no-klu "${cases[@]}"
+only tacho_t2 && run tacho_t2 80 "${cores[@]}" "${pre[@]}" "$tacho" --workers 2 --reps 5 --no-klu "${cases[@]}"
+only tacho_t1 && run tacho_t1 50 "${cores[@]}" "${pre[@]}" "$tacho" --workers 1 --reps 2 --no-klu "${cases[@]}"
 # The A/B: both binaries in the same minutes, alternated run by run.
 ab() {
   local t=$1 n=$2 i b
+  local arms=(base new)
+  [ "$t" = 2 ] && arms+=(new512)  # (for information: 512-column supernodes, --max-supernode 512)
   for i in $(seq "$n"); do
-    for b in base new; do
-      local exe=$bin/kspd-solve
+    for b in "${arms[@]}"; do
+      local exe=$bin/kspd-solve extra=()
       [ $b = base ] && exe=$base/kspd-solve
+      [ $b = new512 ] && extra=(--max-supernode 512)
       echo "== ab $b threads $t round $i"
       "${cores[@]}" "$exe" --generate elasticity3d --size 22 --threads "$t" --blas-threads 1 --refactor 4 --quiet \
-        2>&1 | grep -E "^(factor|refactor) "
+        "${extra[@]}" 2>&1 | grep -E "^(factor|refactor) "
     done
   done
   for b in base new; do
@@ -75,5 +82,5 @@ ab() {
       2>&1 | grep -E "^(factor|refactor) |timeline|replayed|outside"
   done
 }
-run ab 80 bash -c "$(declare -f ab); bin='$bin' base='$base'; cores=(${cores[*]}); ab 2 5; ab 1 3"
+only ab && run ab 90 bash -c "$(declare -f ab); bin='$bin' base='$base'; cores=(${cores[*]}); ab 2 $r2; ab 1 $r1"
 finish
