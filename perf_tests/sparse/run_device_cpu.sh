@@ -11,8 +11,9 @@
 #    per kind, time outside the tasks, the replay on dedicated cores).
 # Under 3 minutes; 4 files in OUT_DIR (tacho_t2.txt, tacho_t1.txt, ab.txt, device.txt). Usage:
 #   perf_tests/sparse/run_device_cpu.sh BIN_DIR BASE_DIR OUT_DIR
-# BIN_DIR holds kspd-solve and perf_sparse_tacho (this branch) and data/ (the 2-D matrices;
-# DATA_DIR overrides); BASE_DIR holds main's kspd-solve. LIB_DIR, when set, goes first in
+# BIN_DIR holds kspd-solve and perf_sparse_tacho (this branch), data/ (the 2-D matrices;
+# DATA_DIR overrides) and optionally variant/kspd-solve (a candidate change: a third arm of
+# the A/B); BASE_DIR holds main's kspd-solve. LIB_DIR, when set, goes first in
 # LD_LIBRARY_PATH (the Debian libraries the binaries were built against). CPU timings:
 # OPENBLAS_CORETYPE=Haswell (device_common.sh), one OpenBLAS thread unless a program sets more.
 set -uo pipefail
@@ -63,20 +64,23 @@ only tacho_t1 && run tacho_t1 50 "${cores[@]}" "${pre[@]}" "$tacho" --workers 1 
 ab() {
   local t=$1 n=$2 i b
   local arms=(base new)
+  [ -x "$bin/variant/kspd-solve" ] && arms+=(variant)  # a candidate change, when BIN_DIR has one
   [ "$t" = 2 ] && arms+=(new512)  # (for information: 512-column supernodes, --max-supernode 512)
   for i in $(seq "$n"); do
     for b in "${arms[@]}"; do
       local exe=$bin/kspd-solve extra=()
       [ $b = base ] && exe=$base/kspd-solve
+      [ $b = variant ] && exe=$bin/variant/kspd-solve
       [ $b = new512 ] && extra=(--max-supernode 512)
       echo "== ab $b threads $t round $i"
       "${cores[@]}" "$exe" --generate elasticity3d --size 22 --threads "$t" --blas-threads 1 --refactor 4 --quiet \
         "${extra[@]}" 2>&1 | grep -E "^(factor|refactor) "
     done
   done
-  for b in base new; do
+  for b in base new variant; do
     local exe=$bin/kspd-solve
     [ $b = base ] && exe=$base/kspd-solve
+    [ $b = variant ] && { [ -x "$bin/variant/kspd-solve" ] || continue; exe=$bin/variant/kspd-solve; }
     echo "== timeline $b threads $t"
     "${cores[@]}" "$exe" --generate elasticity3d --size 22 --threads "$t" --blas-threads 1 --refactor 2 --timeline \
       2>&1 | grep -E "^(factor|refactor) |timeline|replayed|outside"
