@@ -6,7 +6,7 @@
 #    threads) on its default cases: 3-D Laplacian 30^3, elasticity 16^3 and 22^3, and the 2-D
 #    bodyy4/bodyy5 when DATA_DIR has them; KLU2 skipped (minutes).
 #  - ab: base and new kspd-solve --threads 2 --refactor 4 on elasticity 22^3, alternated
-#    5 times (and new with --max-supernode 512, for information), then --threads 1 3 times;
+#    5 times (and new with --max-supernode 512, for information), then --threads 1 twice;
 #    after each, one --timeline run of base and new (where the workers' time went: task CPU
 #    per kind, time outside the tasks, the replay on dedicated cores).
 # Under 3 minutes; 4 files in OUT_DIR (tacho_t2.txt, tacho_t1.txt, ab.txt, device.txt). Usage:
@@ -27,9 +27,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/../device_common.sh"
 # another core (the 2-vCPU VM's vCPUs are whole cores as far as it can tell).
 expand() { local r a b; for r in ${1//,/ }; do a=${r%-*}; b=${r#*-}; seq "$a" "$b"; done; }
 # Test hooks (a check elsewhere): CPUS=a,b the two CPUs; ONLY="tacho_t2 ab" the stages run;
-# ROUNDS="5 3" the A/B's rounds at 2 and 1 threads.
+# ROUNDS="5 2" the A/B's rounds at 2 and 1 threads.
 only() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
-read -r r2 r1 <<<"${ROUNDS:-5 3}"
+read -r r2 r1 <<<"${ROUNDS:-5 2}"
 sib2=$(cat /sys/devices/system/cpu/cpu2/topology/thread_siblings_list 2>/dev/null || echo 2)
 second=3
 if expand "$sib2" | grep -qx 3; then
@@ -86,5 +86,5 @@ ab() {
       2>&1 | grep -E "^(factor|refactor) |timeline|replayed|outside"
   done
 }
-only ab && run ab 90 bash -c "$(declare -f ab); bin='$bin' base='$base'; cores=(${cores[*]}); ab 2 $r2; ab 1 $r1"
+only ab && run ab 100 bash -c "$(declare -f ab); bin='$bin' base='$base'; cores=(${cores[*]}); ab 2 $r2; ab 1 $r1"
 finish
