@@ -97,7 +97,10 @@ class Scheduler {
     size_type sleeps = 0;
     double sleep_seconds = 0, wake_latency = 0;
     double start_seconds = 0, between_seconds = 0, end_seconds = 0;
-    std::chrono::steady_clock::time_point last_end{};  ///< (a worker's: its last task's end)
+    void add(const IdleStats& o) {
+      sleeps += o.sleeps, sleep_seconds += o.sleep_seconds, wake_latency += o.wake_latency;
+      start_seconds += o.start_seconds, between_seconds += o.between_seconds, end_seconds += o.end_seconds;
+    }
   };
   const IdleStats& idle_stats() const { return idle_; }
 
@@ -136,28 +139,27 @@ class Scheduler {
     auto worker = [&](int w) {
       std::vector<size_type> newly;
       IdleStats idle;
-      idle.last_end = run_start;
-      struct Report {  // the worker's idle counts, added when it returns
+      Clock::time_point last_end = run_start;  // of this worker's last task (the run's start before its first)
+      struct Report {  // the worker's counts, added to idle_ when it returns (also on an error)
         Scheduler& s;
         IdleStats& i;
+        const Clock::time_point& last_end;
         ~Report() {
+          i.end_seconds += seconds(last_end, Clock::now());
           std::lock_guard<std::mutex> lk(s.m_);
-          s.idle_.sleeps += i.sleeps, s.idle_.sleep_seconds += i.sleep_seconds, s.idle_.wake_latency += i.wake_latency;
-          s.idle_.start_seconds += i.start_seconds, s.idle_.between_seconds += i.between_seconds;
-          s.idle_.end_seconds += i.end_seconds + seconds(i.last_end, Clock::now());
+          s.idle_.add(i);
         }
-      } report{*this, idle};
+      } report{*this, idle, last_end};
       size_type t = -1;  // a task this worker kept from its last completion (no queue trip)
       bool first = true;
       for (;;) {
         if (t < 0 && (t = acquire(nt, idle)) < 0) return;
         try {
           if (transport_) transport_->task_started();
-          const Clock::time_point b = Clock::now();
-          (first ? idle.start_seconds : idle.between_seconds) += seconds(first ? run_start : idle.last_end, b);
+          (first ? idle.start_seconds : idle.between_seconds) += seconds(last_end, Clock::now());
           first = false;
           run_task(t, w);
-          idle.last_end = Clock::now();
+          last_end = Clock::now();
           newly.clear();
           deliver(BlockEvent{S_.tasks[size_t(t)].kind, t}, newly);
         } catch (...) {
