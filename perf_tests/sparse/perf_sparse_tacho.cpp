@@ -130,6 +130,7 @@ double residual(const ks::CscMatrix<double>& L, const std::vector<double>& x, co
 
 struct Times {
   double analyse = 0, factor = 0, solve = 0, residual = 0;
+  double engine = 0;  // kspd: the engine's own factorization seconds (FactorStats::seconds) in the best round
   bool ok = false;
   std::string note;
 };
@@ -152,6 +153,7 @@ Times run_kspd_direct(const Case& c, const std::vector<size_type>& perm, int wor
     t0 = now();
     if (chol.factorize(Kokkos::DefaultExecutionSpace(), c.L) != 0) chol.require_spd();
     tf.push_back(now() - t0);
+    if (tf.back() <= best(tf)) t.engine = chol.factor_stats().seconds;
     x = b;
     t0 = now();
     chol.solve(x);
@@ -388,6 +390,7 @@ int main(int argc, char** argv) {
         return;
       }
       best.analyse = std::min(best.analyse, t.analyse);
+      if (t.factor < best.factor) best.engine = t.engine;
       best.factor = std::min(best.factor, t.factor);
       best.solve = std::min(best.solve, t.solve);
       best.residual = std::max(best.residual, t.residual);
@@ -400,6 +403,10 @@ int main(int argc, char** argv) {
       if (workers > 1) guarded(tacho1, [&] { return run_tacho(c, C, perm, 1, 1, b); });
     }
     direct.ok ? print_row(c, "kspd", direct, direct) : void();
+    // factorize() also checks the input against the analysis and builds the numeric engine
+    if (direct.ok)
+      std::printf("  %-15s %9s %9.3f  (the engine's factorization in that round; the rest: input checks, setup)\n",
+                  "kspd (engine)", "", direct.engine);
     print_row(c, "kspd (Amesos2)", adapter, direct);
     print_row(c, workers > 1 ? "Tacho (BLAS T)" : "Tacho", tacho, direct);
     if (workers > 1) print_row(c, "Tacho (BLAS 1)", tacho1, direct);

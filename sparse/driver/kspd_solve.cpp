@@ -214,13 +214,16 @@ int run(const Args& a) {
       std::printf("         timeline (worker seconds): potrf %.3f, trsm %.3f, update products %.3f, scatter %.3f, "
                   "lock wait %.3f; workers busy %.0f%% of %d x %.3f s (idle %.3f worker s); task CPU s: potrf %.3f, "
                   "trsm %.3f, update %.3f, total %.3f; zero + assemble before the tasks %.3f s; process CPU %.3f s;\n"
-                  "         task CPU replayed on %d dedicated cores: %.3f s (idle %.1f%%), critical path %.3f s\n",
+                  "         task CPU replayed on %d dedicated cores: %.3f s (idle %.1f%%), critical path %.3f s;\n"
+                  "         outside the workers' run %.4f s; workers outside tasks (worker s): before the first %.4f, between tasks %.4f, after the last %.4f; "
+                  "waits for work: %ld sleeps, %.4f s asleep, %.4f s of wake latency\n",
                   fs.timeline.potrf, fs.timeline.trsm, fs.timeline.product, fs.timeline.scatter, fs.timeline.lock_wait,
                   100 * fs.timeline.busy, fs.threads, fs.seconds, (1 - fs.timeline.busy) * fs.seconds * fs.threads,
                   fs.timeline.potrf_cpu, fs.timeline.trsm_cpu, fs.timeline.update_cpu,
                   fs.timeline.potrf_cpu + fs.timeline.trsm_cpu + fs.timeline.update_cpu, fs.timeline.assemble,
                   fs.timeline.process_cpu, fs.threads, fs.timeline.replay_seconds, 100 * fs.timeline.replay_idle,
-                  fs.timeline.critical_path);
+                  fs.timeline.critical_path, fs.timeline.outside_run, fs.timeline.worker_start, fs.timeline.between_tasks, fs.timeline.worker_end,
+                  long(fs.timeline.sleeps), fs.timeline.sleep_seconds, fs.timeline.wake_latency);
   }
   // solve with a known solution
   const size_type n = A.n, k = a.nrhs;

@@ -241,7 +241,9 @@ class Numeric {
     panels_.assemble(avalues, subset_, nthreads, subset_.empty() && !transport_ && placement_ == Placement::Host);
     const double assembled = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     stats_.threads = nthreads;
-    work_.assign(static_cast<size_t>(nthreads), Work{});
+    // The workers' buffers stay allocated (and their pages committed) from the last run.
+    work_.resize(static_cast<size_t>(nthreads));
+    for (Work& w : work_) w.clear_times();
     if (opt_.offload.timeline) task_cpu_.assign(S_.tasks.size(), 0.0);
     size_type ndiag = 0;
     double last = 0;
@@ -258,6 +260,7 @@ class Numeric {
       if (gathered_[size_t(s)]) shared_[size_t(s)] = std::make_unique<Gathered>();
     sched.gather_updates(gathered_);
     sched.set_transport(transport_);
+    const auto r0 = std::chrono::steady_clock::now();
     try {
       stats_.threads = sched.run(  // fewer when the system refused a thread
           nthreads, [&](size_type t, int w) { run_task(t, work_[size_t(w)], w); },
@@ -274,6 +277,7 @@ class Numeric {
       panels_.finish();
       throw;
     }
+    const double run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count();
     panels_.finish();
     stopped_by_remote_ = sched.stopped_by_remote();
     dev_.finish(panels_.data(), subset_);
@@ -295,6 +299,14 @@ class Numeric {
       }
       tl.assemble = assembled;
       tl.process_cpu = process_cpu_seconds() - cpu0;
+      const auto& idle = sched.idle_stats();
+      tl.sleeps = idle.sleeps;
+      tl.sleep_seconds = idle.sleep_seconds;
+      tl.wake_latency = idle.wake_latency;
+      tl.worker_start = idle.start_seconds;
+      tl.between_tasks = idle.between_seconds;
+      tl.worker_end = idle.end_seconds;
+      tl.outside_run = stats_.seconds - run_seconds;
       if (subset_.empty()) {  // the tasks' CPU seconds replayed on dedicated cores
         const ScheduleSim sim = simulate_schedule(S_, task_cpu_, stats_.threads);
         tl.replay_seconds = sim.makespan;
@@ -307,11 +319,18 @@ class Numeric {
 
  private:
   struct Work {
-    std::vector<Scalar> c, dsave;
-    std::vector<size_type> rel, pf;  ///< scatter: target row of each source row; rows to prefetch
+    // resize() leaves new entries unset: the products overwrite C (beta = 0), and zeroing
+    // it on every growth cost 2% of the factorization (perf, elasticity 22^3)
+    WorkVector<Scalar> c;
+    std::vector<Scalar> dsave;
+    WorkVector<size_type> rel, pf;  ///< scatter: target row of each source row; rows to prefetch
     std::vector<std::pair<size_type, size_type>> busy;  ///< scatter: column ranges whose lock was taken
     double seconds[5] = {0, 0, 0, 0, 0};  ///< timeline: potrf, trsm, update product, scatter, scatter lock wait
     double cpu[3] = {0, 0, 0};            ///< timeline: thread CPU seconds of the potrf, trsm, update tasks
+    void clear_times() {
+      for (double& x : seconds) x = 0;
+      for (double& x : cpu) x = 0;
+    }
   };
   using Clock = std::chrono::steady_clock;
   /// Adds the seconds since `t` to w.seconds[i] and restarts t (timeline on).

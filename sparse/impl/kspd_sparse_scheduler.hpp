@@ -14,6 +14,7 @@
 /// subset's supernodes with the updates that other ranks' aggregates carry (credit), as if
 /// those updates had run here. The main thread then drives the transport (all MPI calls,
 /// MPI_THREAD_FUNNELED) while `nthreads` workers run the tasks.
+/// IdleStats says where the workers were when not in a task (timeline).
 
 #include <atomic>
 #include <chrono>
@@ -73,7 +74,7 @@ class Scheduler {
     if (deps_[size_t(s)].fetch_sub(n, std::memory_order_acq_rel) != n) return;
     {
       std::lock_guard<std::mutex> lk(m_);
-      ready_.push(entry(s));
+      push(s);
     }
     cv_.notify_one();
   }
@@ -87,6 +88,22 @@ class Scheduler {
   }
   bool stopped_by_remote() const { return remote_abort_; }
 
+  /// Where the workers of the last run were when not in a task (wall seconds summed over
+  /// them): from the run's start to their first task (thread start), between two tasks
+  /// (the scheduler's bookkeeping, its mutex, and the waits for work), after their last
+  /// task; the waits for work (sleeps on the condition variable), their seconds, and the
+  /// seconds from the push that woke a sleeper to its waking.
+  struct IdleStats {
+    size_type sleeps = 0;
+    double sleep_seconds = 0, wake_latency = 0;
+    double start_seconds = 0, between_seconds = 0, end_seconds = 0;
+    void add(const IdleStats& o) {
+      sleeps += o.sleeps, sleep_seconds += o.sleep_seconds, wake_latency += o.wake_latency;
+      start_seconds += o.start_seconds, between_seconds += o.between_seconds, end_seconds += o.end_seconds;
+    }
+  };
+  const IdleStats& idle_stats() const { return idle_; }
+
   /// Runs every task with `nthreads` workers; run_task(task, worker) executes one task.
   /// The first exception a task throws stops all workers and is rethrown here.
   /// \return the workers that ran: fewer than nthreads when the system refused a thread
@@ -98,11 +115,14 @@ class Scheduler {
     done_ = 0;
     running_ = 0;
     abort_ = false;
+    sleepers_ = 0;
+    idle_ = IdleStats{};
     error_ = nullptr;
     remote_abort_ = wake_ = false;
+    const Clock::time_point run_start = Clock::now();
     std::vector<size_type> initial;
     const size_type nt = start(initial);
-    for (size_type t : initial) ready_.push(entry(t));
+    for (size_type t : initial) push(t);
     const size_type ns = size_type(S_.snodes.size());
     if (transport_) {  // a supernode outside the subset counts this rank's updates into it
       for (size_type s = 0; s < ns; ++s)
@@ -118,28 +138,28 @@ class Scheduler {
     }
     auto worker = [&](int w) {
       std::vector<size_type> newly;
-      size_type t = -1;  // a task this worker kept from its last completion (no queue trip)
-      for (;;) {
-        if (t < 0) {
-          std::unique_lock<std::mutex> lk(m_);
-          // (with a transport, work may be left for another rank's contribution)
-          cv_.wait(lk, [&] { return abort_ || done_ == nt || !ready_.empty() || (running_ == 0 && !transport_); });
-          if (abort_ || done_ == nt) return;
-          if (ready_.empty()) {  // nothing ready, nothing running, work left: a broken graph
-            if (!error_)
-              error_ = std::make_exception_ptr(kspd::Error("kspd::sparse: task graph stalled with " +
-                                                           std::to_string(nt - done_) + " tasks left"));
-            abort_ = true;
-            cv_.notify_all();
-            return;
-          }
-          t = ready_.top().second;
-          ready_.pop();
-          ++running_;
+      IdleStats idle;
+      Clock::time_point last_end = run_start;  // of this worker's last task (the run's start before its first)
+      struct Report {  // the worker's counts, added to idle_ when it returns (also on an error)
+        Scheduler& s;
+        IdleStats& i;
+        const Clock::time_point& last_end;
+        ~Report() {
+          i.end_seconds += seconds(last_end, Clock::now());
+          std::lock_guard<std::mutex> lk(s.m_);
+          s.idle_.add(i);
         }
+      } report{*this, idle, last_end};
+      size_type t = -1;  // a task this worker kept from its last completion (no queue trip)
+      bool first = true;
+      for (;;) {
+        if (t < 0 && (t = acquire(nt, idle)) < 0) return;
         try {
           if (transport_) transport_->task_started();
+          (first ? idle.start_seconds : idle.between_seconds) += seconds(last_end, Clock::now());
+          first = false;
           run_task(t, w);
+          last_end = Clock::now();
           newly.clear();
           deliver(BlockEvent{S_.tasks[size_t(t)].kind, t}, newly);
         } catch (...) {
@@ -161,16 +181,16 @@ class Scheduler {
           newly[best] = newly.back();
           newly.pop_back();
         }
-        bool finished = false, idle = false, stop = false;
+        bool finished = false, idle_now = false, stop = false;
         {
           std::lock_guard<std::mutex> lk(m_);
-          for (size_type c : newly) ready_.push(entry(c));
+          for (size_type c : newly) push(c);
           finished = ++done_ == nt;
-          if (keep < 0) idle = --running_ == 0;
+          if (keep < 0) idle_now = --running_ == 0;
           stop = abort_;
           if (S_.tasks[size_t(t)].kind == TaskKind::DiagFactor) on_diag_done(S_.tasks[size_t(t)].snode);
         }
-        if (finished || idle || newly.size() > 1) cv_.notify_all();
+        if (finished || idle_now || newly.size() > 1) cv_.notify_all();
         else if (newly.size() == 1) cv_.notify_one();
         if (finished && transport_) main_cv_.notify_one();
         if (stop) return;
@@ -263,6 +283,45 @@ class Scheduler {
   }
 
  private:
+  using Clock = std::chrono::steady_clock;
+  static double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+  /// With m_ held: task t into the ready queue (the time noted when a worker sleeps).
+  void push(size_type t) {
+    ready_.push(entry(t));
+    if (sleepers_ > 0) last_push_ = Clock::now();
+  }
+  /// A worker without a task takes the most urgent ready one, sleeping until there is one.
+  /// -1: the run is over (finished, stopped, or its task graph stalled).
+  size_type acquire(size_type nt, IdleStats& idle) {
+    std::unique_lock<std::mutex> lk(m_);
+    for (;;) {
+      if (abort_ || done_ == nt) return -1;
+      if (!ready_.empty()) {
+        const size_type t = ready_.top().second;
+        ready_.pop();
+        ++running_;
+        return t;
+      }
+      // (with a transport, work may be left for another rank's contribution)
+      if (running_ == 0 && !transport_) {  // nothing ready, nothing running, work left: a broken graph
+        if (!error_)
+          error_ = std::make_exception_ptr(
+              kspd::Error("kspd::sparse: task graph stalled with " + std::to_string(nt - done_) + " tasks left"));
+        abort_ = true;
+        cv_.notify_all();
+        return -1;
+      }
+      ++idle.sleeps;
+      ++sleepers_;
+      const Clock::time_point s0 = Clock::now();
+      cv_.wait(lk);
+      --sleepers_;
+      const Clock::time_point s1 = Clock::now();
+      idle.sleep_seconds += seconds(s0, s1);
+      if (!ready_.empty() && last_push_ > s0) idle.wake_latency += seconds(last_push_, s1);
+    }
+  }
+
   /// The workers on threads, the main thread drives the transport until the tasks are
   /// done and the messages handed to MPI, or the run stops (here or on another rank).
   template <class Worker>
@@ -330,6 +389,9 @@ class Scheduler {
   std::condition_variable cv_, main_cv_;
   size_type done_ = 0, running_ = 0;
   bool abort_ = false, remote_abort_ = false, wake_ = false;
+  int sleepers_ = 0;               ///< workers asleep on cv_ (m_ held)
+  Clock::time_point last_push_{};  ///< the last push while a worker slept
+  IdleStats idle_;
   Transport* transport_ = nullptr;
   std::exception_ptr error_;
 };

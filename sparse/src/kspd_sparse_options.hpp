@@ -154,6 +154,14 @@ struct FactorStats {
     /// as the run had workers (kspd_sparse_schedule_sim.hpp): its length and the workers'
     /// idle fraction; and on unbounded cores: the critical path.
     double replay_seconds = 0, replay_idle = 0, critical_path = 0;
+    /// The workers outside their tasks (wall seconds summed over them): from the start to
+    /// their first task, between tasks (the scheduler, and the waits for work: the sleeps,
+    /// their seconds, and the seconds from the push that woke a sleeper to its waking),
+    /// after their last task.
+    size_type sleeps = 0;
+    double sleep_seconds = 0, wake_latency = 0;
+    double worker_start = 0, between_tasks = 0, worker_end = 0;
+    double outside_run = 0;  ///< wall seconds of the factorization before and after the workers' run
   } timeline;
   double gflops() const { return seconds > 0 ? flops / seconds * 1e-9 : 0.0; }
 };
