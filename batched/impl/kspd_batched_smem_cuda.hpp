@@ -11,6 +11,10 @@
 
 #include <type_traits>
 
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+#include <cooperative_groups.h>
+#endif
+
 #include "kspd_batched_mat.hpp"
 #include "kspd_batched_tuning.hpp"
 #include "kspd_error.hpp"
@@ -187,6 +191,76 @@ constexpr int max_n() {
 }
 inline void check_cuda(cudaError_t e, const char* what) {
   KSPD_REQUIRE(e == cudaSuccess, TplError, what << ": " << cudaGetErrorString(e));
+}
+
+/// Batch-first loads and stores of the block-per-matrix kernels in clusters of c blocks
+/// (Tuning::smem_cluster; c = 1: none). The cluster's blocks own matrices b0 .. b0 + c - 1
+/// (b0 = blockIdx.x - rank); for the loads and stores, thread t of block `rank` serves matrix
+/// b0 + m, m = (rank nth + t) % c, as thread v = (rank nth + t) / c of nth over its elements:
+/// a warp reads one element of c consecutive matrices at a time (whole sectors) and writes it
+/// into matrix m's block's shared memory (peer). c = 1: m = 0, v = t, the block's own matrix.
+struct ClusterMap {
+  int c, m, v;
+  size_type b0;
+};
+__device__ __forceinline__ ClusterMap cluster_map(int c) {
+  int rank = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (c > 1) rank = int(cooperative_groups::this_cluster().block_rank());
+#endif
+  const int base = rank * int(blockDim.x) + int(threadIdx.x);
+  return ClusterMap{c, base % c, base / c, size_type(blockIdx.x) - rank};
+}
+/// p (this block's shared memory) in matrix m's block of the cluster.
+template <class T>
+__device__ __forceinline__ T* cluster_peer(T* p, const ClusterMap& cm) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (cm.c > 1) return cooperative_groups::this_cluster().map_shared_rank(p, unsigned(cm.m));
+#endif
+  return p;
+}
+/// Orders the cluster's shared-memory accesses (a block barrier without clusters).
+__device__ __forceinline__ void cluster_sync(const ClusterMap& cm) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (cm.c > 1) {
+    cooperative_groups::this_cluster().sync();
+    return;
+  }
+#endif
+  __syncthreads();
+}
+/// Launches kern<<<nbatch blocks (rounded up to the cluster), threads, bytes>>>(make_args(c))
+/// in clusters of c = `want` blocks where the device runs them (sm_90+, the shared memory fits
+/// c blocks at once: cudaOccupancyMaxActiveClusters), else of 1 (plain launch).
+template <class Args, class MakeArgs>
+void launch_clustered(void (*kern)(Args), int want, size_type nbatch, int threads, size_t bytes, cudaStream_t stream,
+                      const MakeArgs& make_args, const char* what) {
+  check_cuda(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)), what);
+  cudaLaunchConfig_t cfg = {};
+  cudaLaunchAttribute attr[1];
+  cfg.blockDim = dim3(unsigned(threads));
+  cfg.dynamicSmemBytes = bytes;
+  cfg.stream = stream;
+  int c = want > 1 ? want : 1;
+  if (c > 1) {
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = unsigned(c);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    cfg.gridDim = dim3(unsigned((nbatch + c - 1) / c * c));
+    int active = 0;
+    if (cudaOccupancyMaxActiveClusters(&active, kern, &cfg) != cudaSuccess || active < 1) {
+      (void)cudaGetLastError();  // no clusters here: the plain launch
+      c = 1;
+      cfg.attrs = nullptr;
+      cfg.numAttrs = 0;
+    }
+  }
+  if (c == 1) cfg.gridDim = dim3(unsigned(nbatch));
+  check_cuda(cudaLaunchKernelEx(&cfg, kern, make_args(c)), what);
+  check_cuda(cudaGetLastError(), what);
 }
 
 }  // namespace smem

@@ -77,6 +77,14 @@ struct Tuning {
   /// workspace of about this many KiB (kspd_batched_repack_internal.hpp); 0: on the data.
   /// TRSM only with at least n right-hand sides.
   int bf_repack_kib_potrf = 0, bf_repack_kib_trsm = 0, bf_repack_kib_potrs = 0;
+  /// CUDA sm_90+, batch-first data (consecutive matrices adjacent): the block-per-matrix
+  /// shared-memory POTRF / TRSM run in thread-block clusters of this many blocks (1, 2, 4, 8),
+  /// which load and store their matrices together: the cluster's threads read the same element
+  /// of consecutive matrices (a whole 32-byte sector at 4 fp64 / 8 fp32) and write it into its
+  /// owner's shared memory (distributed shared memory), where one block per matrix uses 8 of
+  /// each sector's 32 bytes (kspd_batched_smem_cuda.hpp, ClusterMap). Above 1 the batch-first
+  /// TRSM takes the column-major ranges and leaf caps (smem_trsm_*_cm): both read alike then.
+  int smem_cluster = 1;
 };
 
 /// perf_batched's overrides; a negative value / Auto keeps the table's entry.
@@ -102,6 +110,7 @@ struct TuningOverride {
   int smem_trsm_warp_cols_cm = -1;
   int smem_trsm_leaf_max = -1, smem_trsm_leaf_max_cm = -1;
   int bf_repack_kib = -1;  ///< all three bf_repack_kib_* (0: off)
+  int smem_cluster = -1;   ///< 0 / 1: no clusters
 };
 inline TuningOverride& tuning_override() {
   static TuningOverride o;
@@ -113,6 +122,9 @@ inline TuningOverride& tuning_override() {
 class TuningScope {
  public:
   explicit TuningScope(const TuningOverride& o) : saved_(tuning_override()) {
+    const int c = o.smem_cluster;
+    KSPD_REQUIRE(c <= 1 || c == 2 || c == 4 || c == 8, InvalidArgument,
+                 "kspd::batched: tuning smem_cluster = " << c << " (blocks per cluster: 1, 2, 4 or 8; 0 / -1: none / the table)");
     if constexpr (!kAllVariants) {
       std::ostringstream bad;
       if (o.trsm_rhs_block == 4) bad << " trsm_rhs_block 4";
@@ -211,6 +223,10 @@ Tuning tuning(size_type n) {
     // two copies cost more than the column-major path gains (fp64 POTRF 256: 0.97x -> 0.91x,
     // POTRS 256 0.93x -> 0.92x, TRSM 128 0.96x -> 0.88x; fp32 TRSM 256 0.67x -> 0.69x, noise).
     if (sizeof(T) == 8 && n >= 192) t.bf_repack_kib_trsm = 1 << 20;
+    // Session 8: batch-first data through clusters of one sector's matrices (4 fp64 / 8 fp32);
+    // the same kernels read column-major data 1.2-1.5x faster (s6 table: fp64 TRSM k = 96
+    // 0.98x / 1.18x cuBLAS batch-first / column-major, 128 0.96x / 1.53x; fp32 96 0.88x / 1.35x).
+    t.smem_cluster = int(32 / sizeof(T));
   }
 #endif
   const TuningOverride& o = tuning_override();
@@ -241,6 +257,12 @@ Tuning tuning(size_type n) {
   if (o.smem_trsm_leaf_max >= 0) t.smem_trsm_leaf_max = o.smem_trsm_leaf_max;
   if (o.smem_trsm_leaf_max_cm >= 0) t.smem_trsm_leaf_max_cm = o.smem_trsm_leaf_max_cm;
   if (o.bf_repack_kib >= 0) t.bf_repack_kib_potrf = t.bf_repack_kib_trsm = t.bf_repack_kib_potrs = o.bf_repack_kib;
+  if (o.smem_cluster >= 0) t.smem_cluster = o.smem_cluster > 0 ? o.smem_cluster : 1;
+  if (t.smem_cluster > 1) {  // batch-first reads as column-major then (after the overrides: they set both)
+    t.smem_trsm_min = t.smem_trsm_min_cm;
+    t.smem_trsm_max = t.smem_trsm_max_cm;
+    t.smem_trsm_leaf_max = t.smem_trsm_leaf_max_cm;
+  }
   return t;
 }
 

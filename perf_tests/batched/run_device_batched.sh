@@ -13,6 +13,12 @@
 #          perf_tests/batched/perf_batched_base (the build before the change), table_base and
 #          trsm_small_base: the same with it, interleaved (base first), two rounds.
 #   s6cmp  s6 without the unit tests.
+#   s8     session 8, the batch-first shared-memory kernels in thread-block clusters
+#          (Tuning::smem_cluster): table (the tuning table, clusters on) and table_nocl (--cluster 0:
+#          the table as before), interleaved, two rounds; cluster_var: batch-first n = 33..256, clusters
+#          of 2 / 4 / 8 and the fp64 TRSM without the whole-batch repack (--bf-repack 0);
+#          unit_tests: every CUDA batched unit test (the *Clusters tests force every cluster size).
+#          Under 3 minutes; 5 files.
 #   s6c    session 6, second run: unit_tests_complex (kspd_test_batched_complex: the portable
 #          TrsmOp with complex scalars on the GPU).
 #   bat    s5 run 1, the batch-first repack: unit_tests (the chunked repack forced, the table's
@@ -50,8 +56,11 @@ tests_two_parts() {  # tests_two_parts SECONDS_EACH: BatchedBlas*, then the othe
   run unit_tests "$1" "$tests" --gtest_filter='BatchedBlas*'
   run unit_tests "$1" "$tests" --gtest_filter='-BatchedBlas*'
 }
-table() {  # table NAME PERF: the tuning table as committed, fp64 + fp32, n = 16..256
-  run "$1" 40 "$2" --n 16,24,32,48,64,96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 --no-kk
+table() {  # table NAME PERF [ARGS...]: the tuning table as committed, fp64 + fp32, n = 16..256
+  local name=$1 perf=$2
+  shift 2
+  run "$name" 40 "$perf" --n 16,24,32,48,64,96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 \
+    --no-kk "$@"
 }
 trsm_small() {  # trsm_small NAME PERF: batch-first TRSM k = 16..48, the table against the smem kernels
   run "$1" 30 "$2" --n 16,24,32,48 --batch 100000 --prec d,s --ops trsm --reps 5 --no-kk --bf-only \
@@ -72,6 +81,15 @@ s6 | s6cmp)
     table table "$perf"
     trsm_small trsm_small "$perf"
   fi
+  ;;
+s8)
+  for _ in 1 2; do  # two rounds
+    table table "$perf"
+    table table_nocl "$perf" --cluster 0
+  done
+  run cluster_var 30 "$perf" --n 33,48,64,96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 \
+    --no-kk --bf-only --cluster 2,4,8 --bf-repack -1,0
+  run unit_tests 110 "$tests"
   ;;
 s6c)
   run unit_tests_complex 60 "$bin/unit_tests/batched/kspd_test_batched_complex"
@@ -130,7 +148,7 @@ full)
   run h100-nopeer 0 "$perf" --n 4,8,16,32,64,128 --batch 10000 --prec d,s --ops gemm,syrk,trmm,trtri,potri --reps 3
   ;;
 *)
-  echo "run_device_batched.sh: unknown mode '$mode' (s6 s6cmp s6c bat bat2 cplx s4 s4b sweep sweep2 full)" >&2
+  echo "run_device_batched.sh: unknown mode '$mode' (s8 s6 s6cmp s6c bat bat2 cplx s4 s4b sweep sweep2 full)" >&2
   exit 2
   ;;
 esac

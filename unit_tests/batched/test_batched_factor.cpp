@@ -322,6 +322,38 @@ TYPED_TEST(BatchedFactor, SmemPotrfPotrs) {
     for (Uplo uplo : all_uplos())
       for (size_type nrhs : {1, 17}) check_potrs<TypeParam>(n, nrhs, 3, uplo, all_ifaces()[size_t((n + nrhs) % 3)], kb::BatchAlgo::Auto);
 }
+/// The block-per-matrix shared-memory POTRF on batch-first data in thread-block clusters of 2,
+/// 4 and 8 blocks (Tuning::smem_cluster: the cluster loads and stores its matrices together,
+/// each into its owner's shared memory), forced for every n (the warp-per-matrix kernel off):
+/// odd / even n, partial 8-blocks, fp64 above 128 the recursion with clustered leaves; batches
+/// of 11 leave a partial last cluster. A non-SPD matrix mid-cluster (4, late column) and in the
+/// last, partial cluster (10) reports its column; POSV leaves its right-hand side untouched
+/// (index 4 of 7); POTRS with 1 and 17 right-hand sides. Host backends: the override is inert.
+/// A cluster size the kernels do not take is an InvalidArgument.
+TYPED_TEST(BatchedFactor, SmemPotrfClusters) {
+  for (int cluster : {2, 4, 8}) {
+    SCOPED_TRACE(::testing::Message() << "cluster " << cluster);
+    kb::Impl::TuningOverride o;
+    o.smem_potrf_min = o.smem_trsm_min = 1;
+    o.smem_potrf_max = o.smem_trsm_max = 256;
+    o.smem_potrf_warp_max = o.smem_trsm_warp_max = 0;
+    o.smem_cluster = cluster;
+    const kb::Impl::TuningScope scope(o);
+    for (size_type n : {1, 8, 17, 31, 33, 64, 95, 97, 127, 128, 129, 255, 256})
+      for (Uplo uplo : all_uplos()) {
+        check_potrf<TypeParam>(n, 11, uplo, Iface::Left, kb::BatchAlgo::Auto);
+        check_potrf<TypeParam>(n, 11, uplo, Iface::Left, kb::BatchAlgo::Auto, 4, n - n / 4);
+        check_potrf<TypeParam>(n, 11, uplo, Iface::Left, kb::BatchAlgo::Auto, 10, (n + 1) / 2);
+        check_posv<TypeParam>(n, 3, 7, uplo, Iface::Left, kb::BatchAlgo::Auto, 4);
+        for (size_type nrhs : {1, 17}) check_potrs<TypeParam>(n, nrhs, 5, uplo, Iface::Left, kb::BatchAlgo::Auto);
+      }
+    // Column-major data on the same override: no clusters (a partial block count, 7).
+    for (Iface iface : {Iface::Right, Iface::Pointer}) check_potrf<TypeParam>(33, 7, Uplo::Lower, iface, kb::BatchAlgo::Auto, 3);
+  }
+  kb::Impl::TuningOverride bad;
+  bad.smem_cluster = 3;
+  EXPECT_THROW(kb::Impl::TuningScope{bad}, kspd::InvalidArgument);
+}
 /// The tuning table's defaults around its boundaries in each layout class: batch-first
 /// (LayoutLeft) and column-major matrices (LayoutRight, pointer arrays: the *_cm ranges, and
 /// the recursion's cuBLAS gemmBatched over sub-block pointers on pointer arrays). POTRF with a
