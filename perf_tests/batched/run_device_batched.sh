@@ -14,11 +14,11 @@
 #          trsm_small_base: the same with it, interleaved (base first), two rounds.
 #   s6cmp  s6 without the unit tests.
 #   s8     session 8, the batch-first shared-memory kernels in thread-block clusters
-#          (Tuning::smem_cluster): table (the tuning table, clusters on) and table_nocl (--cluster 0:
-#          the table as before), interleaved, two rounds; cluster_var: batch-first n = 33..256, clusters
-#          of 2 / 4 / 8 and the fp64 TRSM without the whole-batch repack (--bf-repack 0);
-#          unit_tests: every CUDA batched unit test (the *Clusters tests force every cluster size).
-#          Under 3 minutes; 5 files.
+#          (Tuning::smem_cluster): table (the tuning table, clusters on), table_nocl (--cluster 0:
+#          the table as before); cluster_var: batch-first n = 33..256, clusters of 2 / 4 / 8;
+#          leaf_var: batch-first POTRF / TRSM n = 96..256, TRSM leaves uncapped / 32 / 64, with and
+#          without the fp64 whole-batch repack (--bf-repack 0); unit_tests: every CUDA batched
+#          unit test (the *Clusters tests force every cluster size). Under 3 minutes; 6 files.
 #   s6c    session 6, second run: unit_tests_complex (kspd_test_batched_complex: the portable
 #          TrsmOp with complex scalars on the GPU).
 #   bat    s5 run 1, the batch-first repack: unit_tests (the chunked repack forced, the table's
@@ -83,13 +83,13 @@ s6 | s6cmp)
   fi
   ;;
 s8)
-  for _ in 1 2; do  # two rounds
-    table table "$perf"
-    table table_nocl "$perf" --cluster 0
-  done
+  table table "$perf"
+  table table_nocl "$perf" --cluster 0
   run cluster_var 30 "$perf" --n 33,48,64,96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 \
-    --no-kk --bf-only --cluster 2,4,8 --bf-repack -1,0
-  run unit_tests 110 "$tests"
+    --no-kk --bf-only --cluster 2,4,8
+  run leaf_var 30 "$perf" --n 96,128,192,256 --batch 100000 --prec d,s --ops potrf,trsm --reps 5 --no-kk --bf-only \
+    --smem-leaf 0,32,64 --bf-repack -1,0
+  run unit_tests 115 "$tests"
   ;;
 s6c)
   run unit_tests_complex 60 "$bin/unit_tests/batched/kspd_test_batched_complex"
