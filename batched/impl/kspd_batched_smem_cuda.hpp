@@ -6,13 +6,19 @@
 /// packed lower-triangle storage by 8-column tile columns (n <= 128 fp64: 74 KB, 3 blocks per SM;
 /// n <= 256 fp32: 139 KB), the 8 x 8 tile update as warp-level fp64 tensor-core MMA (mma.sync
 /// m8n8k4 f64, sm_80+; fp32 widened to fp64 in the fragments, tf32 would lose fp32 accuracy) or,
-/// on older chips, FFMA over the same fragment layout, and the batched tile loads.
+/// on older chips, FFMA over the same fragment layout, the batched tile loads, and the
+/// thread-block clusters through which the block-per-matrix kernels load and store batch-first
+/// data (ClusterMap, launch_clustered; sm_90+).
 /// Other backends and complex scalars keep the portable kernels (use_smem_* is false there).
 
 #include <type_traits>
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
 #include <cooperative_groups.h>
+
+#include <map>
+#include <mutex>
+#include <tuple>
 #endif
 
 #include "kspd_batched_mat.hpp"
@@ -250,9 +256,21 @@ void launch_clustered(void (*kern)(Args), int want, size_type nbatch, int thread
     cfg.attrs = attr;
     cfg.numAttrs = 1;
     cfg.gridDim = dim3(unsigned((nbatch + c - 1) / c * c));
-    int active = 0;
-    if (cudaOccupancyMaxActiveClusters(&active, kern, &cfg) != cudaSuccess || active < 1) {
-      (void)cudaGetLastError();  // no clusters here: the plain launch
+    // Whether the device runs such a cluster at all, asked once per kernel, device and shape.
+    static std::mutex mutex;
+    static std::map<std::tuple<const void*, int, int, int, size_t>, bool> runs;
+    int dev = 0;
+    check_cuda(cudaGetDevice(&dev), what);
+    const auto key = std::make_tuple(reinterpret_cast<const void*>(kern), dev, c, threads, bytes);
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = runs.find(key);
+    if (it == runs.end()) {
+      int active = 0;
+      const bool ok = cudaOccupancyMaxActiveClusters(&active, kern, &cfg) == cudaSuccess && active >= 1;
+      if (!ok) (void)cudaGetLastError();  // no clusters here (pre-sm_90, too much shared memory)
+      it = runs.emplace(key, ok).first;
+    }
+    if (!it->second) {  // the plain launch
       c = 1;
       cfg.attrs = nullptr;
       cfg.numAttrs = 0;
