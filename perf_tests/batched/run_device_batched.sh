@@ -89,7 +89,7 @@ s8)
     --no-kk --bf-only --cluster 2,4,8
   run leaf_var 30 "$perf" --n 96,128,192,256 --batch 100000 --prec d,s --ops potrf,trsm --reps 5 --no-kk --bf-only \
     --smem-leaf 0,32,64 --bf-repack -1,0
-  run unit_tests 115 "$tests"
+  run unit_tests 130 "$tests"
   ;;
 s6c)
   run unit_tests_complex 60 "$bin/unit_tests/batched/kspd_test_batched_complex"

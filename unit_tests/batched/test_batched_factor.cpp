@@ -326,9 +326,10 @@ TYPED_TEST(BatchedFactor, SmemPotrfPotrs) {
 /// 4 and 8 blocks (Tuning::smem_cluster: the cluster loads and stores its matrices together,
 /// each into its owner's shared memory), forced for every n (the warp-per-matrix kernel off):
 /// odd / even n, partial 8-blocks, fp64 above 128 the recursion with clustered leaves; batches
-/// of 11 leave a partial last cluster. A non-SPD matrix mid-cluster (4, late column) and in the
-/// last, partial cluster (10) reports its column; POSV leaves its right-hand side untouched
-/// (index 4 of 7); POTRS with 1 and 17 right-hand sides. Host backends: the override is inert.
+/// of 11 (n > 64: 5, one uplo per cluster size: the host references' cost) leave a partial
+/// last cluster. A non-SPD matrix mid-cluster (4 / 1, late column) and in the last, partial
+/// cluster (10 / 4) reports its column; POSV leaves its right-hand side untouched (index 4 of
+/// 7 / 2 of 5); POTRS with 17 right-hand sides (n <= 64: 1 too). Host backends: the override is inert.
 /// A cluster size the kernels do not take is an InvalidArgument.
 TYPED_TEST(BatchedFactor, SmemPotrfClusters) {
   for (int cluster : {2, 4, 8}) {
@@ -341,11 +342,16 @@ TYPED_TEST(BatchedFactor, SmemPotrfClusters) {
     const kb::Impl::TuningScope scope(o);
     for (size_type n : {1, 8, 17, 31, 33, 64, 95, 97, 127, 128, 129, 255, 256})
       for (Uplo uplo : all_uplos()) {
-        check_potrf<TypeParam>(n, 11, uplo, Iface::Left, kb::BatchAlgo::Auto);
-        check_potrf<TypeParam>(n, 11, uplo, Iface::Left, kb::BatchAlgo::Auto, 4, n - n / 4);
-        check_potrf<TypeParam>(n, 11, uplo, Iface::Left, kb::BatchAlgo::Auto, 10, (n + 1) / 2);
-        check_posv<TypeParam>(n, 3, 7, uplo, Iface::Left, kb::BatchAlgo::Auto, 4);
-        for (size_type nrhs : {1, 17}) check_potrs<TypeParam>(n, nrhs, 5, uplo, Iface::Left, kb::BatchAlgo::Auto);
+        // n > 64 (the host references' cost): one uplo per cluster size, 5 matrices.
+        const bool big = n > 64;
+        if (big && (uplo == Uplo::Lower) != ((n + size_type(cluster)) % 2 == 0)) continue;
+        const size_type nb = big ? 5 : 11;
+        if (!big) check_potrf<TypeParam>(n, nb, uplo, Iface::Left, kb::BatchAlgo::Auto);
+        check_potrf<TypeParam>(n, nb, uplo, Iface::Left, kb::BatchAlgo::Auto, nb / 2 - 1, n - n / 4);
+        check_potrf<TypeParam>(n, nb, uplo, Iface::Left, kb::BatchAlgo::Auto, nb - 1, (n + 1) / 2);
+        check_posv<TypeParam>(n, 3, big ? 5 : 7, uplo, Iface::Left, kb::BatchAlgo::Auto, big ? 2 : 4);
+        for (size_type nrhs : {1, 17})
+          if (!big || nrhs > 1) check_potrs<TypeParam>(n, nrhs, 5, uplo, Iface::Left, kb::BatchAlgo::Auto);
       }
     // Column-major data on the same override: no clusters (a partial block count, 7).
     for (Iface iface : {Iface::Right, Iface::Pointer}) check_potrf<TypeParam>(33, 7, Uplo::Lower, iface, kb::BatchAlgo::Auto, 3);
