@@ -347,15 +347,15 @@ TYPED_TEST(BatchedBlas, SmemTrsmClusters) {
     const kb::Impl::TuningScope scope(o);
     for (size_type k : {1, 9, 17, 31, 33, 95, 97, 127, 129, 255, 256}) {
       const size_type nb = k <= 33 ? 37 : 5, nrhs = k == 33 || k == 97 ? 70 : 21;
-      for (Side side : all_sides())
-        for (Uplo uplo : all_uplos())
-          for (Trans trans : {Trans::NoTranspose, Trans::Transpose}) {
-            const size_type m = side == Side::Left ? k : nrhs, n = side == Side::Left ? nrhs : k;
-            check_trsm<TypeParam>(false, m, n, nb, side, uplo, trans, Diag::NonUnit, Iface::Left, kb::BatchAlgo::Auto);
-          }
-      const size_type m = k, n = 21;
-      check_trsm<TypeParam>(false, m, n, nb, Side::Left, Uplo::Upper, Trans::ConjTranspose, Diag::Unit, Iface::Left,
-                            kb::BatchAlgo::Auto);
+      // 8 side / uplo / trans combinations (non-unit), then Left Upper ConjTranspose Unit.
+      for (int v = 0; v < 9; ++v) {
+        const Side side = v < 8 && v % 2 ? Side::Right : Side::Left;
+        const Uplo uplo = v == 8 || (v / 2) % 2 ? Uplo::Upper : Uplo::Lower;
+        const Trans trans = v == 8 ? Trans::ConjTranspose : v / 4 ? Trans::Transpose : Trans::NoTranspose;
+        const size_type m = side == Side::Left ? k : nrhs, n = side == Side::Left ? nrhs : k;
+        check_trsm<TypeParam>(false, m, n, nb, side, uplo, trans, v == 8 ? Diag::Unit : Diag::NonUnit, Iface::Left,
+                              kb::BatchAlgo::Auto);
+      }
     }
   }
 }

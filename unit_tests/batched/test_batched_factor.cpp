@@ -329,7 +329,8 @@ TYPED_TEST(BatchedFactor, SmemPotrfPotrs) {
 /// of 11 (n > 64: 5, one uplo per cluster size: the host references' cost) leave a partial
 /// last cluster. A non-SPD matrix mid-cluster (4 / 1, late column) and in the last, partial
 /// cluster (10 / 4) reports its column; POSV leaves its right-hand side untouched (index 4 of
-/// 7 / 2 of 5); POTRS with 17 right-hand sides (n <= 64: 1 too). Host backends: the override is inert.
+/// 7 / 2 of 5); POTRS with 17 right-hand sides (n <= 64: 1 too). Column-major data ignores the
+/// clusters (TableBoundariesByLayout, SmemPotrfPotrs). Host backends: the override is inert.
 /// A cluster size the kernels do not take is an InvalidArgument.
 TYPED_TEST(BatchedFactor, SmemPotrfClusters) {
   for (int cluster : {2, 4, 8}) {
@@ -346,15 +347,14 @@ TYPED_TEST(BatchedFactor, SmemPotrfClusters) {
         const bool big = n > 64;
         if (big && (uplo == Uplo::Lower) != ((n + size_type(cluster)) % 2 == 0)) continue;
         const size_type nb = big ? 5 : 11;
-        if (!big) check_potrf<TypeParam>(n, nb, uplo, Iface::Left, kb::BatchAlgo::Auto);
-        check_potrf<TypeParam>(n, nb, uplo, Iface::Left, kb::BatchAlgo::Auto, nb / 2 - 1, n - n / 4);
-        check_potrf<TypeParam>(n, nb, uplo, Iface::Left, kb::BatchAlgo::Auto, nb - 1, (n + 1) / 2);
+        // (bad matrix, its column): none; mid-cluster, late; the last, partial cluster, middle.
+        for (int c = big ? 1 : 0; c < 3; ++c)
+          check_potrf<TypeParam>(n, nb, uplo, Iface::Left, kb::BatchAlgo::Auto, c == 0 ? -1 : c == 1 ? nb / 2 - 1 : nb - 1,
+                                 c == 1 ? n - n / 4 : (n + 1) / 2);
         check_posv<TypeParam>(n, 3, big ? 5 : 7, uplo, Iface::Left, kb::BatchAlgo::Auto, big ? 2 : 4);
         for (size_type nrhs : {1, 17})
           if (!big || nrhs > 1) check_potrs<TypeParam>(n, nrhs, 5, uplo, Iface::Left, kb::BatchAlgo::Auto);
       }
-    // Column-major data on the same override: no clusters (a partial block count, 7).
-    for (Iface iface : {Iface::Right, Iface::Pointer}) check_potrf<TypeParam>(33, 7, Uplo::Lower, iface, kb::BatchAlgo::Auto, 3);
   }
   kb::Impl::TuningOverride bad;
   bad.smem_cluster = 3;
