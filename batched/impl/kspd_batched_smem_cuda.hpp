@@ -200,7 +200,7 @@ inline void check_cuda(cudaError_t e, const char* what) {
 }
 
 /// Batch-first loads and stores of the block-per-matrix kernels in clusters of c blocks
-/// (Tuning::smem_cluster; c = 1: none). The cluster's blocks own matrices b0 .. b0 + c - 1
+/// (Tuning::smem_cluster_*; c = 1: none). The cluster's blocks own matrices b0 .. b0 + c - 1
 /// (b0 = blockIdx.x - rank); for the loads and stores, thread t of block `rank` serves matrix
 /// b0 + m, m = (rank nth + t) % c, as thread v = (rank nth + t) / c of nth over its elements:
 /// a warp reads one element of c consecutive matrices at a time (whole sectors) and writes it

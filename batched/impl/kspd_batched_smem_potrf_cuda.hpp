@@ -220,9 +220,9 @@ void smem_potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n,
     smem::check_cuda(cudaGetLastError(), "kspd::batched::potrf[smem]: launch");
     return;
   }
-  // Batch-first data: clusters of Tuning::smem_cluster blocks load and store together.
+  // Batch-first data: clusters of Tuning::smem_cluster_potrf blocks load and store together.
   smem::launch_clustered(
-      smem::potrf_kernel<T>, A.batch_unit_stride() ? tu.smem_cluster : 1, nbatch, threads, smem::potrf_bytes<T>(int(n)),
+      smem::potrf_kernel<T>, A.batch_unit_stride() ? tu.smem_cluster_potrf : 1, nbatch, threads, smem::potrf_bytes<T>(int(n)),
       exec.cuda_stream(),
       [&](int c) { return smem::PotrfArgs<T>{A, int(n), uplo == Uplo::Upper, infos, nbatch, c}; },
       "kspd::batched::potrf[smem]: launch");

@@ -234,9 +234,9 @@ void smem_trsm(const ExecSpace& exec, const TrsmOperands<T>& op, size_type nbatc
     smem::check_cuda(cudaGetLastError(), "kspd::batched::trsm[smem]: launch");
     return;
   }
-  // Batch-first right-hand sides: clusters of Tuning::smem_cluster blocks load and store together.
+  // Batch-first right-hand sides: clusters of Tuning::smem_cluster_trsm blocks load and store together.
   smem::launch_clustered(
-      smem::trsm_kernel<T>, op.B.batch_unit_stride() ? tu.smem_cluster : 1, nbatch, threads,
+      smem::trsm_kernel<T>, op.B.batch_unit_stride() ? tu.smem_cluster_trsm : 1, nbatch, threads,
       smem::trsm_bytes<T>(int(k), chunk), exec.cuda_stream(),
       [&](int c) { return smem::TrsmArgs<T>{op, chunk, nbatch, c}; }, "kspd::batched::trsm[smem]: launch");
 }

@@ -78,13 +78,14 @@ struct Tuning {
   /// TRSM only with at least n right-hand sides.
   int bf_repack_kib_potrf = 0, bf_repack_kib_trsm = 0, bf_repack_kib_potrs = 0;
   /// CUDA sm_90+, batch-first data (consecutive matrices adjacent): the block-per-matrix
-  /// shared-memory POTRF / TRSM run in thread-block clusters of this many blocks (1, 2, 4, 8),
+  /// shared-memory POTRF / TRSM run in thread-block clusters of these many blocks (1, 2, 4, 8),
   /// which load and store their matrices together: the cluster's threads read the same element
   /// of consecutive matrices (a whole 32-byte sector at 4 fp64 / 8 fp32) and write it into its
   /// owner's shared memory (distributed shared memory), where one block per matrix uses 8 of
   /// each sector's 32 bytes (kspd_batched_smem_cuda.hpp, ClusterMap). Above 1 the batch-first
-  /// TRSM takes the column-major ranges and leaf caps (smem_trsm_*_cm): both read alike then.
-  int smem_cluster = 1;
+  /// TRSM (smem_cluster_trsm > 1) takes the column-major ranges and leaf caps (smem_trsm_*_cm):
+  /// both read alike then.
+  int smem_cluster_potrf = 1, smem_cluster_trsm = 1;
 };
 
 /// perf_batched's overrides; a negative value / Auto keeps the table's entry.
@@ -110,7 +111,7 @@ struct TuningOverride {
   int smem_trsm_warp_cols_cm = -1;
   int smem_trsm_leaf_max = -1, smem_trsm_leaf_max_cm = -1;
   int bf_repack_kib = -1;  ///< all three bf_repack_kib_* (0: off)
-  int smem_cluster = -1;   ///< 0 / 1: no clusters
+  int smem_cluster = -1;   ///< both smem_cluster_*; 0 / 1: no clusters
 };
 inline TuningOverride& tuning_override() {
   static TuningOverride o;
@@ -226,7 +227,7 @@ Tuning tuning(size_type n) {
     // Session 8: batch-first data through clusters of one sector's matrices (4 fp64 / 8 fp32);
     // the same kernels read column-major data 1.2-1.5x faster (s6 table: fp64 TRSM k = 96
     // 0.98x / 1.18x cuBLAS batch-first / column-major, 128 0.96x / 1.53x; fp32 96 0.88x / 1.35x).
-    t.smem_cluster = int(32 / sizeof(T));
+    t.smem_cluster_potrf = t.smem_cluster_trsm = int(32 / sizeof(T));
   }
 #endif
   const TuningOverride& o = tuning_override();
@@ -257,8 +258,8 @@ Tuning tuning(size_type n) {
   if (o.smem_trsm_leaf_max >= 0) t.smem_trsm_leaf_max = o.smem_trsm_leaf_max;
   if (o.smem_trsm_leaf_max_cm >= 0) t.smem_trsm_leaf_max_cm = o.smem_trsm_leaf_max_cm;
   if (o.bf_repack_kib >= 0) t.bf_repack_kib_potrf = t.bf_repack_kib_trsm = t.bf_repack_kib_potrs = o.bf_repack_kib;
-  if (o.smem_cluster >= 0) t.smem_cluster = o.smem_cluster > 0 ? o.smem_cluster : 1;
-  if (t.smem_cluster > 1) {  // batch-first reads as column-major then (after the overrides: they set both)
+  if (o.smem_cluster >= 0) t.smem_cluster_potrf = t.smem_cluster_trsm = o.smem_cluster > 0 ? o.smem_cluster : 1;
+  if (t.smem_cluster_trsm > 1) {  // batch-first reads as column-major then (after the overrides: they set both)
     t.smem_trsm_min = t.smem_trsm_min_cm;
     t.smem_trsm_max = t.smem_trsm_max_cm;
     t.smem_trsm_leaf_max = t.smem_trsm_leaf_max_cm;

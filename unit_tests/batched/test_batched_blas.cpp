@@ -328,7 +328,7 @@ TYPED_TEST(BatchedBlas, SmemTrsm) {
   }
 }
 /// The block-per-matrix shared-memory TRSM on batch-first data in thread-block clusters of 2,
-/// 4 and 8 blocks (Tuning::smem_cluster), forced for every k (the warp-per-matrix kernel off):
+/// 4 and 8 blocks (Tuning::smem_cluster_trsm), forced for every k (the warp-per-matrix kernel off):
 /// every side / uplo / trans, odd / even k, partial 8-blocks, 21 right-hand sides (cluster 4:
 /// 16 per pass, several passes; 70 at k = 33 / 97), batches of 5 and 37 (a partial last
 /// cluster). fp64 above 128 the recursion with clustered leaves; fp32 whole up to 256 (cluster

@@ -323,7 +323,7 @@ TYPED_TEST(BatchedFactor, SmemPotrfPotrs) {
       for (size_type nrhs : {1, 17}) check_potrs<TypeParam>(n, nrhs, 3, uplo, all_ifaces()[size_t((n + nrhs) % 3)], kb::BatchAlgo::Auto);
 }
 /// The block-per-matrix shared-memory POTRF on batch-first data in thread-block clusters of 2,
-/// 4 and 8 blocks (Tuning::smem_cluster: the cluster loads and stores its matrices together,
+/// 4 and 8 blocks (Tuning::smem_cluster_potrf: the cluster loads and stores its matrices together,
 /// each into its owner's shared memory), forced for every n (the warp-per-matrix kernel off):
 /// odd / even n, partial 8-blocks, fp64 above 128 the recursion with clustered leaves; batches
 /// of 11 (n > 64: 5, one uplo per cluster size: the host references' cost) leave a partial
