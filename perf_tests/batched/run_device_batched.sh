@@ -17,7 +17,8 @@
 #          (Tuning::smem_cluster): table (the tuning table, clusters on), table_nocl (--cluster 0:
 #          the table as before); cluster_var: batch-first n = 33..256, clusters of 2 / 4 / 8;
 #          leaf_var: batch-first POTRF / TRSM n = 96..256, TRSM leaves uncapped / 32 / 64, with and
-#          without the fp64 whole-batch repack (--bf-repack 0); unit_tests: every CUDA batched
+#          without the fp64 whole-batch repack (--bf-repack 0), then batch-first POTRS n = 128..256
+#          on 64-leaves (--stream-trsm-max 64 --leaf 64); unit_tests: every CUDA batched
 #          unit test (the *Clusters tests force every cluster size). Under 3 minutes; 6 files.
 #   s6c    session 6, second run: unit_tests_complex (kspd_test_batched_complex: the portable
 #          TrsmOp with complex scalars on the GPU).
@@ -89,6 +90,8 @@ s8)
     --no-kk --bf-only --cluster 2,4,8
   run leaf_var 30 "$perf" --n 96,128,192,256 --batch 100000 --prec d,s --ops potrf,trsm --reps 5 --no-kk --bf-only \
     --smem-leaf 0,32,64 --bf-repack -1,0
+  run leaf_var 15 "$perf" --n 128,192,256 --batch 100000 --prec d,s --ops potrs --reps 5 --no-kk --bf-only \
+    --stream-trsm-max 64 --leaf 64
   run unit_tests 130 "$tests"
   ;;
 s6c)
