@@ -86,6 +86,10 @@ struct Tuning {
   /// TRSM (smem_cluster_trsm > 1) takes the column-major ranges and leaf caps (smem_trsm_*_cm):
   /// both read alike then.
   int smem_cluster_potrf = 1, smem_cluster_trsm = 1;
+  /// CUDA: TRSM of order k >= this (k <= 256) on the panel kernel (kspd_batched_smem_panel_cuda.hpp:
+  /// X in shared memory, L streamed by 8-row panels) instead of the whole-factor kernel or the
+  /// recursion; 0: off.
+  int smem_trsm_panel_min = 0;
 };
 
 /// perf_batched's overrides; a negative value / Auto keeps the table's entry.
@@ -112,6 +116,7 @@ struct TuningOverride {
   int smem_trsm_leaf_max = -1, smem_trsm_leaf_max_cm = -1;
   int bf_repack_kib = -1;  ///< all three bf_repack_kib_* (0: off)
   int smem_cluster = -1;   ///< both smem_cluster_*; 0 / 1: no clusters
+  int smem_trsm_panel_min = -1;  ///< 0: off
 };
 inline TuningOverride& tuning_override() {
   static TuningOverride o;
@@ -258,6 +263,7 @@ Tuning tuning(size_type n) {
   if (o.smem_trsm_leaf_max >= 0) t.smem_trsm_leaf_max = o.smem_trsm_leaf_max;
   if (o.smem_trsm_leaf_max_cm >= 0) t.smem_trsm_leaf_max_cm = o.smem_trsm_leaf_max_cm;
   if (o.bf_repack_kib >= 0) t.bf_repack_kib_potrf = t.bf_repack_kib_trsm = t.bf_repack_kib_potrs = o.bf_repack_kib;
+  if (o.smem_trsm_panel_min >= 0) t.smem_trsm_panel_min = o.smem_trsm_panel_min;
   if (o.smem_cluster >= 0) t.smem_cluster_potrf = t.smem_cluster_trsm = o.smem_cluster > 0 ? o.smem_cluster : 1;
   if (t.smem_cluster_trsm > 1) {  // batch-first reads as column-major then (after the overrides: they set both)
     t.smem_trsm_min = t.smem_trsm_min_cm;
