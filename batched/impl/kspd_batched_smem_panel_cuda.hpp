@@ -34,12 +34,12 @@ namespace smem {
 /// Panel elements per thread staged in registers (8 rows x np columns over nth >= np threads).
 constexpr int kPanelPer = 8;
 
-template <class T>
+template <class T, bool Cl>
 __global__ void trsm_panel_kernel(const TrsmArgs<T> args) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const TrsmOperands<T>& op = args.op;
   const int k = op.ka(0);  // one size for the whole batch (FixedDims)
-  const ClusterMap cm = cluster_map(args.cluster);
+  const ClusterMap cm = cluster_map<Cl>(args.cluster);
   const size_type bm = cm.b0 + cm.m;  // the matrix this thread loads / stores (ClusterMap)
   const bool have = bm < args.nbatch;
   Mat<const T> a = op.mat_a(have ? bm : 0);
@@ -49,8 +49,8 @@ __global__ void trsm_panel_kernel(const TrsmArgs<T> args) {
   T* xs = reinterpret_cast<T*>(smem_raw);  // X chunk, np x cw, leading dimension ldx
   T* pan = xs + ldx * cw;                  // two 8 x np row panels of L, element (r, j) at r + 8 j
   T* dinv = pan + 16 * np;                 // inv(L_ii), 8 x 8 column-major
-  T* const xs_p = cluster_peer(xs, cm);
-  T* const pan_p = cluster_peer(pan, cm);
+  T* const xs_p = cluster_peer<Cl>(xs, cm);
+  T* const pan_p = cluster_peer<Cl>(pan, cm);
   const int tid = threadIdx.x, nth = blockDim.x, warp = tid >> 5, nwarps = nth >> 5, lane = tid & 31;
   const bool unit = op.diag == Diag::Unit;
   auto ri = [&](int i) { return lower ? i : k - 1 - i; };
@@ -86,7 +86,7 @@ __global__ void trsm_panel_kernel(const TrsmArgs<T> args) {
     get_panel(0);
     for (int ib = 0; ib < nt; ++ib) {
       put_panel(ib);
-      cluster_sync(cm);  // panel ib (and, at ib = 0, the X chunk) in place; panel ib - 1 done with
+      cluster_sync<Cl>();  // panel ib (and, at ib = 0, the X chunk) in place; panel ib - 1 done with
       if (ib + 1 < nt) get_panel(ib + 1);  // in flight while panel ib is used
       const T* p = pan + (ib & 1) * 8 * np;
       if (tid < 8) {  // inv(L_ii): column tid by forward substitution
@@ -123,14 +123,14 @@ __global__ void trsm_panel_kernel(const TrsmArgs<T> args) {
         tile[r + (c + 1) * ldx] = y1;
       }
     }
-    cluster_sync(cm);  // every tile solved before the peers read it
+    cluster_sync<Cl>();  // every tile solved before the peers read it
     if (have) {
       for (int idx = cm.v; idx < np * cw; idx += nth) {
         const int i = x_row_fast ? idx % np : idx / cw, c = x_row_fast ? idx / np : idx % cw;
         if (i < k && c < w) x(ri(i), c0 + c) = xs_p[i + c * ldx];
       }
     }
-    cluster_sync(cm);  // the stores done before the next chunk (clusters: before the block exits)
+    cluster_sync<Cl>();  // the stores done before the next chunk (clusters: before the block exits)
   }
 }
 
@@ -161,7 +161,7 @@ void smem_trsm_panel(const ExecSpace& exec, const TrsmOperands<T>& op, size_type
   if (threads < np) threads = (np + 31) / 32 * 32;
   if (threads > 1024) threads = 1024;
   smem::launch_clustered(
-      smem::trsm_panel_kernel<T>, op.B.batch_unit_stride() ? tu.smem_cluster_trsm : 1, nbatch, threads,
+      smem::trsm_panel_kernel<T, false>, smem::trsm_panel_kernel<T, true>, op.B.batch_unit_stride() ? tu.smem_cluster_trsm : 1, nbatch, threads,
       smem::trsm_panel_bytes<T>(int(k), chunk), exec.cuda_stream(),
       [&](int c) { return smem::TrsmArgs<T>{op, chunk, nbatch, c}; }, "kspd::batched::trsm[panel]: launch");
 }

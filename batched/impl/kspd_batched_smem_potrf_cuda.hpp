@@ -99,7 +99,7 @@ __device__ __forceinline__ void potrf_packed(T* s, int np, const G& g, int* s_in
   }
 }
 
-template <class T>
+template <class T, bool Cl>
 __global__ void potrf_kernel(const PotrfArgs<T> args) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* s = reinterpret_cast<T*>(smem_raw);
@@ -109,21 +109,21 @@ __global__ void potrf_kernel(const PotrfArgs<T> args) {
   const int n = args.n, nt = (n + 7) / 8, np = nt * 8;
   const int tid = threadIdx.x, nth = blockDim.x;
   // Loads and stores: matrix cm.b0 + cm.m into / out of that block's shared memory (ClusterMap).
-  const ClusterMap cm = cluster_map(args.cluster);
+  const ClusterMap cm = cluster_map<Cl>(args.cluster);
   const size_type bm = cm.b0 + cm.m;
   const bool have = bm < args.nbatch;
   Mat<T> a = args.A.get(have ? bm : 0, n, n);
   if (args.upper) a = a.t();
-  T* const sm = cluster_peer(s, cm);
+  T* const sm = cluster_peer<Cl>(s, cm);
   // Lower triangle in, padded with an identity block (padding stays identity, never fails).
   const bool row_fast = a.rs == 1 || (a.cs != 1 && a.rs < a.cs);
   for_tile<kLoadBatch>(np, np, row_fast, cm.v, nth, [&](int i, int j) { return i >= j; },
                        [&](int i, int j) { return (have && i < n && j < n) ? a(i, j) : (i == j ? T(1) : T(0)); },
                        [&](int i, int j, T v) { pk_at(sm, np, i, j) = v; });
   if (tid == 0) s_info = 0;
-  cluster_sync(cm);
+  cluster_sync<Cl>();
   potrf_packed(s, np, BlockGroup{tid, nth}, &s_info, s_dinv);
-  if (cm.c > 1) cluster_sync(cm);  // every block's factor done before the peers read it
+  if constexpr (Cl) cluster_sync<Cl>();  // every block's factor done before the peers read it
   // The lower triangle out (on failure: the finished columns, the failing block's partial
   // columns, the rest as read).
   if (have) {
@@ -134,7 +134,7 @@ __global__ void potrf_kernel(const PotrfArgs<T> args) {
     }
   }
   if (args.infos != nullptr && tid == 0 && b < args.nbatch) args.infos[b] = s_info;
-  if (cm.c > 1) cluster_sync(cm);  // the peers' reads done before this block's shared memory goes
+  if constexpr (Cl) cluster_sync<Cl>();  // the peers' reads done before this block's shared memory goes
 }
 
 /// POTRF of n <= 32 (np <= 32: at most 4 tile columns), kWarpMats consecutive matrices per
@@ -222,7 +222,7 @@ void smem_potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n,
   }
   // Batch-first data: clusters of Tuning::smem_cluster_potrf blocks load and store together.
   smem::launch_clustered(
-      smem::potrf_kernel<T>, A.batch_unit_stride() ? tu.smem_cluster_potrf : 1, nbatch, threads, smem::potrf_bytes<T>(int(n)),
+      smem::potrf_kernel<T, false>, smem::potrf_kernel<T, true>, A.batch_unit_stride() ? tu.smem_cluster_potrf : 1, nbatch, threads, smem::potrf_bytes<T>(int(n)),
       exec.cuda_stream(),
       [&](int c) { return smem::PotrfArgs<T>{A, int(n), uplo == Uplo::Upper, infos, nbatch, c}; },
       "kspd::batched::potrf[smem]: launch");

@@ -79,14 +79,14 @@ __device__ __forceinline__ void solve_tile_column(const T* ls, int np, T* xt, in
   }
 }
 
-template <class T>
+template <class T, bool Cl>
 __global__ void trsm_kernel(const TrsmArgs<T> args) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const TrsmOperands<T>& op = args.op;
   const int k = op.ka(0);  // one size for the whole batch (FixedDims)
   // Loads and stores: matrix cm.b0 + cm.m into / out of that block's shared memory (ClusterMap;
   // blocks past the batch, the cluster's padding, solve the identity and store nothing).
-  const ClusterMap cm = cluster_map(args.cluster);
+  const ClusterMap cm = cluster_map<Cl>(args.cluster);
   const size_type bm = cm.b0 + cm.m;
   const bool have = bm < args.nbatch;
   Mat<const T> a = op.mat_a(have ? bm : 0);
@@ -95,8 +95,8 @@ __global__ void trsm_kernel(const TrsmArgs<T> args) {
   const int ncols = int(x.n), nt = (k + 7) / 8, np = nt * 8, ldx = ld_of<T>(np), cw = args.chunk;
   T* ls = reinterpret_cast<T*>(smem_raw);  // L packed (pk_*), diagonal tiles replaced by their inverses
   T* xs = ls + pk_off<T>(np, nt);          // X chunk, np x cw, leading dimension ldx
-  T* const ls_p = cluster_peer(ls, cm);    // matrix bm's
-  T* const xs_p = cluster_peer(xs, cm);
+  T* const ls_p = cluster_peer<Cl>(ls, cm);  // matrix bm's
+  T* const xs_p = cluster_peer<Cl>(xs, cm);
   const int tid = threadIdx.x, nth = blockDim.x, warp = tid >> 5, nwarps = nth >> 5;
   const bool unit = op.diag == Diag::Unit;
   // Lower: Ls(i, j) = a(i, j); upper: the reversed order a(k-1-i, k-1-j) is lower.
@@ -108,7 +108,7 @@ __global__ void trsm_kernel(const TrsmArgs<T> args) {
                                                                                : (i == j ? T(1) : T(0));
                        },
                        [&](int i, int j, T v) { pk_at(ls_p, np, i, j) = v; });
-  cluster_sync(cm);
+  cluster_sync<Cl>();
   invert_diagonal_tiles(ls, np, BlockGroup{tid, nth});  // nth >= np
   const bool x_row_fast = x.rs == 1 || (x.cs != 1 && x.rs < x.cs);
   const int ntiles = cw / 8;
@@ -117,17 +117,17 @@ __global__ void trsm_kernel(const TrsmArgs<T> args) {
     for_tile<kLoadBatch>(np, cw, x_row_fast, cm.v, nth, [](int, int) { return true; },
                          [&](int i, int c) { return (have && i < k && c < w) ? op.alpha * x(ri(i), c0 + c) : T(0); },
                          [&](int i, int c, T v) { xs_p[i + c * ldx] = v; });
-    cluster_sync(cm);
+    cluster_sync<Cl>();
     // Each warp owns 8-column tiles of X.
     for (int jt = warp; jt < ntiles; jt += nwarps) solve_tile_column(ls, np, xs + jt * 8 * ldx, ldx);
-    cluster_sync(cm);
+    cluster_sync<Cl>();
     if (have) {
       for (int idx = cm.v; idx < np * cw; idx += nth) {
         const int i = x_row_fast ? idx % np : idx / cw, c = x_row_fast ? idx / np : idx % cw;
         if (i < k && c < w) x(ri(i), c0 + c) = xs_p[i + c * ldx];
       }
     }
-    cluster_sync(cm);  // (clusters: also keeps this block's shared memory until the peers' reads are done)
+    cluster_sync<Cl>();  // (clusters: also keeps this block's shared memory until the peers' reads are done)
   }
 }
 
@@ -236,7 +236,7 @@ void smem_trsm(const ExecSpace& exec, const TrsmOperands<T>& op, size_type nbatc
   }
   // Batch-first right-hand sides: clusters of Tuning::smem_cluster_trsm blocks load and store together.
   smem::launch_clustered(
-      smem::trsm_kernel<T>, op.B.batch_unit_stride() ? tu.smem_cluster_trsm : 1, nbatch, threads,
+      smem::trsm_kernel<T, false>, smem::trsm_kernel<T, true>, op.B.batch_unit_stride() ? tu.smem_cluster_trsm : 1, nbatch, threads,
       smem::trsm_bytes<T>(int(k), chunk), exec.cuda_stream(),
       [&](int c) { return smem::TrsmArgs<T>{op, chunk, nbatch, c}; }, "kspd::batched::trsm[smem]: launch");
 }
