@@ -22,6 +22,10 @@
 #          k, k >= 97) in POTRF / POTRS / TRSM n = 96..256, every layout; unit_tests: every CUDA
 #          batched unit test, the *Clusters ones (every cluster size, the panel kernel) in a
 #          second process. Under 3 minutes; 6 files.
+#   s8b    session 8, run 2 (at most 100 s): table (the table with the clusters where run 1 measured
+#          them ahead, the plain kernels instantiated apart); panel: the panel TRSM off / from
+#          k = 65 / from 129 in POTRF / POTRS / TRSM n = 96..256, every layout; unit_tests: the
+#          cluster, panel, shared-memory, table-boundary and repack tests.
 #   s6c    session 6, second run: unit_tests_complex (kspd_test_batched_complex: the portable
 #          TrsmOp with complex scalars on the GPU).
 #   bat    s5 run 1, the batch-first repack: unit_tests (the chunked repack forced, the table's
@@ -99,6 +103,12 @@ s8)
   run unit_tests 100 "$tests" --gtest_filter='-*Clusters*'
   run unit_tests 40 "$tests" --gtest_filter='*Clusters*'  # the new kernels in their own process
   ;;
+s8b)
+  run table 20 "$perf" --n 16,24,32,48,64,96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 --no-kk
+  run panel 25 "$perf" --n 96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 --no-kk \
+    --smem-panel 0,65,129
+  run unit_tests 55 "$tests" --gtest_filter='*Clusters*:*TableBoundaries*:*Smem*:*BatchFirstChunked*'
+  ;;
 s6c)
   run unit_tests_complex 60 "$bin/unit_tests/batched/kspd_test_batched_complex"
   ;;
@@ -156,7 +166,7 @@ full)
   run h100-nopeer 0 "$perf" --n 4,8,16,32,64,128 --batch 10000 --prec d,s --ops gemm,syrk,trmm,trtri,potri --reps 3
   ;;
 *)
-  echo "run_device_batched.sh: unknown mode '$mode' (s8 s6 s6cmp s6c bat bat2 cplx s4 s4b sweep sweep2 full)" >&2
+  echo "run_device_batched.sh: unknown mode '$mode' (s8 s8b s6 s6cmp s6c bat bat2 cplx s4 s4b sweep sweep2 full)" >&2
   exit 2
   ;;
 esac
