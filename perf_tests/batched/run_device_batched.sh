@@ -107,7 +107,8 @@ s8b)
   run table 20 "$perf" --n 16,24,32,48,64,96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 --no-kk
   run panel 25 "$perf" --n 96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 --no-kk \
     --smem-panel 0,65,129
-  run unit_tests 55 "$tests" --gtest_filter='*Clusters*:*TableBoundaries*:*Smem*:*BatchFirstChunked*'
+  run unit_tests 35 "$tests" --gtest_filter='*TableBoundaries*:*Smem*:*BatchFirstChunked*-*Clusters*'
+  run unit_tests 20 "$tests" --gtest_filter='*Clusters*'  # the clusters and the panel kernel, own process
   ;;
 s6c)
   run unit_tests_complex 60 "$bin/unit_tests/batched/kspd_test_batched_complex"
