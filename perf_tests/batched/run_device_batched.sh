@@ -25,7 +25,7 @@
 #   s8b    session 8, run 2 (at most 100 s): table (the table with the clusters where run 1 measured
 #          them ahead, the plain kernels instantiated apart); panel: the panel TRSM off / from
 #          k = 65 / from 129 in POTRF / POTRS / TRSM n = 96..256, every layout; unit_tests: the
-#          cluster, panel, shared-memory, table-boundary and repack tests.
+#          shared-memory and table-boundary tests, then the cluster / panel ones.
 #   s6c    session 6, second run: unit_tests_complex (kspd_test_batched_complex: the portable
 #          TrsmOp with complex scalars on the GPU).
 #   bat    s5 run 1, the batch-first repack: unit_tests (the chunked repack forced, the table's
@@ -107,8 +107,8 @@ s8b)
   run table 20 "$perf" --n 16,24,32,48,64,96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 --no-kk
   run panel 25 "$perf" --n 96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 --no-kk \
     --smem-panel 0,65,129
-  run unit_tests 35 "$tests" --gtest_filter='*TableBoundaries*:*Smem*:*BatchFirstChunked*-*Clusters*'
-  run unit_tests 20 "$tests" --gtest_filter='*Clusters*'  # the clusters and the panel kernel, own process
+  run unit_tests 30 "$tests" --gtest_filter='*TableBoundaries*:*Smem*-*Clusters*'
+  run unit_tests 25 "$tests" --gtest_filter='*Clusters*'  # the clusters and the panel kernel, own process
   ;;
 s6c)
   run unit_tests_complex 60 "$bin/unit_tests/batched/kspd_test_batched_complex"
