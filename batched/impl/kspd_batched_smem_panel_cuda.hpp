@@ -34,8 +34,12 @@ namespace smem {
 /// Panel elements per thread staged in registers (8 rows x np columns over nth >= np threads).
 constexpr int kPanelPer = 8;
 
+/// Threads per block of the panel kernel (a panel is 8 np <= 8 kPanelThreads elements, kPanelPer
+/// per thread). 512 failed to launch on the H100 (s8 run 2: too many registers for the block).
+constexpr int kPanelThreads = 256;
+
 template <class T, bool Cl>
-__global__ void trsm_panel_kernel(const TrsmArgs<T> args) {
+__global__ void __launch_bounds__(kPanelThreads) trsm_panel_kernel(const TrsmArgs<T> args) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const TrsmOperands<T>& op = args.op;
   const int k = op.ka(0);  // one size for the whole batch (FixedDims)
@@ -151,15 +155,12 @@ void smem_trsm_panel(const ExecSpace& exec, const TrsmOperands<T>& op, size_type
   KSPD_REQUIRE(nbatch <= size_type(2147483647), InvalidArgument, "kspd::batched::trsm: batch too large");
   KSPD_REQUIRE(k <= 256, InvalidArgument, "kspd::batched::trsm[panel]: k = " << k << " > 256");
   const Tuning tu = tuning<ExecSpace, T>(k);
-  const int np = int((k + 7) / 8 * 8);
   // Right-hand sides per pass: up to smem_trsm_chunk, what fits next to the panels.
   const int most = tu.smem_trsm_chunk > 0 ? tu.smem_trsm_chunk : 128;
   int chunk = ncols >= most ? most : int((ncols + 7) / 8 * 8);
   while (chunk > 8 && smem::trsm_panel_bytes<T>(int(k), chunk) > size_t(227) * 1024) chunk -= 8;
-  // A warp per 8-column tile, at least np threads (a panel is 8 np elements, kPanelPer each).
-  int threads = chunk * 4 > 128 ? chunk * 4 : 128;
-  if (threads < np) threads = (np + 31) / 32 * 32;
-  if (threads > 1024) threads = 1024;
+  // kPanelThreads >= np (k <= 256); the warps take the 8-column tiles in turn.
+  const int threads = smem::kPanelThreads;
   smem::launch_clustered(
       smem::trsm_panel_kernel<T, false>, smem::trsm_panel_kernel<T, true>, op.B.batch_unit_stride() ? tu.smem_cluster_trsm : 1, nbatch, threads,
       smem::trsm_panel_bytes<T>(int(k), chunk), exec.cuda_stream(),

@@ -237,9 +237,13 @@ Tuning tuning(size_type n) {
     // to clustered 64-leaves: fp64 k = 96 0.98x -> 1.15x, 192 (without the repack) 0.86x ->
     // 0.94x; fp32 k = 128 / 192 / 256 0.91x / 0.78x / 0.67x -> 1.01x / 0.92x / 0.80x (clusters
     // of 4 / 8; the kernel from k = 64 on, its range's top 96 making 128-256 recurse to 64).
+    // Run 2 (the table with clusters of 2): fp64 POTRF 192 fell to 0.86x (TRSM 96 on 64-leaves in
+    // clusters of 2, POTRF 96 leaves on a block per matrix) where run 1 measured 1.02x / 1.03x with
+    // clusters of 4 at both leaves (the same 64-leaves): those take clusters of 4 (standalone
+    // they cost 3-5 %: POTRF 96 1.36x -> 1.32x, TRSM 64 1.51x -> 1.44x; not re-run).
     if (sizeof(T) == 8) {
-      t.smem_cluster_potrf = n > 96 && n <= 128 ? 2 : 1;
-      t.smem_cluster_trsm = n > 96 && n <= 128 ? 4 : n > 48 ? 2 : 1;
+      t.smem_cluster_potrf = n > 96 && n <= 128 ? 2 : n > 64 && n <= 96 ? 4 : 1;
+      t.smem_cluster_trsm = n > 96 && n <= 128 ? 4 : n > 64 ? 2 : n > 48 ? 4 : 1;
       if (n > 64 && n <= 96) t.smem_trsm_leaf_max = 64;
       if (n > 96 && n <= 128) t.smem_trsm_leaf_max = 0;
       if (n > 128 && n <= 192) {
