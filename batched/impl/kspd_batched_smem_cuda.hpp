@@ -6,10 +6,20 @@
 /// packed lower-triangle storage by 8-column tile columns (n <= 128 fp64: 74 KB, 3 blocks per SM;
 /// n <= 256 fp32: 139 KB), the 8 x 8 tile update as warp-level fp64 tensor-core MMA (mma.sync
 /// m8n8k4 f64, sm_80+; fp32 widened to fp64 in the fragments, tf32 would lose fp32 accuracy) or,
-/// on older chips, FFMA over the same fragment layout, and the batched tile loads.
+/// on older chips, FFMA over the same fragment layout, the batched tile loads, and the
+/// thread-block clusters through which the block-per-matrix kernels load and store batch-first
+/// data (ClusterMap, launch_clustered; sm_90+).
 /// Other backends and complex scalars keep the portable kernels (use_smem_* is false there).
 
 #include <type_traits>
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+#include <cooperative_groups.h>
+
+#include <map>
+#include <mutex>
+#include <tuple>
+#endif
 
 #include "kspd_batched_mat.hpp"
 #include "kspd_batched_tuning.hpp"
@@ -187,6 +197,105 @@ constexpr int max_n() {
 }
 inline void check_cuda(cudaError_t e, const char* what) {
   KSPD_REQUIRE(e == cudaSuccess, TplError, what << ": " << cudaGetErrorString(e));
+}
+
+/// Batch-first loads and stores of the block-per-matrix kernels in clusters of c blocks
+/// (Tuning::smem_cluster_*). The cluster's blocks own matrices b0 .. b0 + c - 1 (b0 =
+/// blockIdx.x - rank); for the loads and stores, thread t of block `rank` serves matrix b0 + m,
+/// m = (rank nth + t) % c, as thread v = (rank nth + t) / c of nth over its elements: a warp
+/// reads one element of c consecutive matrices at a time (whole sectors) and writes it into
+/// matrix m's block's shared memory (peer). The kernels are instantiated twice: Cl = false is
+/// the plain launch (m = 0, v = t, the block's own matrix, shared-memory pointers and block
+/// barriers as before: a runtime c = 1 through the same code ran the kernels 10-20 % slower on
+/// the H100, the shared-memory stores becoming generic ones).
+struct ClusterMap {
+  int c, m, v;
+  size_type b0;
+};
+template <bool Cl>
+__device__ __forceinline__ ClusterMap cluster_map(int c) {
+  if constexpr (Cl) {
+    int rank = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    rank = int(cooperative_groups::this_cluster().block_rank());
+#endif
+    const int base = rank * int(blockDim.x) + int(threadIdx.x);
+    return ClusterMap{c, base % c, base / c, size_type(blockIdx.x) - rank};
+  } else {
+    (void)c;
+    return ClusterMap{1, 0, int(threadIdx.x), size_type(blockIdx.x)};
+  }
+}
+/// p (this block's shared memory) in matrix m's block of the cluster.
+template <bool Cl, class T>
+__device__ __forceinline__ T* cluster_peer(T* p, const ClusterMap& cm) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (Cl) return cooperative_groups::this_cluster().map_shared_rank(p, unsigned(cm.m));
+#endif
+  (void)cm;
+  return p;
+}
+/// Orders the cluster's shared-memory accesses (a block barrier without clusters).
+template <bool Cl>
+__device__ __forceinline__ void cluster_sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (Cl) {
+    cooperative_groups::this_cluster().sync();
+    return;
+  }
+#endif
+  __syncthreads();
+}
+/// Launches nbatch blocks of `threads` with `bytes` of shared memory: kern_cl(make_args(c)) in
+/// clusters of c = `want` blocks (the grid rounded up to whole clusters) where the device runs
+/// them (sm_90+, the shared memory fits c blocks at once: cudaOccupancyMaxActiveClusters, asked
+/// once per kernel, device and shape), else kern(make_args(1)).
+template <class Args, class MakeArgs>
+void launch_clustered(void (*kern)(Args), void (*kern_cl)(Args), int want, size_type nbatch, int threads,
+                      size_t bytes, cudaStream_t stream, const MakeArgs& make_args, const char* what) {
+  cudaLaunchConfig_t cfg = {};
+  cudaLaunchAttribute attr[1];
+  cfg.blockDim = dim3(unsigned(threads));
+  cfg.dynamicSmemBytes = bytes;
+  cfg.stream = stream;
+  if (want > 1) {
+    check_cuda(cudaFuncSetAttribute(kern_cl, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)), what);
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = unsigned(want);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    cfg.gridDim = dim3(unsigned((nbatch + want - 1) / want * want));
+    static std::mutex mutex;
+    static std::map<std::tuple<const void*, int, int, int, size_t>, bool> runs;
+    int dev = 0;
+    check_cuda(cudaGetDevice(&dev), what);
+    const auto key = std::make_tuple(reinterpret_cast<const void*>(kern_cl), dev, want, threads, bytes);
+    bool ok;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = runs.find(key);
+      if (it == runs.end()) {
+        int active = 0;
+        const bool yes = cudaOccupancyMaxActiveClusters(&active, kern_cl, &cfg) == cudaSuccess && active >= 1;
+        if (!yes) (void)cudaGetLastError();  // no clusters here (pre-sm_90, too much shared memory)
+        it = runs.emplace(key, yes).first;
+      }
+      ok = it->second;
+    }
+    if (ok) {
+      check_cuda(cudaLaunchKernelEx(&cfg, kern_cl, make_args(want)), what);
+      check_cuda(cudaGetLastError(), what);
+      return;
+    }
+  }
+  check_cuda(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)), what);
+  cfg.attrs = nullptr;
+  cfg.numAttrs = 0;
+  cfg.gridDim = dim3(unsigned(nbatch));
+  check_cuda(cudaLaunchKernelEx(&cfg, kern, make_args(1)), what);
+  check_cuda(cudaGetLastError(), what);
 }
 
 }  // namespace smem

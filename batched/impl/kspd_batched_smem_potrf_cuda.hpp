@@ -22,6 +22,8 @@ struct PotrfArgs {
   int n;
   bool upper;
   int* infos;
+  size_type nbatch;
+  int cluster;  ///< blocks per cluster of the block-per-matrix kernel (ClusterMap; 1: none)
 };
 
 /// Factors the packed lower triangle s (np = 8 nt rows, identity-padded) in place with the
@@ -97,33 +99,42 @@ __device__ __forceinline__ void potrf_packed(T* s, int np, const G& g, int* s_in
   }
 }
 
-template <class T>
+template <class T, bool Cl>
 __global__ void potrf_kernel(const PotrfArgs<T> args) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* s = reinterpret_cast<T*>(smem_raw);
   __shared__ int s_info;
   __shared__ T s_dinv[8];
-  const size_type b = blockIdx.x;
+  const size_type b = blockIdx.x;  // this block's matrix (past the batch: the cluster's padding)
   const int n = args.n, nt = (n + 7) / 8, np = nt * 8;
-  Mat<T> a = args.A.get(b, n, n);
-  if (args.upper) a = a.t();
   const int tid = threadIdx.x, nth = blockDim.x;
+  // Loads and stores: matrix cm.b0 + cm.m into / out of that block's shared memory (ClusterMap).
+  const ClusterMap cm = cluster_map<Cl>(args.cluster);
+  const size_type bm = cm.b0 + cm.m;
+  const bool have = bm < args.nbatch;
+  Mat<T> a = args.A.get(have ? bm : 0, n, n);
+  if (args.upper) a = a.t();
+  T* const sm = cluster_peer<Cl>(s, cm);
   // Lower triangle in, padded with an identity block (padding stays identity, never fails).
   const bool row_fast = a.rs == 1 || (a.cs != 1 && a.rs < a.cs);
-  for_tile<kLoadBatch>(np, np, row_fast, tid, nth, [&](int i, int j) { return i >= j; },
-                       [&](int i, int j) { return (i < n && j < n) ? a(i, j) : (i == j ? T(1) : T(0)); },
-                       [&](int i, int j, T v) { pk_at(s, np, i, j) = v; });
+  for_tile<kLoadBatch>(np, np, row_fast, cm.v, nth, [&](int i, int j) { return i >= j; },
+                       [&](int i, int j) { return (have && i < n && j < n) ? a(i, j) : (i == j ? T(1) : T(0)); },
+                       [&](int i, int j, T v) { pk_at(sm, np, i, j) = v; });
   if (tid == 0) s_info = 0;
-  __syncthreads();
+  cluster_sync<Cl>();
   potrf_packed(s, np, BlockGroup{tid, nth}, &s_info, s_dinv);
+  if constexpr (Cl) cluster_sync<Cl>();  // every block's factor done before the peers read it
   // The lower triangle out (on failure: the finished columns, the failing block's partial
   // columns, the rest as read).
-  for (int idx = tid; idx < np * np; idx += nth) {
-    const int i = row_fast ? idx % np : idx / np, j = row_fast ? idx / np : idx % np;
-    if (i < j || i >= n || j >= n) continue;
-    a(i, j) = pk_at(s, np, i, j);
+  if (have) {
+    for (int idx = cm.v; idx < np * np; idx += nth) {
+      const int i = row_fast ? idx % np : idx / np, j = row_fast ? idx / np : idx % np;
+      if (i < j || i >= n || j >= n) continue;
+      a(i, j) = pk_at(sm, np, i, j);
+    }
   }
-  if (args.infos != nullptr && tid == 0) args.infos[b] = s_info;
+  if (args.infos != nullptr && tid == 0 && b < args.nbatch) args.infos[b] = s_info;
+  if constexpr (Cl) cluster_sync<Cl>();  // the peers' reads done before this block's shared memory goes
 }
 
 /// POTRF of n <= 32 (np <= 32: at most 4 tile columns), kWarpMats consecutive matrices per
@@ -205,17 +216,16 @@ void smem_potrf(const ExecSpace& exec, Uplo uplo, size_type nbatch, size_type n,
     smem::check_cuda(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
                      "kspd::batched::potrf[smem]: cudaFuncSetAttribute");
     k<<<unsigned((nbatch + MB - 1) / MB), 32 * MB, bytes, exec.cuda_stream()>>>(
-        smem::PotrfArgs<T>{uplo == Uplo::Upper ? A.t() : A, int(n), false, infos}, nbatch);
+        smem::PotrfArgs<T>{uplo == Uplo::Upper ? A.t() : A, int(n), false, infos, nbatch, 1}, nbatch);
     smem::check_cuda(cudaGetLastError(), "kspd::batched::potrf[smem]: launch");
     return;
   }
-  const size_t bytes = smem::potrf_bytes<T>(int(n));
-  auto k = smem::potrf_kernel<T>;
-  smem::check_cuda(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
-                   "kspd::batched::potrf[smem]: cudaFuncSetAttribute");
-  k<<<unsigned(nbatch), threads, bytes, exec.cuda_stream()>>>(
-      smem::PotrfArgs<T>{A, int(n), uplo == Uplo::Upper, infos});
-  smem::check_cuda(cudaGetLastError(), "kspd::batched::potrf[smem]: launch");
+  // Batch-first data: clusters of Tuning::smem_cluster_potrf blocks load and store together.
+  smem::launch_clustered(
+      smem::potrf_kernel<T, false>, smem::potrf_kernel<T, true>, A.batch_unit_stride() ? tu.smem_cluster_potrf : 1, nbatch, threads, smem::potrf_bytes<T>(int(n)),
+      exec.cuda_stream(),
+      [&](int c) { return smem::PotrfArgs<T>{A, int(n), uplo == Uplo::Upper, infos, nbatch, c}; },
+      "kspd::batched::potrf[smem]: launch");
 }
 #else
 template <class ExecSpace, class T>

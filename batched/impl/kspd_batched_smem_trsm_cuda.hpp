@@ -21,6 +21,8 @@ template <class T>
 struct TrsmArgs {
   TrsmOperands<T> op;
   int chunk;  ///< right-hand sides per pass (multiple of 8)
+  size_type nbatch = 0;
+  int cluster = 1;  ///< blocks per cluster of the block-per-matrix kernel (ClusterMap; 1: none)
 };
 
 /// inv(L_ii) in place of the diagonal tiles L_ii of the packed ls (full 8 x 8, zero above):
@@ -77,46 +79,55 @@ __device__ __forceinline__ void solve_tile_column(const T* ls, int np, T* xt, in
   }
 }
 
-template <class T>
+template <class T, bool Cl>
 __global__ void trsm_kernel(const TrsmArgs<T> args) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  const size_type b = blockIdx.x;
   const TrsmOperands<T>& op = args.op;
-  const int k = op.ka(b);
-  Mat<const T> a = op.mat_a(b);
-  Mat<T> x = op.mat_b(b);
+  const int k = op.ka(0);  // one size for the whole batch (FixedDims)
+  // Loads and stores: matrix cm.b0 + cm.m into / out of that block's shared memory (ClusterMap;
+  // blocks past the batch, the cluster's padding, solve the identity and store nothing).
+  const ClusterMap cm = cluster_map<Cl>(args.cluster);
+  const size_type bm = cm.b0 + cm.m;
+  const bool have = bm < args.nbatch;
+  Mat<const T> a = op.mat_a(have ? bm : 0);
+  Mat<T> x = op.mat_b(have ? bm : 0);
   const bool lower = reduce_left_notrans(op.side, op.uplo, op.trans, a, x);
   const int ncols = int(x.n), nt = (k + 7) / 8, np = nt * 8, ldx = ld_of<T>(np), cw = args.chunk;
   T* ls = reinterpret_cast<T*>(smem_raw);  // L packed (pk_*), diagonal tiles replaced by their inverses
   T* xs = ls + pk_off<T>(np, nt);          // X chunk, np x cw, leading dimension ldx
+  T* const ls_p = cluster_peer<Cl>(ls, cm);  // matrix bm's
+  T* const xs_p = cluster_peer<Cl>(xs, cm);
   const int tid = threadIdx.x, nth = blockDim.x, warp = tid >> 5, nwarps = nth >> 5;
   const bool unit = op.diag == Diag::Unit;
   // Lower: Ls(i, j) = a(i, j); upper: the reversed order a(k-1-i, k-1-j) is lower.
   auto ri = [&](int i) { return lower ? i : k - 1 - i; };
   const bool a_row_fast = a.rs == 1 || (a.cs != 1 && a.rs < a.cs);
-  for_tile<kLoadBatch>(np, np, a_row_fast, tid, nth, [&](int i, int j) { return i >= j; },
+  for_tile<kLoadBatch>(np, np, a_row_fast, cm.v, nth, [&](int i, int j) { return i >= j; },
                        [&](int i, int j) {
-                         return (i < k && j < k && !(unit && i == j)) ? a(ri(i), ri(j)) : (i == j ? T(1) : T(0));
+                         return (have && i < k && j < k && !(unit && i == j)) ? a(ri(i), ri(j))
+                                                                               : (i == j ? T(1) : T(0));
                        },
-                       [&](int i, int j, T v) { pk_at(ls, np, i, j) = v; });
-  __syncthreads();
+                       [&](int i, int j, T v) { pk_at(ls_p, np, i, j) = v; });
+  cluster_sync<Cl>();
   invert_diagonal_tiles(ls, np, BlockGroup{tid, nth});  // nth >= np
   const bool x_row_fast = x.rs == 1 || (x.cs != 1 && x.rs < x.cs);
   const int ntiles = cw / 8;
   for (int c0 = 0; c0 < ncols; c0 += cw) {
     const int w = ncols - c0 < cw ? ncols - c0 : cw;
-    for_tile<kLoadBatch>(np, cw, x_row_fast, tid, nth, [](int, int) { return true; },
-                         [&](int i, int c) { return (i < k && c < w) ? op.alpha * x(ri(i), c0 + c) : T(0); },
-                         [&](int i, int c, T v) { xs[i + c * ldx] = v; });
-    __syncthreads();
+    for_tile<kLoadBatch>(np, cw, x_row_fast, cm.v, nth, [](int, int) { return true; },
+                         [&](int i, int c) { return (have && i < k && c < w) ? op.alpha * x(ri(i), c0 + c) : T(0); },
+                         [&](int i, int c, T v) { xs_p[i + c * ldx] = v; });
+    cluster_sync<Cl>();
     // Each warp owns 8-column tiles of X.
     for (int jt = warp; jt < ntiles; jt += nwarps) solve_tile_column(ls, np, xs + jt * 8 * ldx, ldx);
-    __syncthreads();
-    for (int idx = tid; idx < np * cw; idx += nth) {
-      const int i = x_row_fast ? idx % np : idx / cw, c = x_row_fast ? idx / np : idx % cw;
-      if (i < k && c < w) x(ri(i), c0 + c) = xs[i + c * ldx];
+    cluster_sync<Cl>();
+    if (have) {
+      for (int idx = cm.v; idx < np * cw; idx += nth) {
+        const int i = x_row_fast ? idx % np : idx / cw, c = x_row_fast ? idx / np : idx % cw;
+        if (i < k && c < w) x(ri(i), c0 + c) = xs_p[i + c * ldx];
+      }
     }
-    __syncthreads();
+    cluster_sync<Cl>();  // (clusters: also keeps this block's shared memory until the peers' reads are done)
   }
 }
 
@@ -223,13 +234,11 @@ void smem_trsm(const ExecSpace& exec, const TrsmOperands<T>& op, size_type nbatc
     smem::check_cuda(cudaGetLastError(), "kspd::batched::trsm[smem]: launch");
     return;
   }
-  const size_t bytes = smem::trsm_bytes<T>(int(k), chunk);
-  auto kern = smem::trsm_kernel<T>;
-  smem::check_cuda(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
-                   "kspd::batched::trsm[smem]: cudaFuncSetAttribute");
-  kern<<<unsigned(nbatch), threads, bytes, exec.cuda_stream()>>>(
-      smem::TrsmArgs<T>{op, chunk});
-  smem::check_cuda(cudaGetLastError(), "kspd::batched::trsm[smem]: launch");
+  // Batch-first right-hand sides: clusters of Tuning::smem_cluster_trsm blocks load and store together.
+  smem::launch_clustered(
+      smem::trsm_kernel<T, false>, smem::trsm_kernel<T, true>, op.B.batch_unit_stride() ? tu.smem_cluster_trsm : 1, nbatch, threads,
+      smem::trsm_bytes<T>(int(k), chunk), exec.cuda_stream(),
+      [&](int c) { return smem::TrsmArgs<T>{op, chunk, nbatch, c}; }, "kspd::batched::trsm[smem]: launch");
 }
 #else
 template <class ExecSpace, class T>

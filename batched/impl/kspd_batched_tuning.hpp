@@ -77,6 +77,17 @@ struct Tuning {
   /// workspace of about this many KiB (kspd_batched_repack_internal.hpp); 0: on the data.
   /// TRSM only with at least n right-hand sides.
   int bf_repack_kib_potrf = 0, bf_repack_kib_trsm = 0, bf_repack_kib_potrs = 0;
+  /// CUDA sm_90+, batch-first data (consecutive matrices adjacent): the block-per-matrix
+  /// shared-memory POTRF / TRSM run in thread-block clusters of these many blocks (1, 2, 4, 8),
+  /// which load and store their matrices together: the cluster's threads read the same element
+  /// of consecutive matrices (a whole 32-byte sector at 4 fp64 / 8 fp32) and write it into its
+  /// owner's shared memory (distributed shared memory), where one block per matrix uses 8 of
+  /// each sector's 32 bytes (kspd_batched_smem_cuda.hpp, ClusterMap).
+  int smem_cluster_potrf = 1, smem_cluster_trsm = 1;
+  /// CUDA: TRSM of order k >= this (k <= 256) on the panel kernel (kspd_batched_smem_panel_cuda.hpp:
+  /// X in shared memory, L streamed by 8-row panels) instead of the whole-factor kernel or the
+  /// recursion; 0: off.
+  int smem_trsm_panel_min = 0;
 };
 
 /// perf_batched's overrides; a negative value / Auto keeps the table's entry.
@@ -102,6 +113,8 @@ struct TuningOverride {
   int smem_trsm_warp_cols_cm = -1;
   int smem_trsm_leaf_max = -1, smem_trsm_leaf_max_cm = -1;
   int bf_repack_kib = -1;  ///< all three bf_repack_kib_* (0: off)
+  int smem_cluster = -1;   ///< both smem_cluster_*; 0 / 1: no clusters
+  int smem_trsm_panel_min = -1;  ///< 0: off
 };
 inline TuningOverride& tuning_override() {
   static TuningOverride o;
@@ -113,6 +126,9 @@ inline TuningOverride& tuning_override() {
 class TuningScope {
  public:
   explicit TuningScope(const TuningOverride& o) : saved_(tuning_override()) {
+    const int c = o.smem_cluster;
+    KSPD_REQUIRE(c <= 1 || c == 2 || c == 4 || c == 8, InvalidArgument,
+                 "kspd::batched: tuning smem_cluster = " << c << " (blocks per cluster: 1, 2, 4 or 8; 0 / -1: none / the table)");
     if constexpr (!kAllVariants) {
       std::ostringstream bad;
       if (o.trsm_rhs_block == 4) bad << " trsm_rhs_block 4";
@@ -211,6 +227,34 @@ Tuning tuning(size_type n) {
     // two copies cost more than the column-major path gains (fp64 POTRF 256: 0.97x -> 0.91x,
     // POTRS 256 0.93x -> 0.92x, TRSM 128 0.96x -> 0.88x; fp32 TRSM 256 0.67x -> 0.69x, noise).
     if (sizeof(T) == 8 && n >= 192) t.bf_repack_kib_trsm = 1 << 20;
+    // Session 8 (H100, batch 100K or 1 GB, perf_tests/results/h100-batched-2026-11-25-s8.md):
+    // batch-first data through thread-block clusters of 2 (clusters of 4 / 8 lose 2-8 % to 2
+    // in most cells), where they beat one block per matrix (s6 table -> clusters of 2): fp64
+    // POTRF n = 128 1.38x -> 1.46x cuSOLVER (33-96 lose: n = 64 2.08x -> 1.72x), TRSM k = 64
+    // 1.14x -> 1.51x cuBLAS, k = 128 whole on the kernel 0.96x -> 1.13x (clusters of 4: 1.16x);
+    // fp32 POTRF 48 / 64 1.55x -> 1.67x / 1.82x, 128 1.14x -> 1.20x, 192 0.94x -> 0.96x (96
+    // loses: 1.29x -> 1.24x), TRSM 64 1.13x -> 1.27x, 96 0.89x -> 1.15x. And the TRSM recursion
+    // to clustered 64-leaves: fp64 k = 96 0.98x -> 1.15x, 192 (without the repack) 0.86x ->
+    // 0.94x; fp32 k = 128 / 192 / 256 0.91x / 0.78x / 0.67x -> 1.01x / 0.92x / 0.80x (clusters
+    // of 4 / 8; the kernel from k = 64 on, its range's top 96 making 128-256 recurse to 64).
+    // Run 2 (the table with clusters of 2): fp64 POTRF 192 fell to 0.86x (TRSM 96 on 64-leaves in
+    // clusters of 2, POTRF 96 leaves on a block per matrix) where run 1 measured 1.02x / 1.03x with
+    // clusters of 4 at both leaves (the same 64-leaves): those take clusters of 4 (standalone
+    // they cost 3-5 %: POTRF 96 1.36x -> 1.32x, TRSM 64 1.51x -> 1.44x; not re-run).
+    if (sizeof(T) == 8) {
+      t.smem_cluster_potrf = n > 96 && n <= 128 ? 2 : n > 64 && n <= 96 ? 4 : 1;
+      t.smem_cluster_trsm = n > 96 && n <= 128 ? 4 : n > 64 ? 2 : n > 48 ? 4 : 1;
+      if (n > 64 && n <= 96) t.smem_trsm_leaf_max = 64;
+      if (n > 96 && n <= 128) t.smem_trsm_leaf_max = 0;
+      if (n > 128 && n <= 192) {
+        t.smem_trsm_leaf_max = 64;
+        t.bf_repack_kib_trsm = 0;
+      }
+    } else {
+      t.smem_cluster_potrf = (n > 32 && n <= 64) || (n > 96 && n <= 192) ? 2 : 1;
+      t.smem_cluster_trsm = n >= 64 && n <= 96 ? 2 : 1;
+      t.smem_trsm_min = 64;
+    }
   }
 #endif
   const TuningOverride& o = tuning_override();
@@ -241,6 +285,8 @@ Tuning tuning(size_type n) {
   if (o.smem_trsm_leaf_max >= 0) t.smem_trsm_leaf_max = o.smem_trsm_leaf_max;
   if (o.smem_trsm_leaf_max_cm >= 0) t.smem_trsm_leaf_max_cm = o.smem_trsm_leaf_max_cm;
   if (o.bf_repack_kib >= 0) t.bf_repack_kib_potrf = t.bf_repack_kib_trsm = t.bf_repack_kib_potrs = o.bf_repack_kib;
+  if (o.smem_trsm_panel_min >= 0) t.smem_trsm_panel_min = o.smem_trsm_panel_min;
+  if (o.smem_cluster >= 0) t.smem_cluster_potrf = t.smem_cluster_trsm = o.smem_cluster > 0 ? o.smem_cluster : 1;
   return t;
 }
 

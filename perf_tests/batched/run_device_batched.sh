@@ -13,6 +13,19 @@
 #          perf_tests/batched/perf_batched_base (the build before the change), table_base and
 #          trsm_small_base: the same with it, interleaved (base first), two rounds.
 #   s6cmp  s6 without the unit tests.
+#   s8     session 8, the batch-first shared-memory kernels in thread-block clusters
+#          (Tuning::smem_cluster): table (the tuning table, clusters on), table_nocl (--cluster 0:
+#          the table as before); cluster_var: batch-first n = 33..256, clusters of 2 / 4 / 8;
+#          leaf_var: batch-first POTRF / TRSM n = 96..256, TRSM leaves uncapped / 32 / 64, with and
+#          without the fp64 whole-batch repack (--bf-repack 0), then batch-first POTRS n = 128..256
+#          on 64-leaves (--stream-trsm-max 64 --leaf 64), then the panel TRSM (--smem-panel: every
+#          k, k >= 97) in POTRF / POTRS / TRSM n = 96..256, every layout; unit_tests: every CUDA
+#          batched unit test, the *Clusters ones (every cluster size, the panel kernel) in a
+#          second process. Under 3 minutes; 6 files.
+#   s8b    session 8, run 2 (at most 100 s): table (the table with the clusters where run 1 measured
+#          them ahead, the plain kernels instantiated apart); panel: the panel TRSM off / from
+#          k = 65 / from 129 in POTRF / POTRS / TRSM n = 96..256, every layout; unit_tests: the
+#          shared-memory and table-boundary tests, then the cluster / panel ones.
 #   s6c    session 6, second run: unit_tests_complex (kspd_test_batched_complex: the portable
 #          TrsmOp with complex scalars on the GPU).
 #   bat    s5 run 1, the batch-first repack: unit_tests (the chunked repack forced, the table's
@@ -50,8 +63,11 @@ tests_two_parts() {  # tests_two_parts SECONDS_EACH: BatchedBlas*, then the othe
   run unit_tests "$1" "$tests" --gtest_filter='BatchedBlas*'
   run unit_tests "$1" "$tests" --gtest_filter='-BatchedBlas*'
 }
-table() {  # table NAME PERF: the tuning table as committed, fp64 + fp32, n = 16..256
-  run "$1" 40 "$2" --n 16,24,32,48,64,96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 --no-kk
+table() {  # table NAME PERF [ARGS...]: the tuning table as committed, fp64 + fp32, n = 16..256
+  local name=$1 perf=$2
+  shift 2
+  run "$name" 40 "$perf" --n 16,24,32,48,64,96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 \
+    --no-kk "$@"
 }
 trsm_small() {  # trsm_small NAME PERF: batch-first TRSM k = 16..48, the table against the smem kernels
   run "$1" 30 "$2" --n 16,24,32,48 --batch 100000 --prec d,s --ops trsm --reps 5 --no-kk --bf-only \
@@ -72,6 +88,27 @@ s6 | s6cmp)
     table table "$perf"
     trsm_small trsm_small "$perf"
   fi
+  ;;
+s8)
+  table table "$perf"
+  table table_nocl "$perf" --cluster 0
+  run cluster_var 30 "$perf" --n 33,48,64,96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 \
+    --no-kk --bf-only --cluster 2,4,8
+  run leaf_var 30 "$perf" --n 96,128,192,256 --batch 100000 --prec d,s --ops potrf,trsm --reps 5 --no-kk --bf-only \
+    --smem-leaf 0,32,64 --bf-repack -1,0
+  run leaf_var 15 "$perf" --n 128,192,256 --batch 100000 --prec d,s --ops potrs --reps 5 --no-kk --bf-only \
+    --stream-trsm-max 64 --leaf 64
+  run leaf_var 25 "$perf" --n 96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 --no-kk \
+    --smem-panel 1,97 --bf-repack 0
+  run unit_tests 100 "$tests" --gtest_filter='-*Clusters*'
+  run unit_tests 40 "$tests" --gtest_filter='*Clusters*'  # the new kernels in their own process
+  ;;
+s8b)
+  run table 20 "$perf" --n 16,24,32,48,64,96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 --no-kk
+  run panel 25 "$perf" --n 96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 --no-kk \
+    --smem-panel 0,65,129
+  run unit_tests 30 "$tests" --gtest_filter='*TableBoundaries*:*Smem*-*Clusters*'
+  run unit_tests 25 "$tests" --gtest_filter='*Clusters*'  # the clusters and the panel kernel, own process
   ;;
 s6c)
   run unit_tests_complex 60 "$bin/unit_tests/batched/kspd_test_batched_complex"
@@ -130,7 +167,7 @@ full)
   run h100-nopeer 0 "$perf" --n 4,8,16,32,64,128 --batch 10000 --prec d,s --ops gemm,syrk,trmm,trtri,potri --reps 3
   ;;
 *)
-  echo "run_device_batched.sh: unknown mode '$mode' (s6 s6cmp s6c bat bat2 cplx s4 s4b sweep sweep2 full)" >&2
+  echo "run_device_batched.sh: unknown mode '$mode' (s8 s8b s6 s6cmp s6c bat bat2 cplx s4 s4b sweep sweep2 full)" >&2
   exit 2
   ;;
 esac

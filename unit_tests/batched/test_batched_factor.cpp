@@ -322,6 +322,46 @@ TYPED_TEST(BatchedFactor, SmemPotrfPotrs) {
     for (Uplo uplo : all_uplos())
       for (size_type nrhs : {1, 17}) check_potrs<TypeParam>(n, nrhs, 3, uplo, all_ifaces()[size_t((n + nrhs) % 3)], kb::BatchAlgo::Auto);
 }
+/// The block-per-matrix shared-memory POTRF on batch-first data in thread-block clusters of 2,
+/// 4 and 8 blocks (Tuning::smem_cluster_potrf: the cluster loads and stores its matrices together,
+/// each into its owner's shared memory), forced for every n (the warp-per-matrix kernel off):
+/// odd / even n, partial 8-blocks, fp64 above 128 the recursion with clustered leaves; batches
+/// of 11 (n > 64: 5, one uplo per cluster size: the host references' cost) leave a partial
+/// last cluster. A non-SPD matrix mid-cluster (4 / 1, late column) and in the last, partial
+/// cluster (10 / 4) reports its column; POSV leaves its right-hand side untouched (index 4 of
+/// 7 / 2 of 5); POTRS with 17 right-hand sides (n <= 64: 1 too). Clusters of 4: every TRSM
+/// (the recursion's, POTRS's, POSV's) on the panel kernel. Column-major data ignores the
+/// clusters (TableBoundariesByLayout, SmemPotrfPotrs). Host backends: the override is inert.
+/// A cluster size the kernels do not take is an InvalidArgument.
+TYPED_TEST(BatchedFactor, SmemPotrfClusters) {
+  for (int cluster : {2, 4, 8}) {
+    SCOPED_TRACE(::testing::Message() << "cluster " << cluster);
+    kb::Impl::TuningOverride o;
+    o.smem_potrf_min = o.smem_trsm_min = 1;
+    o.smem_potrf_max = o.smem_trsm_max = 256;
+    o.smem_potrf_warp_max = o.smem_trsm_warp_max = 0;
+    o.smem_cluster = cluster;
+    o.smem_trsm_panel_min = cluster == 4 ? 1 : 0;  // the panel TRSM in the recursion and POTRS
+    const kb::Impl::TuningScope scope(o);
+    for (size_type n : {1, 8, 17, 31, 33, 64, 95, 97, 127, 128, 129, 255, 256})
+      for (Uplo uplo : all_uplos()) {
+        // n > 64 (the host references' cost): one uplo per cluster size, 5 matrices.
+        const bool big = n > 64;
+        if (big && (uplo == Uplo::Lower) != ((n + size_type(cluster)) % 2 == 0)) continue;
+        const size_type nb = big ? 5 : 11;
+        // (bad matrix, its column): none; mid-cluster, late; the last, partial cluster, middle.
+        for (int c = big ? 1 : 0; c < 3; ++c)
+          check_potrf<TypeParam>(n, nb, uplo, Iface::Left, kb::BatchAlgo::Auto, c == 0 ? -1 : c == 1 ? nb / 2 - 1 : nb - 1,
+                                 c == 1 ? n - n / 4 : (n + 1) / 2);
+        check_posv<TypeParam>(n, 3, big ? 5 : 7, uplo, Iface::Left, kb::BatchAlgo::Auto, big ? 2 : 4);
+        for (size_type nrhs : {1, 17})
+          if (!big || nrhs > 1) check_potrs<TypeParam>(n, nrhs, 5, uplo, Iface::Left, kb::BatchAlgo::Auto);
+      }
+  }
+  kb::Impl::TuningOverride bad;
+  bad.smem_cluster = 3;
+  EXPECT_THROW(kb::Impl::TuningScope{bad}, kspd::InvalidArgument);
+}
 /// The tuning table's defaults around its boundaries in each layout class: batch-first
 /// (LayoutLeft) and column-major matrices (LayoutRight, pointer arrays: the *_cm ranges, and
 /// the recursion's cuBLAS gemmBatched over sub-block pointers on pointer arrays). POTRF with a
