@@ -11,7 +11,6 @@
 #include "kspd_batched_register_internal.hpp"
 #include "kspd_batched_repack_internal.hpp"
 #include "kspd_batched_serial.hpp"
-#include "kspd_batched_smem_panel_cuda.hpp"
 #include "kspd_batched_smem_trsm_cuda.hpp"
 #include "kspd_batched_team.hpp"
 #include "kspd_batched_trsm_operands.hpp"
@@ -90,7 +89,7 @@ void trsm_rec(const ExecSpace& exec, bool lower, Diag diag, T alpha, size_type n
   }
 }
 /// TRSM on a fixed-size batch: batch-first operands chunk by chunk through column-major copies
-/// where the tuning table says (bf_chunked); the panel kernel where it says (smem_trsm_panel_min);
+/// where the tuning table says (bf_chunked);
 /// recursive above the leaf size (every variant reduced to
 /// Left / NoTranspose by transposing the batch descriptors), else trsm_kernel.
 template <class ExecSpace, class T>
@@ -108,11 +107,6 @@ void trsm_fixed(const ExecSpace& exec, Side side, Uplo uplo, Trans trans, Diag d
       bf_chunked(exec, nbatch, kib, ops, [&](size_type, size_type nb, const std::array<BatchMat<T>, 2>& cm) {
         trsm_fixed(exec, side, uplo, trans, diag, alpha, nb, m, n, BatchMat<const T>(cm[0]), cm[1], opts);
       });
-      return;
-    }
-    if (use_smem_trsm_panel<ExecSpace, T>(opts.algo, k)) {  // one kernel, L streamed by panels
-      smem_trsm_panel(exec, TrsmOperands<T>{side, uplo, trans, diag, alpha, A, B, fixed_dims(m, n, "kspd::batched::trsm")},
-                      nbatch);
       return;
     }
     const size_type cap = smem_trsm_leaf_cap<ExecSpace, T>(k, B.batch_unit_stride());

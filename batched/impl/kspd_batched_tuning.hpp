@@ -84,10 +84,6 @@ struct Tuning {
   /// owner's shared memory (distributed shared memory), where one block per matrix uses 8 of
   /// each sector's 32 bytes (kspd_batched_smem_cuda.hpp, ClusterMap).
   int smem_cluster_potrf = 1, smem_cluster_trsm = 1;
-  /// CUDA: TRSM of order k >= this (k <= 256) on the panel kernel (kspd_batched_smem_panel_cuda.hpp:
-  /// X in shared memory, L streamed by 8-row panels) instead of the whole-factor kernel or the
-  /// recursion; 0: off.
-  int smem_trsm_panel_min = 0;
 };
 
 /// perf_batched's overrides; a negative value / Auto keeps the table's entry.
@@ -114,7 +110,6 @@ struct TuningOverride {
   int smem_trsm_leaf_max = -1, smem_trsm_leaf_max_cm = -1;
   int bf_repack_kib = -1;  ///< all three bf_repack_kib_* (0: off)
   int smem_cluster = -1;   ///< both smem_cluster_*; 0 / 1: no clusters
-  int smem_trsm_panel_min = -1;  ///< 0: off
 };
 inline TuningOverride& tuning_override() {
   static TuningOverride o;
@@ -285,7 +280,6 @@ Tuning tuning(size_type n) {
   if (o.smem_trsm_leaf_max >= 0) t.smem_trsm_leaf_max = o.smem_trsm_leaf_max;
   if (o.smem_trsm_leaf_max_cm >= 0) t.smem_trsm_leaf_max_cm = o.smem_trsm_leaf_max_cm;
   if (o.bf_repack_kib >= 0) t.bf_repack_kib_potrf = t.bf_repack_kib_trsm = t.bf_repack_kib_potrs = o.bf_repack_kib;
-  if (o.smem_trsm_panel_min >= 0) t.smem_trsm_panel_min = o.smem_trsm_panel_min;
   if (o.smem_cluster >= 0) t.smem_cluster_potrf = t.smem_cluster_trsm = o.smem_cluster > 0 ? o.smem_cluster : 1;
   return t;
 }

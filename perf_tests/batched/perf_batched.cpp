@@ -9,7 +9,7 @@
 //                [--smem MIN:MAX[,...]] [--smem-threads 0|128|256] [--smem-chunk 0|32|64|128[,...]]
 //                [--smem-warp -1|0|16|32[,...]] [--smem-trsm auto|MIN:MAX[,...]]
 //                [--smem-warp-cols 0|1|...[,...]] [--bf-repack -1|0|KIB[,...]] [--bf-only]
-//                [--cluster -1|0|2|4|8[,...]] [--smem-leaf -1|0|32|64[,...]] [--smem-panel -1|0|K[,...]]
+//                [--cluster -1|0|2|4|8[,...]] [--smem-leaf -1|0|32|64[,...]]
 // What each flag sets, the peers and the per-line columns: perf_tests/batched/README.md.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
@@ -429,7 +429,6 @@ int main(int argc, char** argv) {
   std::vector<long> bf_repacks{-1};
   std::vector<long> clusters{-1};
   std::vector<long> smem_leaves{-1};
-  std::vector<long> smem_panels{-1};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -460,7 +459,6 @@ int main(int argc, char** argv) {
     else if (a == "--bf-repack") bf_repacks = parse_list(next());
     else if (a == "--cluster") clusters = parse_list(next());
     else if (a == "--smem-leaf") smem_leaves = parse_list(next());
-    else if (a == "--smem-panel") smem_panels = parse_list(next());
     else if (a == "--best") g_best = true;
     else if (a == "--bf-only") g_bf_only = true;
     else if (a == "--leaf") g_opts.leaf_size = int(std::stol(next()));
@@ -502,7 +500,6 @@ int main(int argc, char** argv) {
   for (const long bfr : bf_repacks)
   for (const long cl : clusters)
   for (const long leaf : smem_leaves)
-  for (const long panel : smem_panels)
   for (const auto& algo : algos)
   for (const auto& tile : tiles) {
     const size_t colon = smem.find(':');
@@ -524,8 +521,6 @@ int main(int argc, char** argv) {
     g_tune.smem_cluster = int(cl);
     g_tune.smem_trsm_leaf_max = g_tune.smem_trsm_leaf_max_cm = int(leaf);
     std::printf("smem-leaf %ld (largest shared-memory TRSM leaf, both layouts; -1 = the table, 0 = no cap)\n", leaf);
-    g_tune.smem_trsm_panel_min = int(panel);
-    std::printf("smem-panel %ld (TRSM of k >= this on the panel kernel; -1 = the table, 0 = off)\n", panel);
     std::printf("cluster %ld (batch-first shared-memory POTRF / TRSM blocks per cluster; -1 = the tuning table, 0 = none)\n", cl);
     std::printf("bf-repack %ld KiB (batch-first chunks through column-major copies; -1 = the tuning table, 0 = off)\n", bfr);
     std::printf("smem %s trsm %s (shared-memory POTRF / TRSM orders; auto = the tuning table) chunk %ld warp-max %ld "

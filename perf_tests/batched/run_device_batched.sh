@@ -18,14 +18,11 @@
 #          the table as before); cluster_var: batch-first n = 33..256, clusters of 2 / 4 / 8;
 #          leaf_var: batch-first POTRF / TRSM n = 96..256, TRSM leaves uncapped / 32 / 64, with and
 #          without the fp64 whole-batch repack (--bf-repack 0), then batch-first POTRS n = 128..256
-#          on 64-leaves (--stream-trsm-max 64 --leaf 64), then the panel TRSM (--smem-panel: every
-#          k, k >= 97) in POTRF / POTRS / TRSM n = 96..256, every layout; unit_tests: every CUDA
-#          batched unit test, the *Clusters ones (every cluster size, the panel kernel) in a
-#          second process. Under 3 minutes; 6 files.
+#          on 64-leaves (--stream-trsm-max 64 --leaf 64); unit_tests: every CUDA batched unit
+#          test, the *Clusters ones (every cluster size) in a second process. Under 3 minutes.
 #   s8b    session 8, run 2 (at most 100 s): table (the table with the clusters where run 1 measured
-#          them ahead, the plain kernels instantiated apart); panel: the panel TRSM off / from
-#          k = 65 / from 129 in POTRF / POTRS / TRSM n = 96..256, every layout; unit_tests: the
-#          shared-memory and table-boundary tests, then the cluster / panel ones.
+#          them ahead, the plain kernels instantiated apart); unit_tests: the shared-memory and
+#          table-boundary tests, then the cluster ones.
 #   s6c    session 6, second run: unit_tests_complex (kspd_test_batched_complex: the portable
 #          TrsmOp with complex scalars on the GPU).
 #   bat    s5 run 1, the batch-first repack: unit_tests (the chunked repack forced, the table's
@@ -98,17 +95,13 @@ s8)
     --smem-leaf 0,32,64 --bf-repack -1,0
   run leaf_var 15 "$perf" --n 128,192,256 --batch 100000 --prec d,s --ops potrs --reps 5 --no-kk --bf-only \
     --stream-trsm-max 64 --leaf 64
-  run leaf_var 25 "$perf" --n 96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 --no-kk \
-    --smem-panel 1,97 --bf-repack 0
   run unit_tests 100 "$tests" --gtest_filter='-*Clusters*'
   run unit_tests 40 "$tests" --gtest_filter='*Clusters*'  # the new kernels in their own process
   ;;
 s8b)
   run table 20 "$perf" --n 16,24,32,48,64,96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 --no-kk
-  run panel 25 "$perf" --n 96,128,192,256 --batch 100000 --prec d,s --ops potrf,potrs,trsm --reps 5 --no-kk \
-    --smem-panel 0,65,129
   run unit_tests 30 "$tests" --gtest_filter='*TableBoundaries*:*Smem*-*Clusters*'
-  run unit_tests 25 "$tests" --gtest_filter='*Clusters*'  # the clusters and the panel kernel, own process
+  run unit_tests 25 "$tests" --gtest_filter='*Clusters*'  # the clusters, own process
   ;;
 s6c)
   run unit_tests_complex 60 "$bin/unit_tests/batched/kspd_test_batched_complex"

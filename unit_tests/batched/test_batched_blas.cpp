@@ -332,15 +332,12 @@ TYPED_TEST(BatchedBlas, SmemTrsm) {
 /// off): every side / uplo / trans, odd / even k, partial 8-blocks, 21 right-hand sides
 /// (cluster 4: 16 per pass, several passes; 70 at k = 33 / 97), batches of 5 and 37 (a partial
 /// last cluster). fp64 above 128 the recursion with clustered leaves; fp32 whole up to 256
-/// (cluster 2: leaves of at most 64). Then the panel kernel (Tuning::smem_trsm_panel_min: L
-/// streamed by 8-row panels, every k <= 256 whole) in clusters of 8 and without: 1 or 100
-/// right-hand sides (fp64 k = 256: two passes). Unit diagonal and the conjugate transpose once
-/// per k. Host backends: the override is inert.
+/// (cluster 2: leaves of at most 64); then without clusters. Unit diagonal and the conjugate
+/// transpose once per k. Host backends: the override is inert.
 TYPED_TEST(BatchedBlas, SmemTrsmClusters) {
-  for (int variant = 0; variant < 5; ++variant) {
-    const int cluster = variant == 4 ? 0 : variant < 3 ? 2 << variant : 8;
-    const bool panel = variant >= 3;
-    SCOPED_TRACE(::testing::Message() << "cluster " << cluster << (panel ? ", panel kernel" : ""));
+  for (int variant = 0; variant < 4; ++variant) {
+    const int cluster = variant == 3 ? 0 : 2 << variant;
+    SCOPED_TRACE(::testing::Message() << "cluster " << cluster);
     kb::Impl::TuningOverride o;
     o.smem_potrf_min = o.smem_trsm_min = 1;
     o.smem_potrf_max = o.smem_trsm_max = 256;
@@ -348,11 +345,10 @@ TYPED_TEST(BatchedBlas, SmemTrsmClusters) {
     o.smem_trsm_leaf_max = o.smem_trsm_leaf_max_cm = cluster == 2 ? 64 : 0;
     o.smem_trsm_chunk = cluster == 4 ? 16 : -1;
     o.smem_cluster = cluster;
-    o.smem_trsm_panel_min = panel ? 1 : 0;
     const kb::Impl::TuningScope scope(o);
     for (size_type k : {1, 9, 17, 31, 33, 95, 97, 127, 129, 255, 256}) {
       const size_type nb = k <= 33 ? 37 : 5;
-      const size_type nrhs = panel ? ((k / 2) % 2 ? 1 : 100) : k == 33 || k == 97 ? 70 : 21;
+      const size_type nrhs = k == 33 || k == 97 ? 70 : 21;
       // 8 side / uplo / trans combinations (non-unit), then Left Upper ConjTranspose Unit.
       for (int v = 0; v < 9; ++v) {
         const Side side = v < 8 && v % 2 ? Side::Right : Side::Left;

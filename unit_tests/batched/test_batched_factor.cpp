@@ -329,8 +329,7 @@ TYPED_TEST(BatchedFactor, SmemPotrfPotrs) {
 /// of 11 (n > 64: 5, one uplo per cluster size: the host references' cost) leave a partial
 /// last cluster. A non-SPD matrix mid-cluster (4 / 1, late column) and in the last, partial
 /// cluster (10 / 4) reports its column; POSV leaves its right-hand side untouched (index 4 of
-/// 7 / 2 of 5); POTRS with 17 right-hand sides (n <= 64: 1 too). Clusters of 4: every TRSM
-/// (the recursion's, POTRS's, POSV's) on the panel kernel. Column-major data ignores the
+/// 7 / 2 of 5); POTRS with 17 right-hand sides (n <= 64: 1 too). Column-major data ignores the
 /// clusters (TableBoundariesByLayout, SmemPotrfPotrs). Host backends: the override is inert.
 /// A cluster size the kernels do not take is an InvalidArgument.
 TYPED_TEST(BatchedFactor, SmemPotrfClusters) {
@@ -341,7 +340,6 @@ TYPED_TEST(BatchedFactor, SmemPotrfClusters) {
     o.smem_potrf_max = o.smem_trsm_max = 256;
     o.smem_potrf_warp_max = o.smem_trsm_warp_max = 0;
     o.smem_cluster = cluster;
-    o.smem_trsm_panel_min = cluster == 4 ? 1 : 0;  // the panel TRSM in the recursion and POTRS
     const kb::Impl::TuningScope scope(o);
     for (size_type n : {1, 8, 17, 31, 33, 64, 95, 97, 127, 128, 129, 255, 256})
       for (Uplo uplo : all_uplos()) {
