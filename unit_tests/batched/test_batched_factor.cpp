@@ -579,29 +579,4 @@ TYPED_TEST(BatchedFactor, VariableSizePotrfPotrs) {
       for (bool ptr : {false, true}) check_vbatched_potrf_potrs<TypeParam>(uplo, algo, ptr);
 }
 
-TEST(BatchedFactorErrors, BadArgumentsThrowNamingTheArgument) {
-  Kokkos::View<double***, Kokkos::LayoutLeft, Mem> A("A", 4, 3, 2), B("B", 3, 3, 3);
-  Kokkos::View<int*, Mem> infos("infos", 2);
-  try {
-    kb::potrf(Exec(), Uplo::Lower, A, infos);
-    FAIL() << "expected DimensionMismatch";
-  } catch (const kspd::DimensionMismatch& e) {
-    EXPECT_NE(std::string(e.what()).find("square"), std::string::npos) << e.what();
-  }
-  Kokkos::View<double***, Kokkos::LayoutLeft, Mem> S("S", 4, 3, 3);
-  try {
-    kb::potrf(Exec(), Uplo::Lower, S, infos);
-    FAIL() << "expected DimensionMismatch";
-  } catch (const kspd::DimensionMismatch& e) {
-    EXPECT_NE(std::string(e.what()).find("infos"), std::string::npos) << e.what();
-  }
-  EXPECT_THROW(kb::potrs(Exec(), Uplo::Lower, S, B, infos), kspd::DimensionMismatch);
-  try {
-    kb::potrf(Exec(), Uplo::Lower, size_type(2), size_type(5), static_cast<double* const*>(nullptr), 4, infos);
-    FAIL() << "expected InvalidArgument";
-  } catch (const kspd::InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("ld = 4"), std::string::npos) << e.what();
-  }
-}
-
 }  // namespace
