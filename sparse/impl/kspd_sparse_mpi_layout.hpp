@@ -75,6 +75,14 @@ inline MPI_Datatype mpi_type() {
   return mpi_datatype<T>();
 }
 
+/// A supernode's work in the map's flop model: its column elimination (potrf, trsm and every
+/// update from it), the sum of its columns' counts squared.
+inline double snode_work(const Supernode& sn) {
+  auto sq = [](double x) { return x * (x + 1) * (2 * x + 1) / 6; };  // sum of i^2, i = 1..x
+  const double m = double(sn.nrows()), k = double(sn.ncols);
+  return sq(m) - sq(m - k);
+}
+
 /// The subtree-to-rank map: per supernode, the rank whose local subtree holds it, or -1 for
 /// a separator supernode (Geist and Ng's layer of subtrees, as MUMPS' layer L0): starting
 /// from the roots, the whole subtrees of a frontier are dealt to the ranks largest first,
@@ -93,11 +101,9 @@ inline std::vector<int> subtree_map(const Symbolic& S, int P) {
   std::vector<double> W(size_t(ns), 0.0);
   std::vector<std::vector<size_type>> kids(static_cast<size_t>(ns));
   std::vector<size_type> frontier;
-  auto sq = [](double x) { return x * (x + 1) * (2 * x + 1) / 6; };  // sum of i^2, i = 1..x
   for (size_type s = 0; s < ns; ++s) {  // postorder: children before parents
     const Supernode& sn = S.snodes[size_t(s)];
-    const double m = double(sn.nrows()), k = double(sn.ncols);
-    W[size_t(s)] += sq(m) - sq(m - k);  // potrf + trsm + update flops (sum of column counts squared)
+    W[size_t(s)] += snode_work(sn);
     const size_type p = sn.parent;
     KSPD_REQUIRE(p < 0 || p > s, Error, "kspd::sparse: internal error: supernode " << s << " has parent " << p);
     if (p >= 0) {
@@ -157,14 +163,13 @@ inline std::vector<int> subtree_map(const Symbolic& S, int P) {
 inline std::vector<int> separator_owners(const Symbolic& S, const std::vector<int>& home, int P) {
   const size_type ns = size_type(S.snodes.size());
   std::vector<int> owner(home);
-  auto sq = [](double x) { return x * (x + 1) * (2 * x + 1) / 6; };
   std::vector<double> w(static_cast<size_t>(ns)), crit(static_cast<size_t>(ns)), local(static_cast<size_t>(P), 0.0),
       ready(static_cast<size_t>(ns), 0.0);
   std::vector<int> pending(size_t(ns), 0);
   for (size_type s = 0; s < ns; ++s) {
     const Supernode& sn = S.snodes[size_t(s)];
     const double m = double(sn.nrows()), k = double(sn.ncols);
-    w[size_t(s)] = sq(m) - sq(m - k);
+    w[size_t(s)] = snode_work(sn);
     // potrf + trsm + the update into the parent (its rows of s: the block that targets it)
     double rp = 0;
     for (size_type b = sn.block_begin + 1; b < sn.block_end; ++b)
