@@ -5,7 +5,8 @@
 ///  - Host: the panels of all supernodes live in one host View (panel s: nrows x ncols,
 ///    column-major, ld = nrows); the tasks of the fan-out graph run POTRF/TRSM/SYRK/GEMM
 ///    from core/ on host workers (the scheduler); host updates are computed into a
-///    workspace and scatter-added into the target panel by relative indices.
+///    workspace, in row chunks that stay in cache, and scatter-added into the target panel
+///    by relative indices.
 ///  - Resident: every panel lives on the offload execution space and the tree is factored
 ///    there level by level (kspd_sparse_resident.hpp); L stays there for the solve and comes
 ///    to the host only on request (values()).
@@ -54,6 +55,17 @@
 namespace kspd::sparse {
 
 namespace Impl {
+
+/// The host update's product is computed and scattered in row chunks of C of about `bytes`
+/// (at least `min_rows` rows). Internal; the tests shrink it to put chunk edges everywhere.
+struct UpdateChunking {
+  size_type bytes = 512 * 1024;  ///< to stay in L2 (1-2 MiB per core) with the product's own blocks
+  size_type min_rows = 256;      ///< a taller product runs faster
+};
+inline UpdateChunking& update_chunking() {
+  static UpdateChunking c;
+  return c;
+}
 
 template <class Scalar, class OffloadExec>
 class Numeric {
@@ -324,6 +336,7 @@ class Numeric {
     WorkVector<Scalar> c;
     std::vector<Scalar> dsave;
     WorkVector<size_type> rel, pf;  ///< scatter: target row of each source row; rows to prefetch
+    std::vector<size_type> cursor;  ///< update: each block's position in its target's rows
     std::vector<std::pair<size_type, size_type>> busy;  ///< scatter: column ranges whose lock was taken
     double seconds[5] = {0, 0, 0, 0, 0};  ///< timeline: potrf, trsm, update product, scatter, scatter lock wait
     double cpu[3] = {0, 0, 0};            ///< timeline: thread CPU seconds of the potrf, trsm, update tasks
@@ -419,8 +432,9 @@ class Numeric {
   void update(const Task& task, Work& w, Clock::time_point& t0) {
     const size_type s = task.snode;
     const Supernode& sn = S_.snodes[size_t(s)];
-    const Block& blk = S_.blocks[size_t(sn.block_begin + task.block_begin)];
-    const Block& last = S_.blocks[size_t(sn.block_begin + task.block_end - 1)];
+    const size_type b0 = sn.block_begin + task.block_begin, b1 = sn.block_begin + task.block_end;
+    const Block& blk = S_.blocks[size_t(b0)];
+    const Block& last = S_.blocks[size_t(b1 - 1)];
     // the task's blocks are consecutive rows [r0, r0 + nb) of the panel
     const size_type r0 = blk.row_offset, nb = last.row_offset + last.nrows - r0, mb = sn.nrows() - r0;
     if (gathered_[size_t(s)]) {
@@ -433,42 +447,62 @@ class Numeric {
       count(2, true);
       return;
     }
-    {  // small supernodes: these blocks' update on the host
-      w.c.resize(static_cast<size_t>(mb * nb));
-      HostExec exec;
-      HMat C(w.c.data(), Kokkos::LayoutStride(static_cast<size_t>(mb), 1, size_t(nb), size_t(mb)));
-      auto Lb = panel_view(s, r0, nb);
-      kspd::syrk(exec, Uplo::Lower, Trans::NoTranspose, Scalar(1), Lb, Scalar(0),
-                 Kokkos::subview(C, Kokkos::make_pair(static_cast<size_t>(0), size_t(nb)), Kokkos::ALL));
-      if (mb > nb)
-        kspd::gemm(exec, Trans::NoTranspose, Trans::Transpose, Scalar(1), panel_view(s, r0 + nb, mb - nb), Lb,
-                   Scalar(0), Kokkos::subview(C, Kokkos::make_pair(static_cast<size_t>(nb), size_t(mb)), Kokkos::ALL));
+    // Small supernodes: these blocks' update C = L(r0:, :) Lb^T on the host, in row chunks
+    // that stay in cache between the product and the scatter: a product of the whole
+    // height wrote C to memory and the scatter read it back, a DRAM round trip of 16 bytes
+    // per entry against k flops (most supernodes have k <= 64 columns)
+    w.cursor.assign(size_t(b1 - b0), 0);
+    HostExec exec;
+    auto Lb = panel_view(s, r0, nb);
+    const UpdateChunking& ch = update_chunking();
+    const size_type R = std::max(ch.min_rows, size_type(ch.bytes / (size_type(sizeof(Scalar)) * nb)));
+    for (size_type i0 = 0; i0 < mb;) {
+      size_type i1 = i0 == 0 ? std::max(nb, std::min(mb, R)) : std::min(mb, i0 + R);
+      if (mb - i1 < R / 2) i1 = mb;  // no sliver of a last chunk
+      const size_type h = i1 - i0;
+      w.c.resize(static_cast<size_t>(h * nb));
+      HMat C(w.c.data(), Kokkos::LayoutStride(static_cast<size_t>(h), 1, size_t(nb), size_t(h)));
+      const size_type g0 = i0 == 0 ? nb : i0;  // the chunk's rows below the task's diagonal block
+      if (i0 == 0)
+        kspd::syrk(exec, Uplo::Lower, Trans::NoTranspose, Scalar(1), Lb, Scalar(0),
+                   Kokkos::subview(C, Kokkos::make_pair(static_cast<size_t>(0), size_t(nb)), Kokkos::ALL));
+      if (i1 > g0)
+        kspd::gemm(exec, Trans::NoTranspose, Trans::Transpose, Scalar(1), panel_view(s, r0 + g0, i1 - g0), Lb, Scalar(0),
+                   Kokkos::subview(C, Kokkos::make_pair(size_t(g0 - i0), size_t(h)), Kokkos::ALL));
+      lap(w, 2, t0);
+      for (size_type b = b0; b < b1; ++b)
+        scatter(sn, r0, S_.blocks[size_t(b)], i0, i1, w.c.data(), h, w, w.cursor[size_t(b - b0)], t0);
+      i0 = i1;
     }
     count(2, false);
-    lap(w, 2, t0);
-    for (size_type b = sn.block_begin + task.block_begin; b < sn.block_begin + task.block_end; ++b) {
-      const Block& q = S_.blocks[size_t(b)];
-      const size_type cb = q.row_offset - r0;  // its columns (and first row) in C
-      scatter(sn, q.row_offset, q.nrows, sn.nrows() - q.row_offset, q.target, w, w.c.data() + cb + cb * mb, mb, t0);
-    }
   }
 
-  /// Target panel -= C, rows matched by relative indices (the source rows are a subset of
-  /// the target's rows), columns = the block's rows minus the target's first column.
-  void scatter(const Supernode& sn, size_type r0, size_type nb, size_type mb, size_type t, Work& w, const Scalar* c,
-               size_type ldc, Clock::time_point& t0) {
+  /// Block q's target panel -= its part of the chunk of C (rows [i0, i1) of C, ld ldc; C's
+  /// row i is the panel's row r0 + i, its column j the row r0 + j): target rows matched by
+  /// relative indices (the source rows are a subset of the target's rows, found from
+  /// `cursor`, where the last chunk left off), columns = the block's rows minus the
+  /// target's first column, only rows i >= j (the lower triangle).
+  void scatter(const Supernode& sn, size_type r0, const Block& q, size_type i0, size_type i1, const Scalar* c,
+               size_type ldc, Work& w, size_type& cursor, Clock::time_point& t0) {
+    const size_type cb = q.row_offset - r0;          // the block's first column (and row) in C
+    const size_type jend = std::min(cb + q.nrows, i1);  // its columns with rows in this chunk
+    if (jend <= cb) return;
+    const size_type ib = std::max(i0, cb);  // the first row of the chunk that the block's scatter reads
+    const size_type t = q.target;
     const Supernode& tn = S_.snodes[size_t(t)];
     panels_.ready(t);
-    const size_type* srows = S_.rows.data() + sn.row_begin + r0;
+    const size_type* srows = S_.rows.data() + sn.row_begin + r0;  // C's rows in the panel's numbering
     const size_type* trows = S_.rows.data() + tn.row_begin;
-    w.rel.resize(static_cast<size_t>(mb));
+    const size_type m = i1 - ib;
+    w.rel.resize(static_cast<size_t>(m));
     w.pf.clear();
-    size_type q = 0;
-    for (size_type i = 0; i < mb; ++i) {
-      while (trows[q] != srows[i]) ++q;
-      w.rel[size_t(i)] = q;
-      if (w.pf.empty() || q >= w.rel[size_t(w.pf.back())] + kLineEntries) w.pf.push_back(i);
+    size_type p = cursor;
+    for (size_type i = 0; i < m; ++i) {
+      while (trows[p] != srows[ib + i]) ++p;
+      w.rel[size_t(i)] = p;
+      if (w.pf.empty() || p >= w.rel[size_t(w.pf.back())] + kLineEntries) w.pf.push_back(i);
     }
+    cursor = p;
     const size_type ldt = tn.nrows();
     Scalar* pt = panels_.data() + tn.value_offset;
     lap(w, 3, t0);
@@ -478,18 +512,18 @@ class Numeric {
     // their time on the 2-core VM, elasticity 22^3).
     auto add = [&](size_type j, size_type je) {
       for (; j < je; ++j) {
-        if (j + 1 < nb) prefetch_column(pt + (srows[j + 1] - tn.first_col) * ldt, j + 1, w);
+        if (j + 1 < jend) prefetch_column(pt + (srows[j + 1] - tn.first_col) * ldt, std::max(j + 1, ib) - ib, w);
         Scalar* col = pt + (srows[j] - tn.first_col) * ldt;
-        const Scalar* cj = c + j * ldc;
-        const size_type* rel = w.rel.data();
-        for (size_type i = j; i < mb; ++i) col[rel[i]] -= cj[i];
+        const Scalar* cj = c + j * ldc - i0;  // cj[i]: C's row i
+        const size_type* rel = w.rel.data() - ib;  // rel[i]: the target row of C's row i
+        for (size_type i = std::max(j, ib); i < i1; ++i) col[rel[i]] -= cj[i];
       }
     };
     w.busy.clear();
-    for (size_type j = 0; j < nb;) {
+    for (size_type j = cb; j < jend;) {
       const size_type chunk = (srows[j] - tn.first_col) / kLockCols;
       size_type je = j + 1;
-      while (je < nb && (srows[je] - tn.first_col) / kLockCols == chunk) ++je;
+      while (je < jend && (srows[je] - tn.first_col) / kLockCols == chunk) ++je;
       std::unique_lock<std::mutex> lk(locks_[size_t(lock_base_[size_t(t)] + chunk)], std::try_to_lock);
       if (lk.owns_lock()) add(j, je);
       else w.busy.push_back({j, je});
@@ -504,10 +538,11 @@ class Numeric {
     }
   }
 
-  /// The target column's cache lines that the scatter of source column j touches (its rows
-  /// j.. below), fetched while column j - 1 is added: the targets of a fan-out update are
-  /// cold (last touched a subtree ago), and the scatter waited on them (69% of its samples).
-  /// w.pf lists rows at least a line apart; each one's line and the next are fetched.
+  /// The target column's cache lines that the scatter of the next source column touches
+  /// (its rows from local row j of w.rel on), fetched while the column before is added:
+  /// the targets of a fan-out update are cold (last touched a subtree ago), and the scatter
+  /// waited on them (69% of its samples). w.pf lists local rows at least a line apart; each
+  /// one's line and the next are fetched.
   static void prefetch_column(const Scalar* col, size_type j, const Work& w) {
     const size_type* rel = w.rel.data();
     const auto b = std::lower_bound(w.pf.begin(), w.pf.end(), j);

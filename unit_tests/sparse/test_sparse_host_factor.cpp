@@ -1,5 +1,5 @@
 // The host factorization's task bodies at 1, 2 and 3 workers, in float and double, against
-// LAPACK's dense dpotrf: updates written straight into their target panel, panels zeroed and
+// LAPACK's dense dpotrf: updates computed and scattered in row chunks, panels zeroed and
 // assembled by the workers (also after a failed factorization), a failing pivot inside a
 // chain of a split separator; and the schedule replay against an independent longest path.
 
@@ -59,6 +59,28 @@ TYPED_TEST(SparseHostFactor, LazilyAssembledPanelsMatchDenseLapack) {
         factor_ok(chol, other_values(A));
         check_factor_against_dense(chol, A, threads == 2 ? 3 : 1);
       }
+}
+
+// The updates' products are computed and scattered in row chunks of C (to keep C in cache):
+// chunks of 1-7 rows put chunk edges inside the diagonal blocks, inside the off-diagonal
+// blocks and between them; the factor must still match dpotrf, at 1-3 workers.
+TYPED_TEST(SparseHostFactor, UpdatesInRowChunksMatchDenseLapack) {
+  auto& chunking = ks::Impl::update_chunking();
+  const ks::Impl::UpdateChunking saved = chunking;
+  for (size_type rows : {size_type(1), size_type(4), size_type(7)})
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE("chunk rows " + std::to_string(rows) + " threads=" + std::to_string(threads));
+      chunking.bytes = 1;
+      chunking.min_rows = rows;
+      for (const auto& A : problems<TypeParam>()) {
+        ks::Options opt;
+        opt.threads = threads;
+        opt.max_supernode = 16;
+        ks::SupernodalCholesky<TypeParam> chol(opt);
+        check_factor_against_dense(chol, A, threads);
+      }
+    }
+  chunking = saved;
 }
 
 // A pivot that fails inside a chain of the top separator (max_supernode 6 splits it) is
