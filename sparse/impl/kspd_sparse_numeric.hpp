@@ -43,6 +43,7 @@
 #include "kspd_host_blas.hpp"
 #include "kspd_sparse_device_factor.hpp"
 #include "kspd_sparse_host_panels.hpp"
+#include "kspd_sparse_host_scatter.hpp"
 #include "kspd_sparse_resident.hpp"
 #include "kspd_sparse_resident_solve.hpp"
 #include "kspd_sparse_analysis_threads.hpp"
@@ -55,17 +56,6 @@
 namespace kspd::sparse {
 
 namespace Impl {
-
-/// The host update's product is computed and scattered in row chunks of C of about `bytes`
-/// (at least `min_rows` rows). Internal; the tests shrink it to put chunk edges everywhere.
-struct UpdateChunking {
-  size_type bytes = 512 * 1024;  ///< to stay in L2 (1-2 MiB per core) with the product's own blocks
-  size_type min_rows = 256;      ///< a taller product runs faster
-};
-inline UpdateChunking& update_chunking() {
-  static UpdateChunking c;
-  return c;
-}
 
 template <class Scalar, class OffloadExec>
 class Numeric {
@@ -494,15 +484,7 @@ class Numeric {
     const size_type* srows = S_.rows.data() + sn.row_begin + r0;  // C's rows in the panel's numbering
     const size_type* trows = S_.rows.data() + tn.row_begin;
     const size_type m = i1 - ib;
-    w.rel.resize(static_cast<size_t>(m));
-    w.pf.clear();
-    size_type p = cursor;
-    for (size_type i = 0; i < m; ++i) {
-      while (trows[p] != srows[ib + i]) ++p;
-      w.rel[size_t(i)] = p;
-      if (w.pf.empty() || p >= w.rel[size_t(w.pf.back())] + kLineEntries) w.pf.push_back(i);
-    }
-    cursor = p;
+    match_rows(srows + ib, trows, m, cursor, w.rel, w.pf, kLineEntries);
     const size_type ldt = tn.nrows();
     Scalar* pt = panels_.data() + tn.value_offset;
     lap(w, 3, t0);
@@ -512,7 +494,7 @@ class Numeric {
     // their time on the 2-core VM, elasticity 22^3).
     auto add = [&](size_type j, size_type je) {
       for (; j < je; ++j) {
-        if (j + 1 < jend) prefetch_column(pt + (srows[j + 1] - tn.first_col) * ldt, std::max(j + 1, ib) - ib, w);
+        if (j + 1 < jend) prefetch_column(pt + (srows[j + 1] - tn.first_col) * ldt, std::max(j + 1, ib) - ib, w.rel, w.pf);
         Scalar* col = pt + (srows[j] - tn.first_col) * ldt;
         const Scalar* cj = c + j * ldc - i0;  // cj[i]: C's row i
         const size_type* rel = w.rel.data() - ib;  // rel[i]: the target row of C's row i
@@ -535,24 +517,6 @@ class Numeric {
       lap(w, 4, t0);
       add(j, je);
       lap(w, 3, t0);
-    }
-  }
-
-  /// The target column's cache lines that the scatter of the next source column touches
-  /// (its rows from local row j of w.rel on), fetched while the column before is added:
-  /// the targets of a fan-out update are cold (last touched a subtree ago), and the scatter
-  /// waited on them (69% of its samples). w.pf lists local rows at least a line apart; each
-  /// one's line and the next are fetched.
-  static void prefetch_column(const Scalar* col, size_type j, const Work& w) {
-    const size_type* rel = w.rel.data();
-    const auto b = std::lower_bound(w.pf.begin(), w.pf.end(), j);
-    if (b == w.pf.end() || *b != j) {  // rows j.. before the next listed one lie within a line of row j
-      __builtin_prefetch(col + rel[j], 1, 3);
-      __builtin_prefetch(col + rel[j] + (kLineEntries - 1), 1, 3);
-    }
-    for (auto p = b; p != w.pf.end(); ++p) {
-      __builtin_prefetch(col + rel[*p], 1, 3);
-      __builtin_prefetch(col + rel[*p] + (kLineEntries - 1), 1, 3);
     }
   }
 
