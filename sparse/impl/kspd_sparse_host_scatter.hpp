@@ -25,19 +25,24 @@ inline UpdateChunking& update_chunking() {
   return c;
 }
 
+/// Entries of Scalar per cache line (the unit of match_rows' prefetch list).
+template <class Scalar>
+inline constexpr size_type kLineEntries = size_type(64 / sizeof(Scalar));
+
 /// Relative indices of m source rows in the target's rows (a superset, both ascending):
 /// rel[i] = the position of srows[i] in trows, searched from `cursor` (where the last
-/// chunk of the same block left off; advanced). pf: the i whose target rows lie at least
-/// `line` entries past the last listed one (the lines prefetch_column fetches).
-inline void match_rows(const size_type* srows, const size_type* trows, size_type m, size_type& cursor,
-                       WorkVector<size_type>& rel, WorkVector<size_type>& pf, size_type line) {
+/// chunk of the same block left off; advanced). pf: the i whose target rows lie at least a
+/// cache line of Scalar past the last listed one (the lines prefetch_column fetches).
+template <class Scalar>
+void match_rows(const size_type* srows, const size_type* trows, size_type m, size_type& cursor,
+                WorkVector<size_type>& rel, WorkVector<size_type>& pf) {
   rel.resize(static_cast<size_t>(m));
   pf.clear();
   size_type p = cursor;
   for (size_type i = 0; i < m; ++i) {
     while (trows[p] != srows[i]) ++p;
     rel[size_t(i)] = p;
-    if (pf.empty() || p >= rel[size_t(pf.back())] + line) pf.push_back(i);
+    if (pf.empty() || p >= rel[size_t(pf.back())] + kLineEntries<Scalar>) pf.push_back(i);
   }
   cursor = p;
 }
@@ -48,7 +53,7 @@ inline void match_rows(const size_type* srows, const size_type* trows, size_type
 /// (69% of its samples). Each listed row's line and the next are fetched.
 template <class Scalar>
 void prefetch_column(const Scalar* col, size_type j, const WorkVector<size_type>& rel, const WorkVector<size_type>& pf) {
-  constexpr size_type line = size_type(64 / sizeof(Scalar));
+  constexpr size_type line = kLineEntries<Scalar>;
   const auto b = std::lower_bound(pf.begin(), pf.end(), j);
   if (b == pf.end() || *b != j) {  // rows j.. before the next listed one lie within a line of row j
     __builtin_prefetch(col + rel[size_t(j)], 1, 3);

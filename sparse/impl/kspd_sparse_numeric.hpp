@@ -484,7 +484,7 @@ class Numeric {
     const size_type* srows = S_.rows.data() + sn.row_begin + r0;  // C's rows in the panel's numbering
     const size_type* trows = S_.rows.data() + tn.row_begin;
     const size_type m = i1 - ib;
-    match_rows(srows + ib, trows, m, cursor, w.rel, w.pf, kLineEntries);
+    match_rows<Scalar>(srows + ib, trows, m, cursor, w.rel, w.pf);
     const size_type ldt = tn.nrows();
     Scalar* pt = panels_.data() + tn.value_offset;
     lap(w, 3, t0);
@@ -550,7 +550,6 @@ class Numeric {
   bool stopped_by_remote_ = false;
   HostPanels<Scalar, StagingSpace> panels_{S_};  ///< the host panels (and how A gets into them)
   static constexpr size_type kTrsmLeaf = 16;  ///< columns of the panel trsm's vendor leaves
-  static constexpr size_type kLineEntries = size_type(64 / sizeof(Scalar));  ///< entries per cache line
   static constexpr size_type kLockCols = 32;  ///< target columns per scatter lock
   std::vector<size_type> lock_base_;          ///< supernode s's locks start at lock_base_[s]
   std::vector<std::mutex> locks_;
